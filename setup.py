@@ -1,0 +1,20 @@
+"""Build the Cython kernels in _ext/ into statcore extension modules.
+
+Everything else (metadata, dependencies) lives in pyproject.toml.
+"""
+from Cython.Build import cythonize
+from setuptools import Extension, setup
+
+DIRECTIVES = {
+    "language_level": 3,
+    "boundscheck": False,
+    "wraparound": False,
+    "cdivision": True,
+    "initializedcheck": False,
+}
+
+extensions = [
+    Extension("statcore._padjust", ["_ext/_padjust.pyx"], extra_compile_args=["-O3"]),
+]
+
+setup(ext_modules=cythonize(extensions, compiler_directives=DIRECTIVES))
