@@ -37,8 +37,9 @@ def _bonferroni(p, n, alpha):
 
 
 def _sidak(p, n, alpha):
-    # 1 - (1 - p)^n without cancellation for small p
-    return -np.expm1(n * np.log1p(-p))
+    # 1 - (1 - p)^n without cancellation for small p; p = 1 gives log1p(-1) = -inf and 1, as it should
+    with np.errstate(divide="ignore"):
+        return -np.expm1(n * np.log1p(-p))
 
 
 def _scan(kernel):
