@@ -68,7 +68,7 @@ def format_number(x: float, digits: int = R_DIGITS) -> str:
     return format_numbers([x], digits)[0]
 
 
-def format_pval(pv: float, digits: int = R_DIGITS - 3, eps: float = DOUBLE_EPS) -> str:
+def format_pval(pv: float, digits: int = R_DIGITS - 2, eps: float = DOUBLE_EPS) -> str:
     """R's ``format.pval`` for one p-value."""
     if pv is None or (isinstance(pv, float) and math.isnan(pv)):
         return "NA"

@@ -1,0 +1,140 @@
+"""HTest prints exactly as R's print.htest; R number formatting; equality, repr, frames."""
+import numpy as np
+import pandas as pd
+import pytest
+
+import statcore as sc
+from statcore._rformat import format_numbers, format_pval, format_table
+from helpers import requires_r, run_r
+
+# R 4.2.2: set.seed(1); x <- rnorm(20); y <- rnorm(25, 1); print(t.test(x, y))
+WELCH_R = """
+\tWelch Two Sample t-test
+
+data:  x and y
+t = -3.1065, df = 38.43, p-value = 0.00355
+alternative hypothesis: true difference in means is not equal to 0
+95 percent confidence interval:
+ -1.3379424 -0.2824143
+sample estimates:
+mean of x mean of y 
+0.1905239 1.0007022 
+
+"""
+
+
+def welch():
+    return sc.HTest(
+        statistic=-3.1065054530081136, statistic_name="t", parameter={"df": 38.430166048357876},
+        p_value=0.0035501447577580004, conf_int=(-1.3379424147564898, -0.28241428458066154),
+        conf_level=0.95, estimate={"mean of x": 0.19052386526519776, "mean of y": 1.0007022148417734},
+        null_value={"difference in means": 0.0}, alternative="two.sided",
+        method="Welch Two Sample t-test", data_name="x and y")
+
+
+def test_welch_print_golden():
+    assert welch().format() == WELCH_R
+    assert str(welch()) == WELCH_R
+
+
+def test_r_number_formats():
+    assert format_numbers([-1.3379424147564898, -0.28241428458066154]) == ["-1.3379424", "-0.2824143"]
+    assert format_numbers([1.905239e-09, 1.000702e-08]) == ["1.905239e-09", "1.000702e-08"]
+    assert format_numbers([0.3, 0.5]) == ["0.3", "0.5"]
+    assert format_numbers([-np.inf, 0.4616589]) == ["     -Inf", "0.4616589"]
+    assert format_numbers([123456.0]) == ["123456"]
+    assert format_numbers([1e-10], 5) == ["1e-10"]
+    assert format_numbers([0.0001234], 7) == ["0.0001234"]
+    assert format_pval(1e-20) == "< 2.22e-16"
+    assert format_pval(1e-20, 4) == "< 2.2e-16"
+    assert format_pval(0.00355014, 4) == "0.00355"
+
+
+def test_table_layout():
+    txt = format_table(["p-value", "local FDR"], {"<0.01": [3, 12], "<1": [100, 100]})
+    assert txt == "          <0.01  <1\np-value       3 100\nlocal FDR    12 100"
+
+
+def test_equality_repr_unpack_frame():
+    a, b = welch(), welch()
+    assert a == b and not (a != b)
+    assert a != sc.HTest(statistic=1.0, p_value=0.5)
+    assert "Welch" in repr(a) and "p_value=0.00355" in repr(a)
+    stat, p = a
+    assert stat == a.statistic and p == a.pvalue == a.p_value
+    df = a.to_frame()
+    assert isinstance(df, pd.DataFrame) and df.loc[0, "t"] == a.statistic
+    assert df.loc[0, "conf_low"] == a.conf_int[0] and df.loc[0, "df"] == a.parameter["df"]
+    assert a._repr_html_().startswith("<pre>")
+    with pytest.raises(TypeError):
+        hash(a)
+
+
+def test_extras_compare_arrays():
+    a = sc.HTest(statistic=1.0, p_value=0.1, extras={"p": np.array([0.1, 0.2])})
+    b = sc.HTest(statistic=1.0, p_value=0.1, extras={"p": np.array([0.1, 0.2])})
+    c = sc.HTest(statistic=1.0, p_value=0.1, extras={"p": np.array([0.1, 0.3])})
+    assert a == b and a != c
+
+
+R_HTESTS = r"""
+set.seed(1); x <- rnorm(20); y <- rnorm(25, 1)
+tests <- list(t.test(x, y), t.test(x, mu = 0.2, alternative = "less", conf.level = 0.9),
+  chisq.test(matrix(c(12, 5, 7, 9), 2)), var.test(x, y), cor.test(x, x[20:1] + rnorm(20)),
+  binom.test(7, 20, p = 0.3), wilcox.test(x, y), prop.test(c(15, 25), c(50, 50)),
+  t.test(x * 1e-8, y * 1e-8), fisher.test(matrix(c(3, 1, 1, 3), 2)),
+  t.test(x, y + 100, var.equal = TRUE), cor.test(x, x + rnorm(20, sd = 1e-9)),
+  poisson.test(137, 24.19893), mantelhaen.test(UCBAdmissions), kruskal.test(list(x, y)))
+num <- function(v) paste(sprintf("%.17g", v), collapse = "\t")
+nm <- function(v) paste(names(v), collapse = "\t")
+for (h in tests) {
+  cat("BEGIN\n")
+  cat("method\t", h$method, "\n", sep = "")
+  cat("data\t", h$data.name, "\n", sep = "")
+  if (!is.null(h$statistic)) cat("statistic\t", names(h$statistic), "\t", num(h$statistic), "\n", sep = "")
+  if (!is.null(h$parameter)) { cat("parnames\t", nm(h$parameter), "\n", sep = ""); cat("parvals\t", num(h$parameter), "\n", sep = "") }
+  if (!is.null(h$p.value)) cat("pvalue\t", num(h$p.value), "\n", sep = "")
+  if (!is.null(h$alternative)) cat("alternative\t", h$alternative, "\n", sep = "")
+  if (!is.null(h$null.value)) { cat("nullnames\t", nm(h$null.value), "\n", sep = ""); cat("nullvals\t", num(h$null.value), "\n", sep = "") }
+  if (!is.null(h$conf.int)) cat("ci\t", num(h$conf.int), "\t", num(attr(h$conf.int, "conf.level")), "\n", sep = "")
+  if (!is.null(h$estimate)) { cat("estnames\t", nm(h$estimate), "\n", sep = ""); cat("estvals\t", num(h$estimate), "\n", sep = "") }
+  cat("PRINT\n"); print(h); cat("END\n")
+}
+"""
+
+
+def _parse_r_htests(out: str):
+    blocks = out.split("BEGIN\n")[1:]
+    for blk in blocks:
+        head, printed = blk.split("PRINT\n")
+        printed = printed.rsplit("END\n", 1)[0]
+        f = {}
+        for line in head.strip("\n").split("\n"):
+            key, *vals = line.split("\t")
+            f[key] = vals
+        kw = dict(method=f["method"][0], data_name=f["data"][0], alternative=f.get("alternative", [None])[0])
+        if "statistic" in f:
+            kw["statistic_name"], kw["statistic"] = f["statistic"][0], float(f["statistic"][1])
+        if "parnames" in f:
+            kw["parameter"] = dict(zip(f["parnames"], map(float, f["parvals"])))
+        if "pvalue" in f:
+            kw["p_value"] = float(f["pvalue"][0])
+        if "nullnames" in f:
+            kw["null_value"] = dict(zip(f["nullnames"], map(float, f["nullvals"])))
+        if "ci" in f:
+            kw["conf_int"] = (float(f["ci"][0]), float(f["ci"][1]))
+            kw["conf_level"] = float(f["ci"][2])
+        if "estnames" in f:
+            kw["estimate"] = dict(zip(f["estnames"], map(float, f["estvals"])))
+        yield sc.HTest(**kw), printed
+
+
+@requires_r
+@pytest.mark.r
+def test_print_matches_live_r_for_many_tests():
+    out = run_r(R_HTESTS)
+    n = 0
+    for h, printed in _parse_r_htests(out):
+        assert h.format() == printed, f"{h.method}\n--- ours\n{h.format()}\n--- R\n{printed}"
+        n += 1
+    assert n == 15
