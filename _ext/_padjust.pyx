@@ -138,3 +138,101 @@ cdef intp[::1] _intp_buffer(intp n):
 cdef double[::1] _double_buffer(intp n):
     import numpy as np
     return np.empty(n, dtype=np.float64)
+
+
+def harmonic_sum(Py_ssize_t n):
+    """sum(1 / (1:n)) as R's sum() does it: double reciprocals accumulated in long double."""
+    cdef long double acc = 0.0
+    cdef Py_ssize_t k
+    with nogil:
+        for k in range(1, n + 1):
+            acc += 1.0 / <double>k
+    return <double>acc
+
+
+# ------------------------------------------------------------------------------------------------
+# Ascending stable argsort of values in [0, 1].
+#
+# Non-negative doubles order like their bit patterns, and in [0, 1] the top two bits are zero. So
+# the 62 value bits, shifted up, with their lowest b bits replaced by the element's index
+# (b = bits needed for n), make one uint64 key per element; numpy's sort of plain integer keys is
+# several times faster than its argsort. Keys that share the kept value prefix may be misordered
+# among themselves (values within a relative 2^-(62-b) of each other): a final pass re-sorts each
+# run of equal prefixes by (value, index), so the order is exact and ties keep index order.
+# ------------------------------------------------------------------------------------------------
+
+from libc.stdint cimport uint64_t
+from libc.string cimport memcpy
+from libc.stdlib cimport free, malloc, qsort
+
+cdef struct _pair:
+    double v
+    Py_ssize_t i
+
+cdef int _cmp_pair(const void *a, const void *b) noexcept nogil:
+    cdef const _pair *x = <const _pair *> a
+    cdef const _pair *y = <const _pair *> b
+    if x.v < y.v:
+        return -1
+    if x.v > y.v:
+        return 1
+    return -1 if x.i < y.i else (1 if x.i > y.i else 0)
+
+
+def unit_keys(const double[::1] p, int bits, uint64_t[::1] keys):
+    cdef Py_ssize_t n = p.shape[0], k
+    cdef uint64_t u, mask = (<uint64_t> 1 << bits) - 1
+    with nogil:
+        for k in range(n):
+            memcpy(&u, &p[k], 8)
+            keys[k] = ((u << 2) & ~mask) | <uint64_t> k
+
+
+def keys_to_order(const double[::1] p, const uint64_t[::1] keys, int bits, intp[::1] order):
+    cdef Py_ssize_t n = p.shape[0], k, start, L
+    cdef uint64_t mask = (<uint64_t> 1 << bits) - 1
+    with nogil:
+        for k in range(n):
+            order[k] = <intp> (keys[k] & mask)
+        start = 0
+        while start < n:
+            k = start + 1
+            while k < n and (keys[k] >> bits) == (keys[start] >> bits):
+                k += 1
+            L = k - start
+            if L > 1:
+                _sort_run(p, order, start, L)
+            start = k
+
+
+cdef void _sort_run(const double[::1] p, intp[::1] order, Py_ssize_t start, Py_ssize_t L) noexcept nogil:
+    cdef Py_ssize_t t
+    cdef _pair *buf
+    if L <= 32:  # short runs, the usual case: insertion sort by (value, index)
+        _insertion(p, order, start, L)
+        return
+    buf = <_pair *> malloc(L * sizeof(_pair))
+    if buf == NULL:  # cannot happen for sane n; fall back to the (slow, correct) insertion sort
+        _insertion(p, order, start, L)
+        return
+    for t in range(L):
+        buf[t].i = order[start + t]
+        buf[t].v = p[buf[t].i]
+    qsort(buf, L, sizeof(_pair), _cmp_pair)
+    for t in range(L):
+        order[start + t] = buf[t].i
+    free(buf)
+
+
+cdef void _insertion(const double[::1] p, intp[::1] order, Py_ssize_t start, Py_ssize_t L) noexcept nogil:
+    cdef Py_ssize_t a, b
+    cdef intp key_i
+    cdef double key_v
+    for a in range(start + 1, start + L):
+        key_i = order[a]
+        key_v = p[key_i]
+        b = a - 1
+        while b >= start and (p[order[b]] > key_v or (p[order[b]] == key_v and order[b] > key_i)):
+            order[b + 1] = order[b]
+            b -= 1
+        order[b + 1] = key_i

@@ -32,6 +32,24 @@ class Pi0Warning(StatcoreWarning):
 # p_adjust: one small function per method, keyed by name (R's p.adjust.methods first)
 # ----------------------------------------------------------------------------------------------
 
+def _argsort(p: np.ndarray) -> np.ndarray:
+    """Stable ascending order of p-values in [0, 1], several times faster than np.argsort.
+
+    Sorts one uint64 key per value (value bits above, index bits below) with numpy's integer sort,
+    then re-sorts the rare runs whose kept value bits coincide (see _ext/_padjust.pyx).
+    """
+    n = p.size
+    bits = max(1, int(n - 1).bit_length())
+    if n < 64 or bits > 40:
+        return np.argsort(p, kind="stable")
+    keys = np.empty(n, dtype=np.uint64)
+    _padjust.unit_keys(p, bits, keys)
+    keys.sort()
+    order = np.empty(n, dtype=np.intp)
+    _padjust.keys_to_order(p, keys, bits, order)
+    return order
+
+
 def _bonferroni(p, n, alpha):
     return np.minimum(1.0, n * p)
 
@@ -45,7 +63,7 @@ def _sidak(p, n, alpha):
 def _scan(kernel):
     def adjust(p, n, alpha):
         out = np.empty_like(p)
-        kernel(p, np.argsort(p), float(n), out)
+        kernel(p, _argsort(p), float(n), out)
         return out
     return adjust
 
@@ -53,19 +71,19 @@ def _scan(kernel):
 def _step_up_factor(factor_of_n: Callable[[float], float]):
     def adjust(p, n, alpha):
         out = np.empty_like(p)
-        _padjust.step_up(p, np.argsort(p), float(n), factor_of_n(n), out)
+        _padjust.step_up(p, _argsort(p), float(n), factor_of_n(n), out)
         return out
     return adjust
 
 
 def _by_factor(n: float) -> float:
-    # R: q <- sum(1/(1L:n)); R's sum() accumulates in long double, so do we
-    return float(np.sum(1.0 / np.arange(1, int(n) + 1, dtype=np.longdouble)))
+    # R: q <- sum(1/(1L:n)); R's sum() accumulates in long double, so does the kernel
+    return _padjust.harmonic_sum(int(n))
 
 
 def _hommel(p, n, alpha):
     lp = p.size
-    order = np.argsort(p)
+    order = _argsort(p)
     ps = p[order]
     if n > lp:  # R pads the untested hypotheses with p = 1
         ps = np.concatenate([ps, np.ones(int(n) - lp)])
@@ -525,7 +543,7 @@ def qvalue(p: Any, fdr_level: float | None = None, pfdr: bool = False, lfdr_out:
     m = pv.size
     if m == 0:
         raise ValueError("p contains no non-NaN p-values")
-    order = np.argsort(pv)
+    order = _argsort(pv)
     p_sorted = pv[order]
     if pi0 is None:
         lam = _lambda_grid(lambda_)

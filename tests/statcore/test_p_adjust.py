@@ -289,3 +289,21 @@ def test_series_index_preserved(p):
     out = sc.p_adjust(s, "BY")
     assert isinstance(out, pd.Series) and out.index.equals(s.index)
     np.testing.assert_array_equal(out.to_numpy(), sc.p_adjust(p, "BY"))
+
+
+# ------------------------------------------------------------------ the fast unit-interval argsort
+
+@pytest.mark.parametrize("gen", ["uniform", "rounded", "near_ties", "tiny", "zeros_ones", "powers"])
+@pytest.mark.parametrize("n", [63, 64, 1000, 100_000])
+def test_unit_argsort_is_exact_and_stable(gen, n):
+    from statcore.multitest import _argsort
+
+    rng = np.random.default_rng(n)
+    p = {"uniform": lambda: rng.uniform(size=n),
+         "rounded": lambda: np.round(rng.uniform(size=n), 2),
+         # distinct values sharing their leading bits: exercises the run re-sort (insertion and qsort)
+         "near_ties": lambda: 0.5 + rng.uniform(size=n) * 1e-12,
+         "tiny": lambda: rng.uniform(size=n) ** 40,
+         "zeros_ones": lambda: rng.integers(0, 2, n).astype(float),
+         "powers": lambda: 2.0 ** -rng.integers(0, 1074, n).astype(float)}[gen]()
+    np.testing.assert_array_equal(_argsort(p), np.argsort(p, kind="stable"))

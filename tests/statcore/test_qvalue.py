@@ -1,0 +1,199 @@
+"""qvalue / pi0est / lfdr against Bioconductor qvalue 2.30 (golden and live), fallbacks, properties."""
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import statcore as sc
+from helpers import load_golden_json, r_has_package, r_vector, requires_r, run_r
+
+
+def golden_inputs():
+    p1 = np.r_[(np.arange(1, 201) - 0.5) / 200 * 0.01, (np.arange(1, 801) - 0.5) / 800]
+    p2 = np.r_[(np.arange(1, 301) / 301) ** 4, (np.arange(1, 701) * 0.6180339887498949) % 1]
+    return {"det1": p1, "det2": p2}
+
+
+@pytest.mark.parametrize("case", ["det1", "det2"])
+def test_golden_pi0_and_qvalues(case):
+    gold = load_golden_json("fdr", "qvalue_deterministic.json")[case]
+    p = golden_inputs()[case]
+    res = sc.qvalue(p)
+    assert res.pi0 == pytest.approx(gold["pi0_smoother"], abs=1e-6)
+    np.testing.assert_allclose(res.pi0_lambda, gold["pi0_lambda"], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(res.qvalues, gold["qvalues_smoother"], rtol=0, atol=1e-6)
+    np.testing.assert_allclose(res.lfdr, gold["lfdr_smoother"], rtol=0, atol=1e-6)
+    boot = sc.qvalue(p, pi0_method="bootstrap")
+    assert boot.pi0 == pytest.approx(gold["pi0_bootstrap"], abs=1e-12)
+    np.testing.assert_allclose(boot.qvalues, gold["qvalues_bootstrap"], rtol=0, atol=1e-12)
+    assert sc.pi0est(p, lambda_=0.5).pi0 == pytest.approx(gold["pi0_lambda_0.5"], abs=1e-12)
+
+
+def test_golden_tight_where_arithmetic_is_the_same():
+    """Given R's pi0, our q-values are R's to rounding (the only slack is in pi0 itself)."""
+    gold = load_golden_json("fdr", "qvalue_deterministic.json")["det2"]
+    p = golden_inputs()["det2"]
+    res = sc.qvalue(p, pi0=gold["pi0_smoother"], lfdr_out=False)
+    np.testing.assert_allclose(res.qvalues, gold["qvalues_smoother"], rtol=1e-14, atol=0)
+
+
+R_QV = r"""
+suppressMessages(library(qvalue))
+out <- function(tag, v) cat(tag, sprintf("%.17g", v), "\n")
+"""
+
+
+@requires_r
+@pytest.mark.r
+@pytest.mark.skipif(not r_has_package("qvalue"), reason="Bioconductor qvalue is not installed")
+def test_live_r_random_inputs():
+    rng = np.random.default_rng(11)
+    cases = []
+    for k in range(6):
+        m = int(rng.integers(200, 3000))
+        n1 = int(m * rng.uniform(0.05, 0.4))
+        z = np.r_[rng.normal(rng.uniform(1.5, 3.5), 1, n1), rng.normal(0, 1, m - n1)]
+        from scipy.stats import norm
+        p = 2 * norm.sf(np.abs(z))
+        if k % 2:
+            p = np.round(p, 4)  # ties
+        p[rng.uniform(size=m) < 0.03] = np.nan
+        cases.append(p)
+    code = [R_QV]
+    for i, p in enumerate(cases):
+        code.append(f"p <- {r_vector(p)}")
+        code.append(f"a <- qvalue(p); b <- qvalue(p, pi0.method = 'bootstrap'); c <- qvalue(p, pfdr = TRUE, lambda = 0.4)")
+        code.append(f"out('{i} pi0', a$pi0); out('{i} q', a$qvalues); out('{i} lfdr', a$lfdr)")
+        code.append(f"out('{i} bpi0', b$pi0); out('{i} bq', b$qvalues); out('{i} cq', c$qvalues)")
+        code.append(f"out('{i} logit', lfdr(p, pi0 = a$pi0, transf = 'logit'))")
+    got = {}
+    for line in run_r("\n".join(code)).strip().splitlines():
+        i, tag, *vals = line.split()
+        got[(int(i), tag)] = np.array([np.nan if v == "NA" else float(v) for v in vals])
+    for i, p in enumerate(cases):
+        a = sc.qvalue(p)
+        assert a.pi0 == pytest.approx(got[(i, "pi0")][0], abs=1e-6)
+        np.testing.assert_allclose(a.qvalues, got[(i, "q")], atol=1e-6, rtol=0)
+        np.testing.assert_allclose(a.lfdr, got[(i, "lfdr")], atol=1e-6, rtol=0)
+        b = sc.qvalue(p, pi0_method="bootstrap")
+        assert b.pi0 == pytest.approx(got[(i, "bpi0")][0], abs=1e-12)
+        np.testing.assert_allclose(b.qvalues, got[(i, "bq")], atol=1e-12, rtol=0)
+        c = sc.qvalue(p, pfdr=True, lambda_=0.4)
+        np.testing.assert_allclose(c.qvalues, got[(i, "cq")], atol=1e-12, rtol=0)
+        np.testing.assert_allclose(sc.lfdr(p, pi0=a.pi0, transf="logit"), got[(i, "logit")], atol=1e-6)
+
+
+@requires_r
+@pytest.mark.r
+@pytest.mark.skipif(not r_has_package("qvalue"), reason="Bioconductor qvalue is not installed")
+def test_summary_matches_r_print():
+    p = golden_inputs()["det1"]
+    r_out = run_r(R_QV + f"p <- {r_vector(p)}\nsummary(qvalue(p))\n")
+    ours = sc.qvalue(p).summary()
+    # the Call line shows the caller's expression; everything after it is R's layout exactly
+    assert ours.split("pi0:", 1)[1] == r_out.split("pi0:", 1)[1]
+
+
+def test_summary_layout_offline():
+    txt = sc.qvalue(golden_inputs()["det1"]).summary()
+    assert "\nCall:\nqvalue(p = p)\n\npi0:\t0.8\t\n\nCumulative number of significant calls:\n\n" in txt
+    assert "          <1e-04 <0.001 <0.01 <0.025 <0.05 <0.1   <1" in txt
+
+
+def test_nan_series_and_significant():
+    p = golden_inputs()["det2"].copy()
+    p[[3, 500]] = np.nan
+    s = pd.Series(p, index=[f"g{i}" for i in range(p.size)])
+    res = sc.qvalue(s, fdr_level=0.1)
+    assert isinstance(res.qvalues, pd.Series) and res.qvalues.index.equals(s.index)
+    assert np.isnan(res.qvalues.iloc[3]) and np.isnan(res.lfdr.iloc[500])
+    assert not res.significant.iloc[3]
+    ref = sc.qvalue(p[~np.isnan(p)], fdr_level=0.1)
+    np.testing.assert_array_equal(res.qvalues.dropna().to_numpy(), ref.qvalues)
+    np.testing.assert_array_equal(res.significant.to_numpy()[~np.isnan(p)], ref.significant)
+    frame = res.to_frame()
+    assert list(frame.columns) == ["pvalue", "qvalue", "lfdr", "significant"]
+
+
+def test_fallback_when_r_would_stop():
+    p = np.linspace(0.001, 0.9, 100)  # nothing >= 0.95: R's smoother stops on NA
+    with pytest.warns(sc.Pi0Warning, match="no p-value is >= max"):
+        res = sc.qvalue(p)
+    assert res.pi0 == 1.0
+    np.testing.assert_allclose(res.qvalues, sc.p_adjust(p, "BH"), rtol=1e-15)
+    with pytest.warns(sc.Pi0Warning, match="<= 0"):
+        assert sc.pi0est(np.full(10, 0.01), lambda_=0.5).pi0 == 1.0
+    with pytest.warns(sc.Pi0Warning, match="at least 2"):
+        assert sc.lfdr([0.3], pi0=0.5)[0] == 1.0
+
+
+def test_bad_input():
+    with pytest.raises(ValueError, match=r"p must lie in \[0, 1\]"):
+        sc.qvalue([0.1, 2.0])
+    with pytest.raises(ValueError, match="fdr_level must lie in"):
+        sc.qvalue([0.1, 0.2], fdr_level=0)
+    with pytest.raises(ValueError, match="lambda_ must be a single value or at least 4"):
+        sc.pi0est([0.1, 0.5], lambda_=[0.1, 0.2])
+    with pytest.raises(ValueError, match=r"lambda_ must lie within \[0, 1\)"):
+        sc.pi0est([0.1, 0.5], lambda_=1.0)
+    with pytest.raises(ValueError, match="unknown pi0_method"):
+        sc.qvalue([0.1, 0.5], pi0_method="spline")
+    with pytest.raises(ValueError, match="pi0 must lie in"):
+        sc.qvalue([0.1, 0.5], pi0=1.5)
+    with pytest.raises(ValueError, match="no non-NaN"):
+        sc.qvalue([np.nan])
+    with pytest.raises(TypeError, match="p must contain numbers"):
+        sc.qvalue(["x"])
+
+
+def test_input_not_modified_and_plot(tmp_path):
+    p = golden_inputs()["det1"]
+    keep = p.copy()
+    res = sc.qvalue(p)
+    np.testing.assert_array_equal(p, keep)
+    fig = res.plot()
+    assert len(fig.axes) == 4
+    fig.savefig(tmp_path / "qvalue.png")
+
+
+# ---------------------------------------------------------------- Bayesian FDR selection
+
+def test_bfdr_select_small_example():
+    lf = np.array([0.01, 0.5, 0.02, 0.2, 0.9])
+    sel = sc.bfdr_select(lf, alpha=0.1)
+    # running means of 0.01, 0.02, 0.2, 0.5: 0.01, 0.015, 0.0767, 0.1825
+    np.testing.assert_array_equal(sel.selected, [True, False, True, True, False])
+    np.testing.assert_allclose(sel.qvalues, [0.01, 0.1825, 0.015, 0.23 / 3, 1.63 / 5])
+    assert sel.n_selected == 3 and sel.threshold == 0.2
+    assert sel.expected_fdr == pytest.approx(0.23 / 3)
+    assert "selected: 3 of 5" in sel.summary()
+
+
+def test_bfdr_ties_selected_together_and_brute_force():
+    rng = np.random.default_rng(5)
+    for _ in range(50):
+        lf = np.round(rng.uniform(size=int(rng.integers(1, 40))) ** 2, 2)
+        alpha = float(rng.uniform(0.01, 0.5))
+        sel = sc.bfdr_select(lf, alpha)
+        # brute force: largest threshold t whose selection {lf <= t} has mean <= alpha
+        best = 0
+        for t in np.unique(lf):
+            chosen = lf <= t
+            if lf[chosen].mean() <= alpha:
+                best = max(best, chosen.sum())
+        assert sel.n_selected == best
+        if best:
+            assert np.array_equal(sel.selected, lf <= sel.threshold)
+
+
+def test_bfdr_bad_input_and_series():
+    with pytest.raises(ValueError, match="lfdr must lie in"):
+        sc.bfdr_select([0.1, 1.5])
+    with pytest.raises(ValueError, match="lfdr contains NaN"):
+        sc.bfdr_select([0.1, np.nan])
+    with pytest.raises(ValueError, match="alpha must lie in"):
+        sc.bfdr_select([0.1], alpha=0)
+    s = pd.Series([0.3, 0.01], index=["a", "b"])
+    out = sc.bfdr_select(s, 0.05)
+    assert isinstance(out.selected, pd.Series) and out.selected.to_dict() == {"a": False, "b": True}
