@@ -348,12 +348,12 @@ def _lfdr_clean(p: np.ndarray, pi0: float, trunc: bool, monotone: bool, transf: 
         pc = np.minimum(np.maximum(p, eps), 1.0 - eps)
         x = ndtri(pc)
         gx, gy = density(x, adjust=adj)
-        y = smooth_spline(gx, gy).predict(x)
+        y = smooth_spline(gx, gy, df=None).predict(x)
         out = pi0 * (np.exp(-0.5 * x * x) / math.sqrt(2.0 * math.pi)) / y
     else:
         x = np.log((p + eps) / (1.0 - p + eps))
         gx, gy = density(x, adjust=adj)
-        y = smooth_spline(gx, gy).predict(x)
+        y = smooth_spline(gx, gy, df=None).predict(x)
         ex = np.exp(x)
         out = (pi0 * (ex / (1.0 + ex) ** 2)) / y
     if trunc:
