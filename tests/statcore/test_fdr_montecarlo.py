@@ -22,6 +22,9 @@ def z_scores(rng, kind):
     elif kind == "block":  # blocks of 20 with within-block correlation 0.6
         blocks = rng.standard_normal(M // 20).repeat(20)
         e = np.sqrt(0.6) * blocks + np.sqrt(0.4) * rng.standard_normal(M)
+    elif kind == "weak_block":  # blocks of 5 with within-block correlation 0.5 (200 blocks)
+        blocks = rng.standard_normal(M // 5).repeat(5)
+        e = np.sqrt(0.5) * blocks + np.sqrt(0.5) * rng.standard_normal(M)
     elif kind == "equicorrelated":  # one common factor, correlation 0.5
         e = np.sqrt(0.5) * rng.standard_normal() + np.sqrt(0.5) * rng.standard_normal(M)
     else:
@@ -57,8 +60,15 @@ def test_bh_controls_fdr(kind):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("kind", ["independent", "block"])
+@pytest.mark.parametrize("kind", ["independent"])
 def test_qvalue_controls_fdr(kind):
+    """Storey's q-values control FDR under independence.
+
+    Not under positive dependence: with blocks of 20 at correlation 0.6 the realised FDR was
+    0.1150 (MC s.e. 0.0019), with blocks of 5 at correlation 0.5 it was 0.1038 (s.e. 0.0010), both
+    above alpha + 3 s.e. for alpha = 0.1. statcore's q-values equal R's qvalue to 1e-6, so this is
+    the method's behaviour (its guarantees are asymptotic, Storey, Taylor & Siegmund 2004), kept
+    visible by test_qvalue_strong_dependence_is_less_conservative_than_bh rather than hidden."""
     rng = np.random.default_rng(200)
     out = []
     for _ in range(REPS):
@@ -90,3 +100,18 @@ def test_bky_controls_fdr_independent():
         z, h = z_scores(rng, "independent")
         out.append(fdp(sc.p_adjust(ndtr(-z), "BKY", alpha=ALPHA) <= ALPHA, h))
     check(out)
+
+
+@pytest.mark.slow
+def test_qvalue_strong_dependence_is_less_conservative_than_bh():
+    """A documented property, not a guarantee: under strong block dependence the adaptive q-value
+    rule is anti-conservative relative to BH, which stays valid (PRDS)."""
+    rng = np.random.default_rng(200)
+    q_fdp, bh_fdp = [], []
+    for _ in range(REPS // 3):
+        z, h = z_scores(rng, "block")
+        p = ndtr(-z)
+        q_fdp.append(fdp(np.asarray(sc.qvalue(p, fdr_level=ALPHA, lfdr_out=False).significant), h))
+        bh_fdp.append(fdp(sc.p_adjust(p, "BH") <= ALPHA, h))
+    check(bh_fdp)
+    assert np.mean(q_fdp) > np.mean(bh_fdp)
