@@ -597,16 +597,21 @@ class SmoothSplineFit:
         from the end value with the end slope is used.
         """
         xq = np.atleast_1d(np.asarray(xnew, dtype=float))
-        s = ((xq - self.xmin) / self.xrange).ravel()
+        from ._kernels.spline import bvalue_many
+
+        s = xq - self.xmin
+        s /= self.xrange
+        s = s.ravel()
         out = np.empty_like(s)
+        knots = np.ascontiguousarray(self.knots, dtype=np.float64)
+        coef = np.ascontiguousarray(self.coef, dtype=np.float64)
+        if s.size and s.min() >= 0.0 and s.max() <= 1.0:  # the usual case: no masks, no copies
+            bvalue_many(knots, coef, self.nk, s, out)
+            return out.reshape(np.shape(xnew))
         inside = (s >= 0.0) & (s <= 1.0)
         if inside.any():
-            from ._kernels.spline import bvalue_many
-
             vals = np.empty(int(inside.sum()))
-            bvalue_many(np.ascontiguousarray(self.knots, dtype=np.float64),
-                        np.ascontiguousarray(self.coef, dtype=np.float64), self.nk,
-                        np.ascontiguousarray(s[inside]), vals)
+            bvalue_many(knots, coef, self.nk, np.ascontiguousarray(s[inside]), vals)
             out[inside] = vals
         outside = ~inside & ~np.isnan(s)
         if outside.any():

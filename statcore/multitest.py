@@ -209,7 +209,7 @@ def p_adjust(p: Any, method: str = "holm", n: int | None = None, axis: int | Non
     >>> sc.p_adjust([0.01, 0.02, 0.03, 0.04, 0.05], method="BH")
     array([0.05, 0.05, 0.05, 0.05, 0.05])
     >>> sc.p_adjust([0.01, float("nan"), 0.04], method="holm")
-    array([0.02, nan, 0.04])
+    array([0.02,  nan, 0.04])
     """
     method = check_choice(method, "method", p_adjust_methods, _ALIASES)
     if n is not None:
@@ -344,24 +344,32 @@ def _lfdr_clean(p: np.ndarray, pi0: float, trunc: bool, monotone: bool, transf: 
         warnings.warn("local FDR needs at least 2 p-values for its density estimate (R stops "
                       "here); returning lfdr = 1", Pi0Warning, stacklevel=3)
         return np.ones_like(p)
+    # in-place arithmetic throughout: a few arrays of n doubles at the peak, not a dozen
     if transf == "probit":
-        pc = np.minimum(np.maximum(p, eps), 1.0 - eps)
-        x = ndtri(pc)
+        x = np.maximum(p, eps)
+        np.minimum(x, 1.0 - eps, out=x)
+        ndtri(x, out=x)
         gx, gy = density(x, adjust=adj)
         y = smooth_spline(gx, gy, df=None).predict(x)
-        out = pi0 * (np.exp(-0.5 * x * x) / math.sqrt(2.0 * math.pi)) / y
+        out = x * x                       # R: pi0 * dnorm(x) / y
+        out *= -0.5
+        np.exp(out, out=out)
+        out *= 1.0 / math.sqrt(2.0 * math.pi)
+        out *= pi0
+        out /= y
     else:
         x = np.log((p + eps) / (1.0 - p + eps))
         gx, gy = density(x, adjust=adj)
         y = smooth_spline(gx, gy, df=None).predict(x)
         ex = np.exp(x)
         out = (pi0 * (ex / (1.0 + ex) ** 2)) / y
+    del y
     if trunc:
-        out[out > 1] = 1.0
+        np.minimum(out, 1.0, out=out)
     if monotone:
-        o = np.argsort(p, kind="stable")
-        mono = np.maximum.accumulate(out[o])
-        out = np.empty_like(mono)
+        o = _argsort(p)
+        mono = out[o]
+        np.maximum.accumulate(mono, out=mono)
         out[o] = mono
     return out
 
@@ -499,6 +507,13 @@ class QValueResult(TableResult):
         return fig
 
 
+def _expand(values: np.ndarray, keep: np.ndarray) -> np.ndarray:
+    """Values of the non-NaN positions back in place, NaN elsewhere."""
+    out = np.full(keep.shape, np.nan)
+    out[keep] = values
+    return out
+
+
 def _r_as_character(x: float) -> str:
     """R's as.character() of a cut point: 15 significant digits, R's choice of notation."""
     s = format_number(x, 15)
@@ -530,8 +545,8 @@ def qvalue(p: Any, fdr_level: float | None = None, pfdr: bool = False, lfdr_out:
     >>> import numpy as np, statcore as sc
     >>> p = np.r_[np.linspace(0.0005, 0.01, 200), np.linspace(0.0005, 0.9995, 800)]
     >>> res = sc.qvalue(p, fdr_level=0.05)
-    >>> int(res.significant.sum())
-    200
+    >>> int(res.significant.sum()), round(res.pi0, 6)
+    (211, 0.8)
     """
     wrapper = InputWrapper.of(p)
     arr = as_pvalues(p, "p")
@@ -539,7 +554,8 @@ def qvalue(p: Any, fdr_level: float | None = None, pfdr: bool = False, lfdr_out:
         fdr_level = check_probability(fdr_level, "fdr_level")
     flat = arr.ravel()
     keep = ~np.isnan(flat)
-    pv = np.ascontiguousarray(flat[keep])
+    pv = flat if keep.all() else flat[keep]
+    pv = np.ascontiguousarray(pv)
     m = pv.size
     if m == 0:
         raise ValueError("p contains no non-NaN p-values")
@@ -553,24 +569,27 @@ def qvalue(p: Any, fdr_level: float | None = None, pfdr: bool = False, lfdr_out:
         if not (isinstance(pi0, (int, float, np.floating)) and 0 < pi0 <= 1):
             raise ValueError(f"pi0 must lie in (0, 1], got {pi0!r}")
         est = Pi0Estimate(float(pi0), None, None, None, "given")
-    # R: i <- m:1; o <- order(p, decreasing = TRUE); cummin(p[o] * m / i)
-    pd_desc = p_sorted[::-1]
-    i = np.arange(m, 0, -1, dtype=np.float64)
+    # R: i <- m:1; o <- order(p, decreasing = TRUE); pi0 * pmin(1, cummin(p[o] * m / i))
+    q = p_sorted[::-1] * m
     if pfdr:
-        ratio = pd_desc * m / (i * (1.0 - (1.0 - pd_desc) ** m))
+        i = np.arange(m, 0, -1, dtype=np.float64)
+        i *= 1.0 - (1.0 - p_sorted[::-1]) ** m
+        q /= i
+        del i
     else:
-        ratio = pd_desc * m / i
-    q_desc = est.pi0 * np.minimum(1.0, np.minimum.accumulate(ratio))
+        q /= np.arange(m, 0, -1, dtype=np.float64)
+    np.minimum.accumulate(q, out=q)
+    np.minimum(q, 1.0, out=q)
+    q *= est.pi0
     qv = np.empty(m)
-    qv[order[::-1]] = q_desc
-    q_full = np.full(flat.shape, np.nan)
-    q_full[keep] = qv
+    qv[order[::-1]] = q
+    del q, p_sorted
+    q_full = qv if pv.size == flat.size else _expand(qv, keep)
     lf_full = None
     if lfdr_out:
         transf = check_choice(transf, "transf", ("probit", "logit"))
         lf = _lfdr_clean(pv, est.pi0, trunc, monotone, transf, float(adj), float(eps))
-        lf_full = np.full(flat.shape, np.nan)
-        lf_full[keep] = lf
+        lf_full = lf if pv.size == flat.size else _expand(lf, keep)
     sig = None
     if fdr_level is not None:
         sig = np.zeros(flat.shape, dtype=bool)
