@@ -528,7 +528,8 @@ def qvalue(p: Any, fdr_level: float | None = None, pfdr: bool = False, lfdr_out:
     """Storey's q-values, local FDR and pi0, as Bioconductor ``qvalue::qvalue`` 2.30.
 
     q_(i) = pi0 * min(1, min_{j >= i} p_(j) m / j) (with ``pfdr=True`` the positive-FDR version
-    divides by 1 - (1 - p)^m). ``pi0`` is estimated by :func:`pi0est` unless given; local FDR by
+    divides by 1 - (1 - p)^m; at p = 0, where R returns NaN from 0/0, statcore uses the limit
+    1 / rank). ``pi0`` is estimated by :func:`pi0est` unless given; local FDR by
     :func:`lfdr`. NaN p-values are omitted and stay NaN.
 
     Returns
@@ -573,9 +574,15 @@ def qvalue(p: Any, fdr_level: float | None = None, pfdr: bool = False, lfdr_out:
     q = p_sorted[::-1] * m
     if pfdr:
         i = np.arange(m, 0, -1, dtype=np.float64)
-        i *= 1.0 - (1.0 - p_sorted[::-1]) ** m
-        q /= i
-        del i
+        den = i * (1.0 - (1.0 - p_sorted[::-1]) ** m)
+        zero = den == 0
+        if zero.any():
+            # p = 0 (or 1 - (1-p)^m underflowing): R divides 0 by 0 and its NaN then runs through
+            # cummin; statcore uses the limit p m / (i m p) = 1 / i instead
+            den[zero] = 1.0
+            q[zero] = 1.0 / i[zero]
+        q /= den
+        del i, den
     else:
         q /= np.arange(m, 0, -1, dtype=np.float64)
     np.minimum.accumulate(q, out=q)

@@ -80,7 +80,11 @@ def test_live_r_random_inputs():
         assert b.pi0 == pytest.approx(got[(i, "bpi0")][0], abs=1e-12)
         np.testing.assert_allclose(b.qvalues, got[(i, "bq")], atol=1e-12, rtol=0)
         c = sc.qvalue(p, pfdr=True, lambda_=0.4)
-        np.testing.assert_allclose(c.qvalues, got[(i, "cq")], atol=1e-12, rtol=0)
+        r_cq = got[(i, "cq")]
+        # R's pFDR q-values are NaN from p = 0 on (0/0 then cummin); ours use the limit there
+        finite = np.isfinite(r_cq)
+        np.testing.assert_allclose(c.qvalues[finite], r_cq[finite], atol=1e-12, rtol=0)
+        assert np.all(np.isfinite(c.qvalues[~np.isnan(p)]))
         np.testing.assert_allclose(sc.lfdr(p, pi0=a.pi0, transf="logit"), got[(i, "logit")], atol=1e-6)
 
 
@@ -197,3 +201,13 @@ def test_bfdr_bad_input_and_series():
     s = pd.Series([0.3, 0.01], index=["a", "b"])
     out = sc.bfdr_select(s, 0.05)
     assert isinstance(out.selected, pd.Series) and out.selected.to_dict() == {"a": False, "b": True}
+
+
+def test_pfdr_at_zero_uses_the_limit():
+    p = np.array([0.0, 0.0, 0.01, 0.2, 0.5, 0.9])
+    res = sc.qvalue(p, pfdr=True, pi0=1.0, lfdr_out=False)
+    assert np.all(np.isfinite(res.qvalues))
+    m = p.size
+    ratio = np.array([1 / 1, 1 / 2] + [p[k] * m / ((k + 1) * (1 - (1 - p[k]) ** m)) for k in range(2, m)])
+    want = np.minimum(1, np.minimum.accumulate(ratio[::-1])[::-1])
+    np.testing.assert_allclose(res.qvalues, want, rtol=1e-15)
