@@ -20,7 +20,6 @@ __all__ = [
     "check_choice",
     "check_seed",
     "InputWrapper",
-    "wrap_like",
 ]
 
 
@@ -180,7 +179,3 @@ class InputWrapper:
         if self.kind == "scalar":
             return float(values.reshape(()))
         return values
-
-
-def wrap_like(template: Any, values: np.ndarray) -> Any:
-    return InputWrapper.of(template).wrap(values)
