@@ -317,6 +317,8 @@ class _Problem:
         self.t = knots
         self.nk = nk
         self.sigma = _penalty_gram(knots, nk)
+        self._t_arr = np.asarray(knots, dtype=np.float64)
+        self._xs_arr = np.asarray(xs, dtype=np.float64)
         self.xwy, self.hs = _weighted_design(xs, ys, ws, knots, nk)
         t1 = 0.0
         t2 = 0.0
@@ -348,7 +350,12 @@ class _Problem:
         if R is None:
             return None
         coef = _band_solve(R, nk, self.xwy)
-        fitted = [_spline_value(self.t, coef, nk, xi) for xi in self.xs]
+        # the compiled bvalue (same arithmetic as _spline_value, asserted equal in the tests)
+        from ._kernels.spline import bvalue_many
+
+        fitted_arr = np.empty(len(self.xs))
+        bvalue_many(self._t_arr, np.asarray(coef, dtype=np.float64), nk, self._xs_arr, fitted_arr)
+        fitted = fitted_arr.tolist()
         P = _inverse_band(R, nk)
         lev = []
         for (j, b), wi in zip(self._lev_basis, self.ws):
