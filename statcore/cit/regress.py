@@ -1,0 +1,341 @@
+"""Residuals of several outputs on a conditioning set, regressed all at once.
+
+Every conditional-independence test in :mod:`statcore.cit` starts from the residuals of X on Z and
+of Y on Z. Here one regression serves all columns of its response (multi-output): OLS, ridge and
+kernel ridge share one spectral decomposition of Z (and one tuning parameter), a random forest is
+grown once with all outputs. OLS, ridge and kernel ridge with fixed tuning are linear smoothers:
+the residual of ``v @ w`` equals the residual of ``v`` times ``w``, which is what lets RP-CIT test
+many random projections for the price of one regression (:class:`SpectralSmoother`).
+"""
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .._checks import as_float_array, check_choice, check_seed
+
+__all__ = ["residualize", "fit_residualizer", "RegressionFit", "SpectralSmoother", "REGRESSIONS"]
+
+#: Regression names accepted by ``residualize`` (besides a scikit-learn regressor instance).
+REGRESSIONS = ("ols", "ridge", "krr", "rf")
+
+
+# ----------------------------------------------------------------------------------------------
+# input handling shared by the CI tests
+# ----------------------------------------------------------------------------------------------
+
+def as_matrix(x: Any, name: str, *, allow_none: bool = False, check_constant: bool = True) -> np.ndarray | None:
+    """A finite float64 (n, d) array (1-D becomes one column); None allowed if ``allow_none``.
+
+    Constant columns are refused: they carry no information and make residual scales zero.
+    """
+    if x is None:
+        if allow_none:
+            return None
+        raise ValueError(f"{name} is required")
+    arr = as_float_array(x, name)
+    if arr.ndim == 1:
+        arr = arr[:, None]
+    elif arr.ndim != 2:
+        raise ValueError(f"{name} must be 1- or 2-dimensional (observations in rows), got shape {arr.shape}")
+    if arr.shape[0] == 0:
+        raise ValueError(f"{name} has no observations")
+    if check_constant and arr.shape[1] and arr.shape[0] > 1:
+        const = np.flatnonzero(np.ptp(arr, axis=0) == 0)
+        if const.size:
+            raise ValueError(f"{name} has constant column(s) {const.tolist()}; remove them before testing")
+    return arr
+
+
+def check_same_n(**arrays: np.ndarray | None) -> int:
+    """The common number of rows of the given arrays (None skipped), or a ValueError naming them."""
+    sizes = {k: v.shape[0] for k, v in arrays.items() if v is not None}
+    if len(set(sizes.values())) > 1:
+        desc = ", ".join(f"{k} has {v}" for k, v in sizes.items())
+        raise ValueError(f"inputs must have the same number of observations (rows): {desc}")
+    return next(iter(sizes.values()))
+
+
+# ----------------------------------------------------------------------------------------------
+# linear smoothers: residual(u) = u_c - U diag(f) U' u_c with u_c the column-centred u
+# ----------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True, eq=False)
+class SpectralSmoother:
+    """A linear smoother with an unpenalised intercept, in spectral form.
+
+    The fitted values of a response ``u`` are ``mean(u) + U diag(shrink) U' (u - mean(u))`` with
+    ``U`` (n, m) orthonormal and orthogonal to the constant vector: OLS (``shrink`` = 1 on the
+    column space of the centred Z), ridge (``s^2 / (s^2 + lambda)`` on the singular vectors) and
+    kernel ridge (``l / (l + mu)`` on the eigenvectors of the centred kernel matrix).
+    ``residuals(u)`` is linear in ``u``: ``residuals(u @ w) == residuals(u) @ w``.
+    """
+
+    basis: np.ndarray
+    shrink: np.ndarray
+    method: str
+    penalty: float = 0.0
+
+    @property
+    def df(self) -> float:
+        """Effective degrees of freedom, the trace of the hat matrix (intercept included)."""
+        return 1.0 + float(self.shrink.sum())
+
+    def residuals(self, u: np.ndarray) -> np.ndarray:
+        """Residuals of the columns of ``u`` (n, d) under this smoother (a new array)."""
+        u = np.asarray(u, dtype=np.float64)
+        r = u - u.mean(axis=0)
+        if self.basis.shape[1]:
+            coef = self.basis.T @ r
+            coef *= self.shrink[:, None] if r.ndim == 2 else self.shrink
+            r -= self.basis @ coef
+        return r
+
+
+def _centred_svd(z: np.ndarray, scale: bool) -> tuple[np.ndarray, np.ndarray]:
+    zc = z - z.mean(axis=0)
+    if scale:
+        zc /= zc.std(axis=0)
+    u, s, _ = np.linalg.svd(zc, full_matrices=False)
+    keep = s > s[0] * max(zc.shape) * np.finfo(float).eps if s.size else np.zeros(0, bool)
+    return u[:, keep], s[keep]
+
+
+def _gcv_penalty(eig: np.ndarray, coef2: np.ndarray, rss0: float, n: int, lo: float, hi: float) -> float:
+    """The penalty minimising GCV(pen) = n RSS(pen) / (n - df(pen))^2 over [lo, hi] (log scale).
+
+    ``eig`` are the squared singular values (or kernel eigenvalues), ``coef2`` the summed squared
+    coordinates of the (column-normalised) centred responses on the matching eigenvectors and
+    ``rss0`` their total sum of squares, so RSS(pen) = rss0 - sum (2 f - f^2) coef2, f = eig/(eig+pen).
+    """
+    from scipy.optimize import minimize_scalar
+
+    def gcv(logpen: float) -> float:
+        f = eig / (eig + np.exp(logpen))
+        rss = rss0 - float(((2.0 - f) * f) @ coef2)
+        dof = 1.0 + f.sum()
+        return n * max(rss, 0.0) / (n - dof) ** 2 if dof < n else np.inf
+
+    grid = np.linspace(np.log(lo), np.log(hi), 61)
+    vals = np.array([gcv(g) for g in grid])
+    i = int(np.argmin(vals))
+    a, b = grid[max(i - 1, 0)], grid[min(i + 1, grid.size - 1)]
+    if b > a:
+        res = minimize_scalar(gcv, bounds=(a, b), method="bounded", options={"xatol": 1e-4})
+        if res.fun <= vals[i]:
+            return float(np.exp(res.x))
+    return float(np.exp(grid[i]))
+
+
+def _column_weights(v: np.ndarray) -> np.ndarray:
+    # GCV shared by all outputs: each column counts equally, whatever its scale
+    ss = ((v - v.mean(axis=0)) ** 2).sum(axis=0)
+    return 1.0 / np.where(ss > 0, ss, 1.0)
+
+
+def _ols(v, z, seed):
+    n, p = z.shape
+    if n < p + 2:
+        raise ValueError(f"ols regression on z with {p} column(s) needs at least {p + 2} observations, "
+                         f"got n = {n}; use regression='ridge' or fewer conditioning columns")
+    u, s = _centred_svd(z, scale=False)
+    return SpectralSmoother(u, np.ones(s.size), "ols")
+
+
+def _ridge(v, z, seed):
+    u, s = _centred_svd(z, scale=True)
+    eig = s ** 2
+    w = _column_weights(v)
+    vc = v - v.mean(axis=0)
+    coef2 = (u.T @ vc) ** 2 @ w
+    rss0 = float(((vc ** 2).sum(axis=0)) @ w)
+    pen = _gcv_penalty(eig, coef2, rss0, v.shape[0], eig[0] * 1e-8, eig[0] * 1e3)
+    return SpectralSmoother(u, eig / (eig + pen), "ridge", pen)
+
+
+def _gaussian_kernel(z: np.ndarray) -> np.ndarray:
+    zs = (z - z.mean(axis=0)) / z.std(axis=0)
+    sq = (zs ** 2).sum(axis=1)
+    d2 = sq[:, None] + sq[None, :] - 2.0 * (zs @ zs.T)
+    np.maximum(d2, 0.0, out=d2)
+    # median heuristic on (at most 1000 evenly spaced) points
+    n = z.shape[0]
+    idx = np.linspace(0, n - 1, min(n, 1000)).astype(np.intp)
+    sub = d2[np.ix_(idx, idx)][np.triu_indices(idx.size, 1)]
+    med = float(np.median(sub[sub > 0])) if np.any(sub > 0) else 1.0
+    d2 *= -1.0 / med
+    return np.exp(d2, out=d2)
+
+
+def _krr(v, z, seed):
+    n = z.shape[0]
+    k = _gaussian_kernel(z)
+    k -= k.mean(axis=0)
+    k -= k.mean(axis=1)[:, None]
+    lam, q = np.linalg.eigh(k)
+    keep = lam > lam[-1] * n * np.finfo(float).eps
+    lam, q = lam[keep][::-1], q[:, keep][:, ::-1]
+    w = _column_weights(v)
+    vc = v - v.mean(axis=0)
+    coef2 = (q.T @ vc) ** 2 @ w
+    rss0 = float(((vc ** 2).sum(axis=0)) @ w)
+    pen = _gcv_penalty(lam, coef2, rss0, n, lam[0] * 1e-8, lam[0] * 10.0)
+    return SpectralSmoother(np.ascontiguousarray(q), lam / (lam + pen), "krr", pen)
+
+
+_SMOOTHERS = {"ols": _ols, "ridge": _ridge, "krr": _krr}
+
+
+def _random_forest(v, z, rng, n_jobs):
+    """Out-of-bag residuals of one multi-output random forest (outputs standardised for the splits).
+
+    Out-of-bag predictions keep each observation's own response out of its fitted value (as
+    cross-fitting does); the rare observation that is in-bag for every tree gets its in-bag fit.
+    """
+    from sklearn.ensemble import RandomForestRegressor
+
+    mu, sd = v.mean(axis=0), v.std(axis=0)
+    vs = (v - mu) / sd
+    forest = RandomForestRegressor(n_estimators=100, min_samples_leaf=5, max_features=1.0,
+                                   oob_score=True, n_jobs=n_jobs,
+                                   random_state=int(rng.integers(2 ** 31 - 1)))
+    y = vs[:, 0] if vs.shape[1] == 1 else vs
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # "Some inputs do not have OOB scores"
+        forest.fit(z, y)
+    pred = np.asarray(forest.oob_prediction_, dtype=np.float64).reshape(vs.shape)
+    n = v.shape[0]
+    inbag = np.zeros(n, dtype=np.intp)
+    for s in forest.estimators_samples_:
+        inbag[np.unique(s)] += 1
+    never_oob = inbag == len(forest.estimators_)
+    if never_oob.any():
+        pred[never_oob] = np.asarray(forest.predict(z[never_oob])).reshape(-1, vs.shape[1])
+    return (vs - pred) * sd
+
+
+def _sklearn_residuals(v, z, estimator):
+    from sklearn.base import clone
+
+    est = clone(estimator)
+    try:
+        est.fit(z, v[:, 0] if v.shape[1] == 1 else v)
+        pred = np.asarray(est.predict(z), dtype=np.float64).reshape(v.shape)
+    except ValueError:
+        if v.shape[1] == 1:
+            raise
+        # a single-output regressor: one fit per column
+        pred = np.column_stack([np.asarray(clone(estimator).fit(z, v[:, j]).predict(z), dtype=np.float64)
+                                for j in range(v.shape[1])])
+    return v - pred
+
+
+@dataclass(frozen=True, eq=False)
+class RegressionFit:
+    """The residuals of ``v`` on ``z`` and, for linear smoothers, the smoother that made them.
+
+    Attributes
+    ----------
+    residuals : ndarray (n, d)
+    smoother : SpectralSmoother or None
+        Set for "ols", "ridge", "krr" (and z absent): apply it to any other response on the same
+        ``z`` with the same tuning, ``smoother.residuals(u)``.
+    regression : str
+        The regression's name (the class name for a scikit-learn instance).
+    """
+
+    residuals: np.ndarray
+    smoother: SpectralSmoother | None
+    regression: str
+
+
+def _resolve_regression(regression: Any) -> str | Any:
+    if isinstance(regression, str):
+        return check_choice(regression, "regression", REGRESSIONS)
+    if hasattr(regression, "fit") and hasattr(regression, "predict"):
+        return regression
+    raise TypeError(f"regression must be one of {', '.join(map(repr, REGRESSIONS))} or a scikit-learn "
+                    f"regressor (an object with fit and predict), got {type(regression).__name__}")
+
+
+def regression_name(regression: Any) -> str:
+    return regression if isinstance(regression, str) else type(regression).__name__
+
+
+def fit_residualizer(v: Any, z: Any, regression: Any = "ols", seed: Any = None, n_jobs: int = 1) -> RegressionFit:
+    """Regress all columns of ``v`` on ``z`` at once; see :func:`residualize`.
+
+    Returns a :class:`RegressionFit` holding the residuals and, for the linear smoothers, the
+    smoother itself.
+    """
+    v = as_matrix(v, "v")
+    z = as_matrix(z, "z", allow_none=True)
+    if z is not None and z.shape[1] == 0:
+        z = None
+    check_same_n(v=v, z=z)
+    reg = _resolve_regression(regression)
+    rng = check_seed(seed)
+    name = regression_name(reg)
+    n = v.shape[0]
+    if n < 3:
+        raise ValueError(f"at least 3 observations are needed, got n = {n}")
+    if z is None:
+        empty = SpectralSmoother(np.zeros((n, 0)), np.zeros(0), "mean")
+        return RegressionFit(empty.residuals(v), empty, name)
+    if isinstance(reg, str) and reg in _SMOOTHERS:
+        sm = _SMOOTHERS[reg](v, z, rng)
+        return RegressionFit(sm.residuals(v), sm, name)
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral):
+        raise TypeError(f"n_jobs must be an integer, got {n_jobs!r}")
+    if reg == "rf":
+        return RegressionFit(_random_forest(v, z, rng, int(n_jobs)), None, name)
+    return RegressionFit(_sklearn_residuals(v, z, reg), None, name)
+
+
+def residualize(v: Any, z: Any, regression: Any = "ols", seed: Any = None, n_jobs: int = 1) -> np.ndarray:
+    """Residuals of every column of ``v`` regressed on ``z``, one multi-output fit.
+
+    Parameters
+    ----------
+    v : array_like (n,) or (n, d)
+        Responses; all columns are regressed at once.
+    z : array_like (n, p), or None
+        Conditioning variables. None or zero columns: the residuals are the centred ``v``.
+    regression : str or scikit-learn regressor
+        ``"ols"`` (least squares with intercept), ``"ridge"`` (z standardised, one penalty shared by
+        all outputs, chosen by generalised cross-validation with every output weighted equally),
+        ``"krr"`` (Gaussian-kernel ridge, bandwidth by the median heuristic, penalty by GCV; one
+        eigendecomposition of the centred kernel matrix serves all outputs and penalties), ``"rf"``
+        (a 100-tree multi-output random forest, leaves of at least 5, out-of-bag residuals), or any
+        scikit-learn regressor instance (cloned, fitted multi-output, in-sample residuals).
+    seed : None, int or numpy.random.Generator
+        For ``"rf"`` only.
+    n_jobs : int
+        Threads of the random forest.
+
+    Returns
+    -------
+    ndarray (n, d)
+        Residuals; a new array, ``v`` is not modified.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> z = rng.normal(size=(100, 2))
+    >>> v = np.column_stack([z @ [1.0, -2.0], z[:, 0] ** 2]) + rng.normal(size=(100, 2))
+    >>> r = residualize(v, z, "ols")
+    >>> r.shape, bool(np.allclose(r.T @ z, 0)), bool(np.allclose(r.mean(axis=0), 0))
+    ((100, 2), True, True)
+
+    References
+    ----------
+    Golub, Heath & Wahba (1979), Generalized cross-validation as a method for choosing a good ridge
+    parameter, Technometrics 21(2). Breiman (2001), Random forests, Machine Learning 45.
+    """
+    return fit_residualizer(v, z, regression, seed, n_jobs).residuals
