@@ -1,0 +1,68 @@
+"""Pieces shared by the grid estimators of a Gaussian location mixture (NPMLE, predictive recursion):
+grid construction, argument checks, evaluation of the fitted density."""
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+import numpy as np
+
+from .._checks import InputWrapper, as_float_array, check_positive_int
+
+
+def positive_scale(value: Any, name: str, n: int | None = None) -> np.ndarray:
+    """A positive finite scalar, or (with ``n``) a positive finite vector of length n; float64 array."""
+    arr = as_float_array(value, name)
+    if arr.ndim == 0:
+        arr = arr.reshape(1)
+    elif arr.ndim != 1:
+        raise ValueError(f"{name} must be a number or a 1-dimensional array, got shape {arr.shape}")
+    if arr.size not in (1,) + ((n,) if n is not None else ()):
+        want = "a single number" if n is None else f"a single number or {n} values (one per observation)"
+        raise ValueError(f"{name} must be {want}, got {arr.size} values")
+    if np.any(arr <= 0):
+        raise ValueError(f"{name} must be positive, found {float(arr.min())!r}")
+    return arr
+
+
+def make_grid(grid: Any, x: np.ndarray, scale: float, *, align: float | None = None) -> np.ndarray:
+    """Atoms from ``grid``: an integer number of equally spaced points over the range of ``x``,
+    or the sorted array of atoms itself.
+
+    With ``align`` inside the range, the equally spaced grid is shifted by less than half a step so
+    that ``align`` is one of the atoms (the NPMLE can then put mass exactly on a null value).
+    """
+    if isinstance(grid, numbers.Real) and not isinstance(grid, bool) and np.ndim(grid) == 0:
+        m = check_positive_int(grid, "grid", minimum=2)
+        lo, hi = float(np.min(x)), float(np.max(x))
+        if hi - lo <= 0:
+            lo, hi = lo - scale, hi + scale
+        atoms = np.linspace(lo, hi, m)
+        if align is not None and lo <= align <= hi:
+            atoms = atoms - atoms[np.argmin(np.abs(atoms - align))] + align
+            atoms[np.argmin(np.abs(atoms - align))] = align  # exact, whatever the rounding
+        return atoms
+    atoms = as_float_array(grid, "grid")
+    if atoms.ndim != 1 or atoms.size == 0:
+        raise ValueError("grid must be a positive integer (number of points) or a 1-dimensional array of "
+                         f"atoms, got shape {atoms.shape}")
+    atoms = np.sort(atoms)
+    if atoms.size > 1 and np.any(np.diff(atoms) == 0):
+        raise ValueError("grid contains repeated atoms; pass distinct values")
+    return atoms
+
+
+def mixture_pdf(y: Any, atoms: np.ndarray, weights: np.ndarray, sd: Any, *, name: str = "y",
+                sd_name: str = "sd") -> Any:
+    """sum_j weights_j N(y; atoms_j, sd^2) at every y (same container out as in)."""
+    from .._kernels.ebayes import mixture_pdf as kernel
+
+    wrapper = InputWrapper.of(y)
+    arr = as_float_array(y, name, allow_inf=True)
+    flat = np.ascontiguousarray(arr.ravel())
+    sdv = positive_scale(sd, sd_name, flat.size)
+    sdv = np.ascontiguousarray(np.broadcast_to(sdv, flat.shape), dtype=np.float64)
+    keep = weights > 0
+    out = np.empty(flat.size)
+    kernel(flat, sdv, np.ascontiguousarray(atoms[keep]), np.ascontiguousarray(weights[keep]), out)
+    return wrapper.wrap(out.reshape(arr.shape))
