@@ -4,6 +4,10 @@
 generalised covariance measure of Shah & Peters (2020); ``rpcit`` tests high-dimensional X and Y
 through k random one-dimensional projections, aggregated with ``combine_pvalues``.
 """
+from .combine import COMBINE_METHODS, combine_pvalues
+from .gcm import GCMWarning, gcm_test
 from .regress import REGRESSIONS, RegressionFit, SpectralSmoother, fit_residualizer, residualize
+from .rpcit import random_directions, rpcit
 
-__all__ = ["residualize", "fit_residualizer", "RegressionFit", "SpectralSmoother", "REGRESSIONS"]
+__all__ = ["gcm_test", "GCMWarning", "rpcit", "random_directions", "combine_pvalues", "COMBINE_METHODS",
+           "residualize", "fit_residualizer", "RegressionFit", "SpectralSmoother", "REGRESSIONS"]
