@@ -1,0 +1,561 @@
+"""PC-stable skeleton learning where a node may be a group of columns.
+
+The skeleton phase of the PC algorithm in its order-independent "stable" form (Colombo & Maathuis
+2014, Alg. 4.1): at level ``l`` every node keeps the neighbour set it had when the level began, an
+edge ``a - b`` is removed as soon as ``a`` and ``b`` test independent given some ``l``-subset of
+``adj(a) \\ {b}`` or of ``adj(b) \\ {a}``, and the algorithm stops when no node has ``l`` other
+neighbours left. A node may be a group of columns (a module of genes, the pixels of an image), so
+each test is a test of ``X_A`` independent of ``X_B`` given ``X_S`` with multivariate blocks: GCM's
+max statistic or RP-CIT's random projections handle that directly.
+
+Residuals of a node on a conditioning set are computed once and shared by all tests that need
+them (at level ``l`` a node's residuals on a set ``S`` serve every neighbour it is tested against),
+which is where most of the time of a regression-based CI test goes.
+"""
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass, field
+from itertools import combinations
+from typing import Any, Callable, Mapping
+
+import numpy as np
+
+from .._checks import as_float_array, check_choice, check_positive_int, check_probability, check_seed
+from .._result import TableResult
+from .._rformat import R_DIGITS, format_numbers, format_table, strwrap
+
+__all__ = ["pc_skeleton", "SkeletonResult"]
+
+_TESTS = ("rpcit", "gcm", "parcor")
+
+
+# ----------------------------------------------------------------------------------------------
+# input
+# ----------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class _Design:
+    """Validated data: values, the node names and, per node, its column indices into ``values``."""
+
+    values: np.ndarray
+    labels: list            # column labels of ``values`` (as the user named them)
+    names: list             # node names
+    cols: list              # one int64 array of column indices per node
+    grouped: bool
+
+
+def _column_labels(data) -> list:
+    if hasattr(data, "columns"):
+        return list(data.columns)
+    arr = np.asarray(data)
+    return [f"V{j + 1}" for j in range(arr.shape[1])] if arr.ndim == 2 else []
+
+
+def _validate_groups(groups, labels: list, is_frame: bool) -> tuple[list, list]:
+    if not isinstance(groups, Mapping):
+        raise TypeError(f"groups must be a mapping of node names to lists of columns, got {type(groups).__name__}")
+    if len(groups) < 2:
+        raise ValueError(f"groups must define at least two nodes, got {len(groups)}")
+    where = {lab: j for j, lab in enumerate(labels)}
+    names, cols, owner = [], [], {}
+    for name, members in groups.items():
+        if isinstance(members, (str, bytes)) or not hasattr(members, "__iter__"):
+            members = [members]
+        members = list(members)
+        if not members:
+            raise ValueError(f"groups[{name!r}] is empty; every node needs at least one column")
+        idx = []
+        for m in members:
+            if is_frame and m in where:
+                j = where[m]
+            elif not is_frame and isinstance(m, numbers.Integral) and not isinstance(m, bool) \
+                    and -len(labels) <= m < len(labels):
+                j = int(m) % len(labels)
+            else:
+                kind = "a column label of data" if is_frame else f"a column index in [0, {len(labels)})"
+                raise ValueError(f"groups[{name!r}] lists {m!r}, which is not {kind}")
+            if j in owner:
+                raise ValueError(f"groups[{name!r}] and groups[{owner[j]!r}] share column {labels[j]!r}; "
+                                 "nodes must not overlap")
+            owner[j] = name
+            idx.append(j)
+        names.append(name)
+        cols.append(np.asarray(idx, dtype=np.int64))
+    return names, cols
+
+
+def _validate(data, alpha, test, groups, max_cond, n_jobs) -> tuple[_Design, float, Any, int | None, int]:
+    if data is None:
+        raise TypeError("data must be a 2-d array or a pandas DataFrame, got None")
+    is_frame = hasattr(data, "columns")
+    values = as_float_array(data, "data", ndim=2)
+    labels = _column_labels(data)
+    n, p = values.shape
+    if groups is None:
+        names, cols = list(labels), [np.array([j], dtype=np.int64) for j in range(p)]
+        if len(set(names)) != len(names):
+            raise ValueError("data has duplicated column labels; rename them or pass groups")
+        if p < 2:
+            raise ValueError(f"data must have at least two columns (nodes), got {p}")
+    else:
+        names, cols = _validate_groups(groups, labels, is_frame)
+    used = np.concatenate(cols)
+    if n < 4:
+        raise ValueError(f"data must have at least 4 rows, got {n}")
+    sd = values[:, used].std(axis=0)
+    if np.any(sd == 0):
+        bad = labels[int(used[np.flatnonzero(sd == 0)[0]])]
+        raise ValueError(f"data column {bad!r} is constant; drop it before learning the skeleton")
+    alpha = check_probability(alpha, "alpha", open_right=True)
+    if callable(test):
+        pass
+    else:
+        test = check_choice(test, "test", _TESTS)
+    if max_cond is not None:
+        max_cond = check_positive_int(max_cond, "max_cond", minimum=0)
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral) or n_jobs == 0:
+        raise ValueError(f"n_jobs must be a non-zero integer (-1 for all cores), got {n_jobs!r}")
+    design = _Design(values, labels, names, cols, groups is not None)
+    return design, alpha, test, max_cond, int(n_jobs)
+
+
+# ----------------------------------------------------------------------------------------------
+# one conditional independence test, with residuals cached per (node, conditioning set)
+# ----------------------------------------------------------------------------------------------
+
+class _Tester:
+    """Runs the test of node ``i`` against node ``j`` given nodes ``S``; picklable for joblib.
+
+    Seeds are derived from ``entropy`` and the nodes involved, so a test's random draws (projection
+    directions, bootstrap multipliers, forests) do not depend on the order or the process it runs in.
+    """
+
+    def __init__(self, design: _Design, test, test_args: dict, entropy: int):
+        self.design = design
+        self.test = test
+        self.entropy = entropy
+        self.args = dict(test_args)
+        # the built-in tests get residuals from the cache: the regression is pc_skeleton's business
+        self.regression = None if callable(test) else self.args.pop("regression", "ols")
+
+    def _seed(self, *key: int) -> np.random.Generator:
+        return np.random.default_rng(np.random.SeedSequence(self.entropy, spawn_key=tuple(key)))
+
+    def _block(self, nodes) -> np.ndarray | None:
+        if not nodes:
+            return None
+        idx = np.concatenate([self.design.cols[k] for k in nodes])
+        return self.design.values[:, idx]
+
+    def residuals(self, i: int, S: tuple, cache: dict) -> np.ndarray:
+        key = (i, S)
+        res = cache.get(key)
+        if res is None:
+            from .regress import residualize
+
+            v = self.design.values[:, self.design.cols[i]]
+            # only a forest or a scikit-learn estimator draws; seeding costs more than an OLS fit
+            seed = None if self.regression in ("ols", "ridge", "krr") else self._seed(0, i, *S)
+            res = residualize(v, self._block(S), regression=self.regression, seed=seed)
+            res = np.asarray(res, dtype=np.float64).reshape(v.shape[0], -1)
+            cache[key] = res
+        return res
+
+    def pvalue(self, i: int, j: int, S: tuple, cache: dict) -> float:
+        if callable(self.test):
+            out = self.test(self._frame(i), self._frame(j), self._frame_of(S), **self.args)
+        elif self.test == "parcor":
+            out = self._parcor(i, j, S, cache)
+        else:
+            rx, ry = self.residuals(i, S, cache), self.residuals(j, S, cache)
+            if self.test == "gcm":
+                from .gcm import gcm_test
+
+                out = gcm_test(None, None, None, resid_x=rx, resid_y=ry, seed=self._seed(1, i, j, *S), **self.args)
+            else:
+                from .rpcit import rpcit
+
+                out = rpcit(None, None, None, resid_x=rx, resid_y=ry, seed=self._seed(1, i, j, *S), **self.args)
+        p = getattr(out, "p_value", out)
+        try:
+            p = float(p)
+        except (TypeError, ValueError):
+            raise TypeError(f"test must return a p-value or an HTest, got {type(out).__name__}") from None
+        if not 0.0 <= p <= 1.0:
+            raise ValueError(f"test returned p-value {p!r} for {self.design.names[i]!r} vs "
+                             f"{self.design.names[j]!r}; p-values must lie in [0, 1]")
+        return p
+
+    def _parcor(self, i: int, j: int, S: tuple, cache: dict):
+        from .rpcit import rpcit
+
+        rx, ry = self.residuals(i, S, cache), self.residuals(j, S, cache)
+        dz = sum(len(self.design.cols[k]) for k in S)
+        return rpcit(None, None, None, resid_x=rx, resid_y=ry, base="parcor", dim_z=dz,
+                     seed=self._seed(1, i, j, *S), **self.args)
+
+    def _frame(self, i: int):
+        import pandas as pd
+
+        idx = self.design.cols[i]
+        return pd.DataFrame(self.design.values[:, idx], columns=[self.design.labels[k] for k in idx])
+
+    def _frame_of(self, S: tuple):
+        if not S:
+            return None
+        import pandas as pd
+
+        idx = np.concatenate([self.design.cols[k] for k in S])
+        return pd.DataFrame(self.design.values[:, idx], columns=[self.design.labels[k] for k in idx])
+
+
+def _candidate_sets(adj_i: tuple, adj_j: tuple, level: int):
+    """The l-subsets of adj(i) \\ {j}, then those of adj(j) \\ {i} not already listed (sorted tuples)."""
+    seen = set()
+    for pool in (adj_i, adj_j):
+        for S in combinations(pool, level):
+            if S not in seen:
+                seen.add(S)
+                yield S
+
+
+def _test_edges(tester: _Tester, jobs: list, level: int, alpha: float) -> list:
+    """Test a batch of edges at one level; one residual cache shared by the batch.
+
+    ``jobs`` holds ``(i, j, adj_i_without_j, adj_j_without_i)``. Returns, per edge, the tests run
+    as ``(S, p)`` in order; the last one separates ``i`` and ``j`` when its p-value is >= alpha.
+    """
+    cache: dict = {}
+    out = []
+    for i, j, adj_i, adj_j in jobs:
+        done = []
+        for S in _candidate_sets(adj_i, adj_j, level):
+            p = tester.pvalue(i, j, S, cache)
+            done.append((S, p))
+            if p >= alpha:
+                break
+        out.append(done)
+    return out
+
+
+def _run_level(tester, jobs, level, alpha, n_jobs):
+    if n_jobs == 1 or len(jobs) < 2:
+        return _test_edges(tester, jobs, level, alpha)
+    from joblib import Parallel, delayed, effective_n_jobs
+
+    workers = effective_n_jobs(n_jobs)
+    # contiguous batches of edges sorted by first node, so a batch reuses that node's residuals
+    n_batches = min(len(jobs), 4 * workers)
+    bounds = np.linspace(0, len(jobs), n_batches + 1).astype(int)
+    parts = Parallel(n_jobs=n_jobs)(
+        delayed(_test_edges)(tester, jobs[a:b], level, alpha) for a, b in zip(bounds[:-1], bounds[1:]) if b > a)
+    return [r for part in parts for r in part]
+
+
+# ----------------------------------------------------------------------------------------------
+# the algorithm
+# ----------------------------------------------------------------------------------------------
+
+def pc_skeleton(data, alpha: float = 0.01, test: str | Callable = "rpcit", groups: Mapping | None = None,
+                max_cond: int | None = None, n_jobs: int = 1, seed=None, **test_args) -> "SkeletonResult":
+    """Learn the skeleton of a causal graph by the PC-stable algorithm, nodes possibly groups of columns.
+
+    Starting from the complete graph, an edge ``a - b`` is removed when a conditional independence
+    test of ``a`` and ``b`` given a set ``S`` of current neighbours of ``a`` (or of ``b``) has
+    p-value ``>= alpha``; ``S`` is tried with 0, 1, 2, ... nodes (the level), neighbour sets are
+    frozen at the start of each level (the "stable" variant, whose output does not depend on the
+    order of the nodes), and the search stops when no node has enough neighbours left or the level
+    exceeds ``max_cond``.
+
+    Parameters
+    ----------
+    data : pandas DataFrame or 2-d array, shape (n, p)
+        Observations in rows. Column labels (or ``V1, ..., Vp`` for an array) name the nodes unless
+        ``groups`` is given. Must be finite, with no constant column among those used.
+    alpha : float in (0, 1)
+        Significance level of every test.
+    test : {"rpcit", "gcm", "parcor"} or callable
+        ``"gcm"``: :func:`statcore.cit.gcm_test` (scalar statistic for two one-column nodes, the
+        max/quadratic forms per ``type`` for groups). ``"rpcit"``: :func:`statcore.cit.rpcit`
+        (random projections of grouped nodes). ``"parcor"``: partial correlation (RP-CIT with the
+        partial-correlation base for groups). Both use residuals of each node on ``S``, computed
+        once per (node, S). A callable is called as ``test(x, y, z, **test_args)`` with pandas
+        DataFrames holding the columns of the two nodes and of ``S`` (``z`` is None when ``S`` is
+        empty) and must return a p-value or an :class:`~statcore.HTest`.
+    groups : mapping, optional
+        Node name -> list of columns (labels of a DataFrame, integer positions of an array). Only
+        the listed columns are used; nodes must not share columns.
+    max_cond : int, optional
+        Largest conditioning set size (in nodes) tried; None for no limit.
+    n_jobs : int
+        Number of joblib workers for the tests within a level (-1: all cores). Results do not
+        depend on it; switch backends, e.g. to Dask, with ``joblib.parallel_config``.
+    seed : None, int or numpy.random.Generator
+        Source of the random draws (projection directions, bootstrap multipliers, forests). Each
+        test draws from a stream derived from this seed and the nodes it involves.
+    **test_args
+        Passed on to the test, e.g. ``regression="krr"``, ``k=100``, ``type="max"``, ``B=999``.
+
+    Returns
+    -------
+    SkeletonResult
+        ``adjacency`` (0/1 DataFrame), ``sepsets`` (separating set of every removed edge),
+        ``p_max`` (largest p-value seen for every pair), ``tests`` (every test run), ``plot()``.
+
+    Examples
+    --------
+    A chain ``A -> B -> C``: ``A`` and ``C`` are separated by ``B``.
+
+    >>> import numpy as np, pandas as pd
+    >>> from statcore.cit.skeleton import pc_skeleton
+    >>> rng = np.random.default_rng(1)
+    >>> a = rng.standard_normal(500); b = a + rng.standard_normal(500); c = b + rng.standard_normal(500)
+    >>> res = pc_skeleton(pd.DataFrame({"A": a, "B": b, "C": c}), alpha=0.01, test="gcm")
+    >>> res.edges()
+    [('A', 'B'), ('B', 'C')]
+    >>> res.sepset("A", "C")
+    ('B',)
+
+    References
+    ----------
+    Spirtes, Glymour & Scheines (2000), *Causation, Prediction, and Search*, 2nd ed., Sec. 5.4.2.
+    Colombo & Maathuis (2014), Order-independent constraint-based causal structure learning, JMLR
+    15, Alg. 4.1. Kalisch, Maechler, Colombo, Maathuis & Buehlmann (2012), R package pcalg
+    (``skeleton(method = "stable")``).
+    """
+    design, alpha, test, max_cond, n_jobs = _validate(data, alpha, test, groups, max_cond, n_jobs)
+    entropy = int(check_seed(seed).integers(2**63))
+    tester = _Tester(design, test, test_args, entropy)
+    m = len(design.names)
+    adj = ~np.eye(m, dtype=bool)
+    p_max = np.full((m, m), np.nan)
+    sepsets: dict = {}
+    records = []
+    level = 0
+    max_order = -1
+    while max_cond is None or level <= max_cond:
+        nbrs = [tuple(np.flatnonzero(adj[i])) for i in range(m)]
+        jobs = []
+        for i in range(m):
+            for j in nbrs[i]:
+                if j <= i:
+                    continue
+                ai = tuple(k for k in nbrs[i] if k != j)
+                aj = tuple(k for k in nbrs[j] if k != i)
+                if len(ai) >= level or len(aj) >= level:
+                    jobs.append((i, j, ai, aj))
+        if not jobs:
+            break
+        max_order = level
+        for (i, j, _, _), done in zip(jobs, _run_level(tester, jobs, level, alpha, n_jobs)):
+            for S, p in done:
+                records.append((i, j, S, level, p))
+                if not p <= p_max[i, j]:  # also replaces NaN
+                    p_max[i, j] = p_max[j, i] = p
+            if done and done[-1][1] >= alpha:
+                adj[i, j] = adj[j, i] = False
+                sepsets[(i, j)] = done[-1][0]
+        level += 1
+    return SkeletonResult._build(design, adj, p_max, sepsets, records, alpha, test, test_args, max_cond,
+                                 max_order)
+
+
+# ----------------------------------------------------------------------------------------------
+# the result
+# ----------------------------------------------------------------------------------------------
+
+def _test_label(test, test_args: dict) -> str:
+    name = getattr(test, "__name__", type(test).__name__) if callable(test) else test
+    if not test_args:
+        return str(name)
+    args = ", ".join(f"{k} = {v!r}" if isinstance(v, str) else f"{k} = {v}" for k, v in test_args.items())
+    return f"{name} ({args})"
+
+
+@dataclass(eq=False)
+class SkeletonResult(TableResult):
+    """The skeleton learned by :func:`pc_skeleton`.
+
+    Attributes
+    ----------
+    nodes : list
+        Node names, in the order of ``data``'s columns or of ``groups``.
+    adjacency : pandas.DataFrame
+        0/1 symmetric adjacency matrix (1: the nodes are adjacent).
+    sepsets : dict
+        ``(a, b) -> tuple`` of node names: the set that separated ``a`` and ``b`` (first in the
+        order of the nodes), for every removed edge; see :meth:`sepset`.
+    p_max : pandas.DataFrame
+        For every pair, the largest p-value of the tests run on it (pcalg's ``pMax``); a removed
+        edge has ``p_max >= alpha``. NaN on the diagonal.
+    tests : pandas.DataFrame
+        Every test run: ``x``, ``y``, ``cond`` (tuple of node names), ``order``, ``p_value``.
+    groups : dict
+        Node name -> list of column labels.
+    alpha, test, max_cond, max_order
+        The level, a label of the test and its arguments, the limit on the conditioning set size,
+        and the largest level run.
+    """
+
+    nodes: list
+    adjacency: Any
+    sepsets: dict
+    p_max: Any
+    tests: Any
+    groups: dict
+    alpha: float
+    test: str
+    max_cond: int | None
+    max_order: int
+    _names_to_index: dict = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def _build(cls, design: _Design, adj, p_max, sepsets, records, alpha, test, test_args, max_cond, max_order):
+        import pandas as pd
+
+        names = design.names
+        index = pd.Index(names)
+        adjacency = pd.DataFrame(adj.astype(np.int64), index=index, columns=index)
+        pmax = pd.DataFrame(p_max, index=index, columns=index)
+        seps = {(names[i], names[j]): tuple(names[k] for k in S) for (i, j), S in sepsets.items()}
+        tests = pd.DataFrame({
+            "x": [names[r[0]] for r in records],
+            "y": [names[r[1]] for r in records],
+            "cond": [tuple(names[k] for k in r[2]) for r in records],
+            "order": np.array([r[3] for r in records], dtype=np.int64),
+            "p_value": np.array([r[4] for r in records], dtype=np.float64),
+        })
+        groups = {name: [design.labels[k] for k in cols] for name, cols in zip(names, design.cols)}
+        return cls(names, adjacency, seps, pmax, tests, groups, alpha, _test_label(test, test_args), max_cond,
+                   max_order, {name: k for k, name in enumerate(names)})
+
+    # ---- queries -------------------------------------------------------------------------------
+    def _index(self, node) -> int:
+        try:
+            return self._names_to_index[node]
+        except (KeyError, TypeError):
+            raise ValueError(f"{node!r} is not a node; nodes are {self.nodes!r}") from None
+
+    def edges(self) -> list:
+        """The undirected edges ``(a, b)``, ``a`` before ``b`` in node order."""
+        a = self.adjacency.to_numpy()
+        m = len(self.nodes)
+        return [(self.nodes[i], self.nodes[j]) for i in range(m) for j in range(i + 1, m) if a[i, j]]
+
+    @property
+    def n_edges(self) -> int:
+        return int(np.triu(self.adjacency.to_numpy(), 1).sum())
+
+    def is_adjacent(self, a, b) -> bool:
+        return bool(self.adjacency.iat[self._index(a), self._index(b)])
+
+    def sepset(self, a, b):
+        """The separating set of ``a`` and ``b`` (tuple of node names), or None if they are adjacent."""
+        i, j = sorted((self._index(a), self._index(b)))
+        if i == j:
+            raise ValueError(f"a and b must be different nodes, got {a!r} twice")
+        return self.sepsets.get((self.nodes[i], self.nodes[j]))
+
+    def to_networkx(self):
+        """The skeleton as an undirected ``networkx.Graph`` with ``p_max`` on the edges."""
+        import networkx as nx
+
+        g = nx.Graph()
+        g.add_nodes_from(self.nodes)
+        for a, b in self.edges():
+            g.add_edge(a, b, p_max=float(self.p_max.at[a, b]))
+        return g
+
+    # ---- output --------------------------------------------------------------------------------
+    def to_frame(self):
+        """One row per pair of nodes: ``adjacent``, ``p_max``, ``sepset`` (None when adjacent)."""
+        import pandas as pd
+
+        m = len(self.nodes)
+        rows = []
+        for i in range(m):
+            for j in range(i + 1, m):
+                a, b = self.nodes[i], self.nodes[j]
+                rows.append((a, b, bool(self.adjacency.iat[i, j]), float(self.p_max.iat[i, j]),
+                             self.sepsets.get((a, b))))
+        return pd.DataFrame(rows, columns=["from", "to", "adjacent", "p_max", "sepset"])
+
+    def summary(self, digits: int = R_DIGITS, max_print: int = 30) -> str:
+        m = len(self.nodes)
+        n_groups = sum(len(c) > 1 for c in self.groups.values())
+        lines = ["", "\tPC-stable skeleton", ""]
+        lines += strwrap(f"test: {self.test}, alpha = {format_numbers([self.alpha], digits)[0]}")
+        node_txt = f"nodes: {m}" + (f" ({n_groups} of them groups of columns)" if n_groups else "")
+        lines.append(f"{node_txt}, edges: {self.n_edges} of {m * (m - 1) // 2} pairs")
+        lines.append(f"tests: {len(self.tests)}, max. order: {max(self.max_order, 0)}"
+                     + ("" if self.max_cond is None else f" (max_cond = {self.max_cond})"))
+        frame = self.to_frame()
+        for title, part in (("Edges (largest p-value of the tests run):", frame[frame["adjacent"]]),
+                            ("Removed edges (largest p-value and separating set):", frame[~frame["adjacent"]])):
+            lines += ["", title]
+            if part.empty:
+                lines.append("<none>")
+                continue
+            shown = part.iloc[:max_print]
+            cols = {"from": [str(v) for v in shown["from"]], "to": [str(v) for v in shown["to"]],
+                    "p.max": [float(v) for v in shown["p_max"]]}
+            if title.startswith("Removed"):
+                cols["sepset"] = ["{" + ", ".join(map(str, s)) + "}" for s in shown["sepset"]]
+            lines.append(format_table([str(k + 1) for k in range(len(shown))], cols, digits=4))
+            if len(part) > max_print:
+                lines.append(f" ... {len(part) - max_print} more rows; see to_frame()")
+        lines.append("")
+        return "\n".join(lines) + "\n"
+
+    def __repr__(self) -> str:
+        return (f"SkeletonResult(nodes={len(self.nodes)}, edges={self.n_edges}, tests={len(self.tests)}, "
+                f"alpha={self.alpha}, test={self.test!r})")
+
+    def _plot(self, ax=None, pos: Mapping | None = None, node_size: float = 0.09, cmap: str = "viridis_r",
+              labels: bool = True):
+        """The skeleton on a circle (or at ``pos``, node -> (x, y)); edge colour and width by -log10 p_max.
+
+        Grouped nodes are drawn larger and labelled with their number of columns.
+        """
+        import matplotlib.pyplot as plt
+        from matplotlib.collections import LineCollection
+        from matplotlib.patches import Circle
+
+        if ax is None:
+            fig, ax = plt.subplots(figsize=(6, 6))
+        else:
+            fig = ax.figure
+        m = len(self.nodes)
+        if pos is None:
+            theta = np.pi / 2 - 2 * np.pi * np.arange(m) / m
+            xy = np.column_stack([np.cos(theta), np.sin(theta)])
+        else:
+            missing = [v for v in self.nodes if v not in pos]
+            if missing:
+                raise ValueError(f"pos has no position for nodes {missing!r}")
+            xy = np.array([pos[v] for v in self.nodes], dtype=float)
+        edges = self.edges()
+        if edges:
+            ij = np.array([(self._index(a), self._index(b)) for a, b in edges])
+            strength = -np.log10(np.clip([self.p_max.at[a, b] for a, b in edges], 1e-300, 1.0))
+            top = max(float(np.max(strength)), -np.log10(self.alpha))
+            lc = LineCollection(xy[ij], cmap=cmap, linewidths=1.0 + 3.0 * strength / top, zorder=1)
+            lc.set_array(strength)
+            lc.set_clim(-np.log10(self.alpha), top)
+            ax.add_collection(lc)
+            fig.colorbar(lc, ax=ax, shrink=0.6, label="-log10 max p-value")
+        sizes = [len(self.groups[v]) for v in self.nodes]
+        for k, v in enumerate(self.nodes):
+            r = node_size * (1.0 + 0.35 * (sizes[k] > 1))
+            ax.add_patch(Circle(xy[k], r, facecolor="white", edgecolor="black", zorder=2))
+            if labels:
+                text = f"{v}\n({sizes[k]})" if sizes[k] > 1 else str(v)
+                ax.text(*xy[k], text, ha="center", va="center", fontsize=8, zorder=3)
+        pad = 2 * node_size
+        ax.set_xlim(xy[:, 0].min() - pad, xy[:, 0].max() + pad)
+        ax.set_ylim(xy[:, 1].min() - pad, xy[:, 1].max() + pad)
+        ax.set_aspect("equal")
+        ax.set_axis_off()
+        ax.set_title(f"PC-stable skeleton: {self.n_edges} edges, alpha = {self.alpha:g}")
+        return fig
