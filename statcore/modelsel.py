@@ -55,7 +55,7 @@ class LogLik:
     >>> print(ll)
     'log Lik.' -45.2 (df=3)
     >>> round(ll.aic(), 4), round(ll.bic(), 4)
-    (96.4, 101.4665)
+    (96.4, 101.4666)
     """
 
     value: float
@@ -167,7 +167,7 @@ def loglik(model: Any, *, df: float | None = None) -> LogLik:
     >>> x = np.arange(10.0); y = np.array([1.2, 1.9, 3.2, 3.8, 5.3, 5.9, 7.1, 8.2, 8.8, 10.1])
     >>> fit = sm.OLS(y, sm.add_constant(x)).fit()
     >>> print(loglik(fit))          # R: logLik(lm(y ~ x))
-    'log Lik.' 3.232962 (df=3)
+    'log Lik.' 3.321231 (df=3)
     >>> loglik(fit).df, int(fit.df_model + 1)   # R counts sigma; statsmodels' aic does not
     (3, 2)
     """
@@ -282,11 +282,13 @@ def _glm_loglik(res) -> LogLik:
     if isinstance(fam, families.Tweedie):
         raise TypeError("a Tweedie GLM has no closed-form likelihood (R's logLik gives NA); "
                         "pass loglik(model, df=...) on a LogLik you compute yourself")
-    if dispersion_family:
-        if isinstance(fam, families.Gaussian):
-            scale = res.deviance / freqw.sum()
-        else:
-            scale = res.deviance / (varw * freqw).sum()
+    if isinstance(fam, families.Gaussian):
+        scale = res.deviance / freqw.sum()
+    elif dispersion_family:
+        # R's Gamma()$aic and inverse.gaussian()$aic multiply each observation's density (at the
+        # dispersion deviance / sum(weights)) by its prior weight, as if the weights were frequencies
+        scale = res.deviance / (varw * freqw).sum()
+        freqw, varw = varw * freqw, np.ones_like(varw)
     else:
         scale = 1.0
     value = float(fam.loglike(y, mu, var_weights=varw, freq_weights=freqw, scale=scale))
@@ -415,11 +417,11 @@ def aic(*models: Any, k: float = 2.0, **named: Any):
     >>> m1 = sm.OLS(y, sm.add_constant(x)).fit()
     >>> m2 = sm.OLS(y, np.column_stack([np.ones(10), x, x ** 2])).fit()
     >>> round(aic(m1), 6)                    # R: AIC(lm(y ~ x))
-    -0.465923
+    -0.642462
     >>> print(aic(linear=m1, quadratic=m2))  # R: AIC(linear, quadratic)
               df        AIC
-    linear     3 -0.4659235
-    quadratic  4  1.2473458
+    linear     3 -0.6424623
+    quadratic  4  1.3348853
     <BLANKLINE>
     """
     if isinstance(k, bool) or not isinstance(k, numbers.Real) or not (math.isfinite(k) and k >= 0):
@@ -436,7 +438,7 @@ def bic(*models: Any, **named: Any):
     --------
     >>> from statcore import LogLik
     >>> round(bic(LogLik(-45.2, 3, 40)), 4)
-    101.4665
+    101.4666
     """
     return _criterion_table(models, named, "BIC")
 
@@ -592,12 +594,14 @@ def compare_models(models: Any, criterion: str = "AIC") -> ModelComparison:
     values = _criterion_values(lls, crit)
     order = np.argsort(values, kind="stable")
     delta, weight = _akaike_weights(values[order])
+    with np.errstate(over="ignore"):   # an evidence ratio beyond 1e308 is infinite, as in R
+        evidence = np.exp(0.5 * delta)
     return ModelComparison(
         names=tuple(names[i] for i in order),
         df=np.array([lls[i].df for i in order], dtype=float),
         loglik=np.array([lls[i].value for i in order]),
         values=values[order], delta=delta, weight=weight,
-        evidence_ratio=np.exp(0.5 * delta), cum_weight=np.cumsum(weight),
+        evidence_ratio=evidence, cum_weight=np.cumsum(weight),
         criterion=crit, nobs=lls[0].nobs)
 
 
@@ -812,7 +816,7 @@ def compare_by_group(fits: Mapping[Any, Mapping[str, Any]], criterion: str = "AI
     >>> res.wins
     {'1L': 2, '2NL': 4}
     >>> res.headline()
-    '2NL best in 4 of 6 groups (95% bootstrap interval 1 to 6, B = 200)'
+    '2NL best in 4 of 6 groups (95% bootstrap interval 2 to 6, B = 200)'
     """
     crit = check_choice(criterion, "criterion", tuple(_CRITERIA),
                         aliases={"aic": "AIC", "bic": "BIC", "aicc": "AICc"})

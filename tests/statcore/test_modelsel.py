@@ -1,0 +1,352 @@
+"""AIC model comparison: R's logLik/AIC/BIC/lrtest to 1e-8, statsmodels parity, properties, bad input."""
+import json
+import math
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import statsmodels.api as sm
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+from statsmodels.genmod import families
+from statsmodels.genmod.families import links
+
+import statcore as sc
+from statcore import LogLik
+from helpers import requires_r, run_r
+
+DATA = Path(__file__).parent / "data"
+D = pd.read_csv(DATA / "modelsel_data.csv", comment="#")
+GOLDEN = json.loads((DATA / "modelsel_golden.json").read_text())
+
+
+def X(*cols):
+    return sm.add_constant(D[list(cols)].to_numpy()) if cols else np.ones((len(D), 1))
+
+
+def fit_models():
+    """The statsmodels twins of the R models in data/modelsel_golden.R."""
+    glm = lambda y, fam, *cols, **kw: sm.GLM(D[y].to_numpy(), X(*cols), family=fam, **kw).fit()
+    w = D["w"].to_numpy()
+    return {
+        "lm1": sm.OLS(D["y"].to_numpy(), X("x1")).fit(),
+        "lm2": sm.OLS(D["y"].to_numpy(), X("x1", "x2")).fit(),
+        "lm_w": sm.WLS(D["y"].to_numpy(), X("x1", "x2"), weights=w).fit(),
+        "lm0": sm.OLS(D["y"].to_numpy(), X()).fit(),
+        "glm_gauss": glm("y", families.Gaussian(), "x1", "x2"),
+        "glm_binom1": glm("yb", families.Binomial(), "x1"),
+        "glm_binom2": glm("yb", families.Binomial(), "x1", "x2"),
+        "glm_probit": glm("yb", families.Binomial(link=links.Probit()), "x1", "x2"),
+        "glm_pois": glm("yc", families.Poisson(), "x1", "x2"),
+        "glm_pois_w": glm("yc", families.Poisson(), "x1", "x2", var_weights=w),
+        "glm_gamma": glm("yg", families.Gamma(link=links.Log()), "x1", "x2"),
+        "glm_gamma_inv": glm("yg", families.Gamma(), "x1", "x2"),
+        "glm_gamma_w": glm("yg", families.Gamma(link=links.Log()), "x1", "x2", var_weights=w),
+        "glm_invgauss": glm("yg", families.InverseGaussian(link=links.Log()), "x1", "x2"),
+    }
+
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")   # statsmodels' DomainWarning for R's default Gamma inverse link
+    MODELS = fit_models()
+
+
+@pytest.mark.parametrize("name", list(MODELS))
+def test_loglik_aic_bic_equal_r_golden(name):
+    g, m = GOLDEN[name], MODELS[name]
+    ll = sc.loglik(m)
+    assert ll.df == g["df"] and ll.nobs == g["nobs"]
+    assert ll.value == pytest.approx(g["logLik"], abs=1e-8, rel=1e-10)
+    assert sc.aic(m) == pytest.approx(g["AIC"], abs=1e-8, rel=1e-10)
+    assert sc.bic(m) == pytest.approx(g["BIC"], abs=1e-8, rel=1e-10)
+
+
+@pytest.mark.parametrize("r_name, model", [
+    ("glm_binom2", sm.Logit), ("glm_probit", sm.Probit), ("glm_pois", sm.Poisson)])
+def test_discrete_models_equal_r_glm(r_name, model):
+    y = D["yb" if model is not sm.Poisson else "yc"].to_numpy()
+    fit = model(y, X("x1", "x2")).fit(disp=0, tol=1e-12, maxiter=200)
+    g = GOLDEN[r_name]
+    assert sc.loglik(fit).df == g["df"]
+    assert sc.aic(fit) == pytest.approx(g["AIC"], abs=1e-8)
+    assert sc.bic(fit) == pytest.approx(g["BIC"], abs=1e-8)
+
+
+@pytest.mark.parametrize("key, pair", [("lrtest_lm", ("lm1", "lm2")), ("lrtest_binom", ("glm_binom1", "glm_binom2"))])
+def test_lrtest_equals_r_lmtest(key, pair):
+    g = GOLDEN[key]
+    res = sc.lrtest(MODELS[pair[0]], MODELS[pair[1]])
+    assert isinstance(res, sc.HTest)
+    assert res.statistic == pytest.approx(g["Chisq"], abs=1e-8)
+    assert res.parameter["df"] == g["Df"]
+    assert res.p_value == pytest.approx(g["p"], rel=1e-8)
+    tab = res.extras["table"]
+    assert list(tab.columns) == ["#Df", "LogLik", "Df", "Chisq", "Pr(>Chisq)"]
+
+
+def test_aic_table_equals_r():
+    g = GOLDEN["aic_table"]
+    tab = sc.aic(lm0=MODELS["lm0"], lm1=MODELS["lm1"], lm2=MODELS["lm2"])
+    assert tab.names == ("lm0", "lm1", "lm2")
+    assert list(tab.df) == g["df"]
+    np.testing.assert_allclose(tab.values, g["AIC"], atol=1e-8, rtol=0)
+    frame = tab.to_frame()
+    assert list(frame.columns) == ["df", "AIC"] and list(frame.index) == ["lm0", "lm1", "lm2"]
+    # positional models are named model1, model2, ...
+    assert sc.bic(MODELS["lm1"], MODELS["lm2"]).names == ("model1", "model2")
+
+
+R_PRELUDE = f"""
+source_lines <- readLines("{DATA / 'modelsel_golden.R'}")
+d <- read.csv("{DATA / 'modelsel_data.csv'}", comment.char = "#")
+eval(parse(text = paste(source_lines[grep("^MODELS <-", source_lines):(grep("^LRTESTS <-", source_lines) - 1)], collapse = "\\n")))
+"""
+
+
+@requires_r
+@pytest.mark.r
+def test_live_r_values_and_printouts():
+    out = run_r(R_PRELUDE + """
+for (nm in names(MODELS)) cat(nm, sprintf("%.17g", logLik(MODELS[[nm]])), sprintf("%.17g", BIC(MODELS[[nm]])), "\\n")
+cat("----\\n")
+lm0 <- MODELS$lm0; lm1 <- MODELS$lm1; lm2 <- MODELS$lm2
+print(AIC(lm0, lm1, lm2))
+cat("----\\n")
+print(BIC(lm0, lm1, lm2))
+cat("----\\n")
+print(logLik(lm2))
+print(logLik(MODELS$glm_gamma))
+""")
+    values, aic_print, bic_print, ll_print = out.split("----\n")
+    for line in values.strip().splitlines():
+        name, ll, b = line.split()
+        assert sc.loglik(MODELS[name]).value == pytest.approx(float(ll), abs=1e-8), name
+        assert sc.bic(MODELS[name]) == pytest.approx(float(b), abs=1e-8), name
+    trio = dict(lm0=MODELS["lm0"], lm1=MODELS["lm1"], lm2=MODELS["lm2"])
+    assert str(sc.aic(**trio)) == aic_print
+    assert str(sc.bic(**trio)) == bic_print
+    assert f"{sc.loglik(MODELS['lm2'])}\n{sc.loglik(MODELS['glm_gamma'])}\n" == ll_print
+
+
+def test_ols_sigma_convention_differs_from_statsmodels_by_one_parameter():
+    m = MODELS["lm2"]
+    ll = sc.loglik(m)
+    assert ll.value == pytest.approx(m.llf, abs=1e-12)
+    assert ll.df == m.df_model + 1 + 1          # coefficients (with intercept) + sigma
+    assert sc.aic(m) == pytest.approx(m.aic + 2, abs=1e-10)
+    assert sc.bic(m) == pytest.approx(m.bic + math.log(m.nobs), abs=1e-10)
+    assert sc.aic(sc.loglik(m, df=m.df_model + 1)) == pytest.approx(m.aic, abs=1e-10)
+
+
+@pytest.mark.parametrize("name", ["glm_binom2", "glm_pois", "glm_probit", "glm_gauss"])
+def test_statsmodels_llf_agrees_where_conventions_agree(name):
+    m = MODELS[name]
+    assert sc.loglik(m).value == pytest.approx(m.llf, abs=1e-9)
+    if name != "glm_gauss":   # statsmodels does not count the gaussian dispersion
+        assert sc.aic(m) == pytest.approx(m.aic, abs=1e-9)
+
+
+def test_gamma_glm_uses_r_ml_dispersion_not_statsmodels_pearson():
+    m = MODELS["glm_gamma"]
+    assert abs(m.llf - sc.loglik(m).value) > 1e-3   # statsmodels uses the Pearson scale
+    assert sc.loglik(m).value == pytest.approx(GOLDEN["glm_gamma"]["logLik"], abs=1e-8)
+
+
+def test_gaussian_mixture_loglik():
+    from sklearn.mixture import GaussianMixture
+
+    rng = np.random.default_rng(3)
+    x = np.r_[rng.normal(-2, 1, (150, 2)), rng.normal(2, 0.5, (100, 2))]
+    for cov, k_cov in [("full", 2 * 3), ("diag", 2 * 2), ("tied", 3), ("spherical", 2)]:
+        gm = GaussianMixture(2, covariance_type=cov, random_state=0).fit(x)
+        ll = sc.loglik((gm, x))
+        assert ll.df == 2 * 2 + k_cov + 1 == gm._n_parameters()
+        assert ll.value == pytest.approx(gm.score(x) * len(x), rel=1e-12)
+        assert ll.nobs == 250
+        assert sc.bic((gm, x)) == pytest.approx(gm.bic(x), rel=1e-10)
+        assert sc.aic((gm, x)) == pytest.approx(gm.aic(x), rel=1e-10)
+    with pytest.raises(TypeError, match=r"loglik\(\(model, X\)\)"):
+        sc.loglik(gm)
+
+
+def test_scipy_fit_and_triples():
+    rng = np.random.default_rng(4)
+    x = rng.gamma(2.0, 1.5, 200)
+    a, loc, scale = stats.gamma.fit(x, floc=0)
+    ll = sc.loglik((stats.gamma, (a, loc, scale), x))
+    assert ll.value == pytest.approx(np.sum(stats.gamma.logpdf(x, a, loc, scale)), rel=1e-14)
+    assert ll.df == 3 and ll.nobs == 200
+    assert sc.loglik((stats.gamma, (a, loc, scale), x), df=2).df == 2
+    assert sc.loglik((stats.norm, {"loc": 1.0, "scale": 2.0}, x)).df == 2
+    k = rng.poisson(3.0, 100)
+    assert sc.loglik((stats.poisson, (k.mean(),), k)).value == pytest.approx(
+        np.sum(stats.poisson.logpmf(k, k.mean())), rel=1e-14)
+    res = stats.fit(stats.norm, x[:50], bounds={"loc": (-10, 10), "scale": (0.1, 10)})
+    llf = sc.loglik(res)
+    assert llf.df == 2 and llf.nobs == 50
+    assert llf.value == pytest.approx(np.sum(stats.norm.logpdf(x[:50], *res.params)), rel=1e-12)
+    res1 = stats.fit(stats.norm, x[:50], bounds={"loc": (-10, 10)})   # scale held at 1
+    assert sc.loglik(res1).df == 1
+
+
+def test_user_registration_and_unregistered_type():
+    class MyFit:
+        def __init__(self, ll):
+            self.ll = ll
+
+    with pytest.raises(TypeError, match=r"register it with @statcore.loglik.register\(MyFit\)"):
+        sc.loglik(MyFit(-3.0))
+
+    @sc.loglik.register(MyFit)
+    def _(m):
+        return LogLik(m.ll, 2, 10)
+
+    assert sc.aic(MyFit(-3.0)) == 10.0
+
+    class BadFit:
+        pass
+
+    sc.loglik.register(BadFit, lambda m: -1.0)
+    with pytest.raises(TypeError, match="not statcore.LogLik"):
+        sc.loglik(BadFit())
+
+
+def test_loglik_print_and_criteria():
+    ll = LogLik(-45.2, 3, 40)
+    assert str(ll) == "'log Lik.' -45.2 (df=3)"
+    assert ll.aic() == pytest.approx(96.4)
+    assert ll.bic() == pytest.approx(90.4 + 3 * math.log(40))
+    assert ll.aicc() == pytest.approx(96.4 + 2 * 3 * 4 / 36)
+    assert sc.aic(ll, k=math.log(40)) == pytest.approx(ll.bic())
+    with pytest.raises(ValueError, match="AICc is undefined"):
+        LogLik(-1.0, 5, 6).aicc()
+    with pytest.raises(ValueError, match="nobs=None"):
+        LogLik(-1.0, 1).bic()
+
+
+def test_compare_models_table():
+    models = {"lm0": MODELS["lm0"], "lm1": MODELS["lm1"], "lm2": MODELS["lm2"]}
+    res = sc.compare_models(models)
+    assert res.names == ("lm2", "lm1", "lm0")
+    aics = np.array([GOLDEN[n]["AIC"] for n in res.names])
+    np.testing.assert_allclose(res.values, aics, atol=1e-8)
+    np.testing.assert_allclose(res.delta, aics - aics.min(), atol=1e-8)
+    w = np.exp(-(aics - aics.min()) / 2)
+    np.testing.assert_allclose(res.weight, w / w.sum(), rtol=1e-10)
+    np.testing.assert_allclose(res.evidence_ratio, res.weight[0] / res.weight, rtol=1e-10)
+    assert res.cum_weight[-1] == pytest.approx(1.0)
+    frame = res.to_frame()
+    assert list(frame.columns) == ["df", "logLik", "AIC", "deltaAIC", "weight", "evidence.ratio", "cum.weight"]
+    text = str(res)
+    assert text.startswith("Model comparison by AIC (n = 60)\n") and "Best model: lm2" in text
+    assert sc.compare_models(list(models.values()), criterion="BIC").names == ("model3", "model2", "model1")
+    fig = res.plot()
+    assert fig.axes[0].get_xlabel() == "AIC weight"
+
+
+def test_compare_models_bad_input():
+    with pytest.raises(ValueError, match="same number of observations"):
+        sc.compare_models([LogLik(-10.0, 2, 50), LogLik(-9.0, 3, 51)])
+    with pytest.raises(ValueError, match="not finite"):
+        sc.compare_models({"a": LogLik(-10.0, 2, 50), "b": LogLik(float("nan"), 3, 50)})
+    with pytest.raises(ValueError, match="at least one model"):
+        sc.compare_models({})
+    with pytest.raises(ValueError, match="at least one model"):
+        sc.aic()
+    with pytest.raises(ValueError, match="unknown criterion"):
+        sc.compare_models([LogLik(-1.0, 1, 5)], criterion="DIC")
+    with pytest.raises(TypeError, match="models must be a dict"):
+        sc.compare_models(LogLik(-1.0, 1, 5))
+    with pytest.warns(sc.NobsWarning, match="same number of observations"):
+        sc.aic(LogLik(-10.0, 2, 50), LogLik(-9.0, 3, 51))   # R warns here and still prints
+
+
+def test_lrtest_bad_input():
+    with pytest.raises(ValueError, match="m1 must have more parameters"):
+        sc.lrtest(MODELS["lm2"], MODELS["lm1"])
+    with pytest.raises(ValueError, match="different numbers of observations"):
+        sc.lrtest(LogLik(-10.0, 2, 50), LogLik(-9.0, 3, 51))
+    with pytest.warns(sc.StatcoreWarning, match="not nested"):
+        res = sc.lrtest(LogLik(-10.0, 2, 50), LogLik(-11.0, 3, 50))
+    assert res.p_value == 1.0
+
+
+def test_lrtest_prints_like_htest():
+    text = str(sc.lrtest(MODELS["lm1"], MODELS["lm2"], names=("lm1", "lm2")))
+    assert text == ("\n\tLikelihood ratio test\n\ndata:  lm1 and lm2\n"
+                    "Chisq = 13.588, df = 1, p-value = 0.0002276\n\n")
+
+
+@settings(max_examples=60, deadline=None)
+@given(lls=st.lists(st.floats(-1e4, 0, allow_nan=False), min_size=1, max_size=8),
+       dfs=st.lists(st.integers(0, 20), min_size=8, max_size=8),
+       shift=st.floats(-1e3, 1e3, allow_nan=False))
+def test_weights_properties(lls, dfs, shift):
+    models = {f"m{i}": LogLik(v, dfs[i], 500) for i, v in enumerate(lls)}
+    res = sc.compare_models(models)
+    assert res.weight.sum() == pytest.approx(1.0)
+    assert np.all(np.diff(res.values) >= 0) and np.all(res.delta >= 0) and res.delta[0] == 0
+    assert np.all(np.diff(res.cum_weight) >= -1e-15)
+    shifted = sc.compare_models({k: LogLik(m.value + shift, m.df, m.nobs) for k, m in models.items()})
+    np.testing.assert_allclose(shifted.weight, res.weight, atol=1e-9)
+    assert shifted.names == res.names
+
+
+# --- compare_by_group ----------------------------------------------------------------------------
+
+def _synthetic_groups(G, seed=0):
+    rng = np.random.default_rng(seed)
+    base = -rng.uniform(400, 600, G)
+    gain = rng.normal(4.0, 5.0, G)
+    return {f"g{i}": {"1L": LogLik(base[i], 5, 1000), "2L": LogLik(base[i] + gain[i] / 2, 8, 1000),
+                      "2NL": LogLik(base[i] + gain[i] + 3, 8, 1000)} for i in range(G)}
+
+
+def test_compare_by_group_counts_and_bootstrap():
+    fits = _synthetic_groups(88)
+    res = sc.compare_by_group(fits, B=500, seed=7)
+    # brute force
+    aics = {g: {m: ll.aic() for m, ll in ms.items()} for g, ms in fits.items()}
+    best = {g: min(a, key=a.get) for g, a in aics.items()}
+    for m in ("1L", "2L", "2NL"):
+        assert res.wins[m] == sum(b == m for b in best.values())
+        assert res.table.loc[m, f"sum.AIC"] == pytest.approx(sum(a[m] for a in aics.values()))
+        assert res.table.loc[m, "sum.deltaAIC"] == pytest.approx(
+            sum(a[m] - min(a.values()) for a in aics.values()))
+    assert list(res.per_group["best"]) == [best[g] for g in fits]
+    assert sum(res.wins.values()) == 88
+    assert res.boot_wins.shape == (500, 3) and np.all(res.boot_wins.sum(axis=1) == 88)
+    t = res.table
+    assert np.all(t["wins.lower"] <= t["wins"]) and np.all(t["wins"] <= t["wins.upper"])
+    assert t["p.most.wins"].sum() == pytest.approx(1.0)
+    assert res.headline().startswith(f"{t.index[0]} best in {res.wins[t.index[0]]} of 88 groups")
+    # bootstrap share has the binomial standard error approximately
+    j = list(res.models).index(t.index[0])
+    share = res.wins[t.index[0]] / 88
+    assert res.boot_wins[:, j].std() / 88 == pytest.approx(math.sqrt(share * (1 - share) / 88), rel=0.2)
+    # same seed, same answer; n_jobs gives the same table
+    again = sc.compare_by_group(fits, B=500, seed=7, n_jobs=2)
+    np.testing.assert_array_equal(again.boot_wins, res.boot_wins)
+    pd.testing.assert_frame_equal(again.table, res.table)
+    assert "P(most)" in str(res) and res.plot() is not None
+    assert sc.compare_by_group(fits, B=0).boot_wins is None
+
+
+def test_compare_by_group_bad_input():
+    fits = _synthetic_groups(3)
+    fits["g1"] = {"1L": fits["g1"]["1L"], "2L": fits["g1"]["2L"]}
+    with pytest.raises(ValueError, match="group 'g1' does not hold the same models"):
+        sc.compare_by_group(fits)
+    fits = _synthetic_groups(3)
+    fits["g2"]["2L"] = LogLik(-1.0, 8, 999)
+    with pytest.raises(ValueError, match="group 'g2'.*same number of observations"):
+        sc.compare_by_group(fits)
+    with pytest.raises(ValueError, match="fits is empty"):
+        sc.compare_by_group({})
+    with pytest.raises(TypeError, match="fits must be a mapping"):
+        sc.compare_by_group([1, 2])
+    with pytest.raises(ValueError, match="B must be >= 0"):
+        sc.compare_by_group(_synthetic_groups(3), B=-1)
