@@ -350,3 +350,32 @@ def test_compare_by_group_bad_input():
         sc.compare_by_group([1, 2])
     with pytest.raises(ValueError, match="B must be >= 0"):
         sc.compare_by_group(_synthetic_groups(3), B=-1)
+
+
+def test_more_statsmodels_results():
+    y = D["yc"].to_numpy()
+    Xc = X("x1", "x2")
+    nb = sm.NegativeBinomial(y, Xc).fit(disp=0, maxiter=200)
+    ll = sc.loglik(nb)
+    assert ll.df == 4 and ll.value == pytest.approx(nb.llf) and sc.aic(nb) == pytest.approx(nb.aic)
+    nbglm = sm.GLM(y, Xc, family=families.NegativeBinomial(alpha=0.5)).fit()
+    assert sc.loglik(nbglm).df == 3          # alpha fixed: only the coefficients are estimated
+    assert sc.loglik(nbglm).value == pytest.approx(nbglm.llf, abs=1e-9)
+    gls = sm.GLS(D["y"].to_numpy(), Xc).fit()
+    assert sc.loglik(gls).df == 4 and sc.loglik(gls).value == pytest.approx(GOLDEN["lm2"]["logLik"], abs=1e-8)
+
+    from statsmodels.base.model import GenericLikelihoodModel
+
+    class Exponential(GenericLikelihoodModel):
+        def loglike(self, params):
+            rate = np.exp(params[0])
+            return np.sum(np.log(rate) - rate * self.endog)
+
+    yg = D["yg"].to_numpy()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # no standard errors needed here
+        gen = Exponential(yg, np.ones((len(yg), 1))).fit(start_params=[0.0], disp=0)
+    assert sc.loglik(gen).df == 1
+    assert sc.loglik(gen).value == pytest.approx(len(yg) * (np.log(1 / yg.mean()) - 1), abs=1e-6)
+    with pytest.raises(TypeError, match="Tweedie"):
+        sc.loglik(sm.GLM(yg, Xc, family=families.Tweedie(var_power=1.5)).fit())
