@@ -1,0 +1,282 @@
+"""GCM test and the multi-output regressions behind it: closed forms, pgmpy parity, invariances, bad input."""
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from statcore._result import HTest
+from statcore.cit import GCMWarning, fit_residualizer, gcm_test, residualize
+from statcore.cit.gcm import max_bootstrap_pvalue
+
+
+def linear_data(n=300, dx=1, dy=1, dz=2, seed=0, dep=0.0):
+    rng = np.random.default_rng(seed)
+    z = rng.normal(size=(n, dz))
+    x = z @ rng.normal(size=(dz, dx)) + rng.normal(size=(n, dx))
+    y = z @ rng.normal(size=(dz, dy)) + rng.normal(size=(n, dy)) + dep * x[:, :1]
+    return x, y, z
+
+
+def direct_gcm(x, y, z):
+    """Shah & Peters (2020), eq. (3): least-squares residuals, T = sqrt(n) mean(R) / sd(R)."""
+    n = len(x)
+    a = np.column_stack([np.ones(n), z])
+    rx = x - a @ np.linalg.lstsq(a, x, rcond=None)[0]
+    ry = y - a @ np.linalg.lstsq(a, y, rcond=None)[0]
+    prod = rx * ry
+    t = np.sqrt(n) * prod.mean() / np.sqrt(np.mean(prod ** 2) - prod.mean() ** 2)
+    return t, 2 * stats.norm.sf(abs(t)), prod.mean()
+
+
+# ----------------------------------------------------------------------------------------------
+# scalar GCM: direct computation and pgmpy
+# ----------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dep", [0.0, 0.15])
+def test_scalar_equals_direct_computation(dep):
+    x, y, z = linear_data(dep=dep, seed=3)
+    res = gcm_test(x[:, 0], y[:, 0], z)
+    t, p, m = direct_gcm(x[:, 0], y[:, 0], z)
+    assert isinstance(res, HTest)
+    assert res.statistic == pytest.approx(t, abs=1e-10)
+    assert res.p_value == pytest.approx(p, abs=1e-10, rel=1e-10)
+    assert res.estimate["generalised covariance"] == pytest.approx(m, abs=1e-12)
+
+
+def test_scalar_one_sided_and_no_z():
+    x, y, _ = linear_data(seed=5, dep=0.1)
+    two = gcm_test(x, y, None)
+    t = two.statistic
+    xc, yc = x[:, 0] - x.mean(), y[:, 0] - y.mean()
+    prod = xc * yc
+    assert t == pytest.approx(np.sqrt(len(x)) * prod.mean() / prod.std(), abs=1e-12)
+    assert gcm_test(x, y, alternative="greater").p_value == pytest.approx(stats.norm.sf(t), abs=1e-14)
+    assert gcm_test(x, y, alternative="less").p_value == pytest.approx(stats.norm.cdf(t), abs=1e-14)
+    assert gcm_test(x, y, np.empty((len(x), 0))).statistic == pytest.approx(t, abs=1e-14)
+
+
+def test_scalar_equals_pgmpy():
+    pytest.importorskip("pgmpy")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from pgmpy.ci_tests import GCM
+        from pgmpy.estimators.CITests import gcm as gcm_fn
+    for seed, dep in [(0, 0.0), (1, 0.2), (2, -0.1)]:
+        x, y, z = linear_data(n=250, dz=3, seed=seed, dep=dep)
+        data = pd.DataFrame(np.column_stack([x, y, z]), columns=["x", "y", "a", "b", "c"])
+        res = gcm_test(x, y, z)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            test = GCM(data)
+            test("x", "y", ["a", "b", "c"])
+            t_old, p_old = gcm_fn("x", "y", ["a", "b", "c"], data, boolean=False)
+        assert res.statistic == pytest.approx(test.statistic_, abs=1e-10)
+        assert res.p_value == pytest.approx(test.p_value_, abs=1e-10)
+        assert res.statistic == pytest.approx(t_old, abs=1e-10)
+        assert res.p_value == pytest.approx(p_old, abs=1e-10)
+
+
+def test_pandas_input_and_inputs_unchanged():
+    x, y, z = linear_data(seed=7)
+    xs, ys = pd.Series(x[:, 0], name="a"), pd.Series(y[:, 0], name="b")
+    zf = pd.DataFrame(z, columns=["u", "v"])
+    copies = [xs.copy(), ys.copy(), zf.copy()]
+    res = gcm_test(xs, ys, zf)
+    assert res.p_value == pytest.approx(gcm_test(x[:, 0], y[:, 0], z).p_value, rel=1e-12)
+    pd.testing.assert_series_equal(xs, copies[0])
+    pd.testing.assert_series_equal(ys, copies[1])
+    pd.testing.assert_frame_equal(zf, copies[2])
+    text = str(res)
+    assert "Generalised covariance measure test" in text and "data:  x and y given z" in text
+
+
+# ----------------------------------------------------------------------------------------------
+# multivariate: max (bootstrap) and quadratic forms
+# ----------------------------------------------------------------------------------------------
+
+def test_max_pvalue_invariant_to_rescaling_residuals():
+    x, y, z = linear_data(n=200, dx=3, dy=2, seed=11, dep=0.12)
+    rx, ry = residualize(x, z), residualize(y, z)
+    base = gcm_test(None, None, resid_x=rx, resid_y=ry, type="max", seed=4)
+    scaled = gcm_test(None, None, resid_x=rx * [1.0, 100.0, 0.01], resid_y=ry * [1e3, 1.0], type="max", seed=4)
+    assert scaled.p_value == base.p_value
+    assert scaled.statistic == pytest.approx(base.statistic, rel=1e-10)
+    # and through the data: rescaling x's columns rescales the OLS residuals
+    a = gcm_test(x, y, z, seed=9)
+    b = gcm_test(x * [5.0, 0.2, 30.0], y * [0.1, 7.0], z, seed=9)
+    assert a.method.startswith("Generalised covariance measure test (max")
+    assert b.p_value == a.p_value
+
+
+def test_max_bootstrap_matches_brute_force():
+    x, y, z = linear_data(n=120, dx=2, dy=3, seed=2, dep=0.1)
+    rx, ry = residualize(x, z), residualize(y, z)
+    prod = np.column_stack([rx[:, j] * ry[:, k] for j in range(2) for k in range(3)])
+    n = len(prod)
+    tstat = np.sqrt(n) * prod.mean(0) / prod.std(0)
+    rng = np.random.default_rng(123)
+    exceed = 0
+    for _ in range(299):
+        e = rng.standard_normal(n)
+        draw = np.abs(e @ ((prod - prod.mean(0)) / prod.std(0))) / np.sqrt(n)
+        exceed += draw.max() >= np.abs(tstat).max()
+    s, p = max_bootstrap_pvalue(prod, tstat, 299, np.random.default_rng(123))
+    assert s == pytest.approx(np.abs(tstat).max(), rel=1e-12)
+    assert p == (1 + exceed) / 300
+    res = gcm_test(None, None, resid_x=rx, resid_y=ry, type="max", B=299, seed=123)
+    assert res.p_value == p
+    assert res.extras["statistics"].shape == (2, 3)
+    np.testing.assert_allclose(res.extras["statistics"].ravel(), tstat, rtol=1e-10)
+
+
+def test_max_one_pair_approximates_normal():
+    x, y, z = linear_data(n=400, seed=8, dep=0.1)
+    scalar = gcm_test(x, y, z)
+    boot = gcm_test(x, y, z, type="max", B=9999, seed=0)
+    assert boot.statistic == pytest.approx(abs(scalar.statistic), rel=1e-12)
+    se = np.sqrt(scalar.p_value * (1 - scalar.p_value) / 9999)
+    assert abs(boot.p_value - scalar.p_value) < 4 * se + 1e-3
+
+
+def test_quadratic_form_closed_form():
+    x, y, z = linear_data(n=300, dx=2, dy=2, seed=4, dep=0.1)
+    res = gcm_test(x, y, z, type="quadratic")
+    rx, ry = residualize(x, z), residualize(y, z)
+    prod = np.column_stack([rx[:, j] * ry[:, k] for j in range(2) for k in range(2)])
+    m = prod.mean(0)
+    cov = np.cov(prod, rowvar=False, bias=True)
+    q = len(prod) * m @ np.linalg.solve(cov, m)
+    assert res.statistic == pytest.approx(q, rel=1e-10)
+    assert res.parameter["df"] == 4
+    assert res.p_value == pytest.approx(stats.chi2.sf(q, 4), rel=1e-10)
+    # one pair: the quadratic form is T^2
+    one = gcm_test(x[:, 0], y[:, 0], z, type="quadratic")
+    assert one.statistic == pytest.approx(gcm_test(x[:, 0], y[:, 0], z).statistic ** 2, rel=1e-10)
+    assert one.p_value == pytest.approx(gcm_test(x[:, 0], y[:, 0], z).p_value, rel=1e-10)
+
+
+def test_quadratic_singular_covariance_warns():
+    x, y, z = linear_data(n=200, dx=1, dy=2, seed=6)
+    xx = np.column_stack([x[:, 0], 2 * x[:, 0]])  # identical products up to scale
+    with pytest.warns(GCMWarning, match="singular"):
+        res = gcm_test(xx, y, z, type="quadratic")
+    assert res.parameter["df"] == 2
+
+
+def test_vanishing_residuals_warn():
+    rng = np.random.default_rng(0)
+    z = rng.normal(size=(100, 2))
+    x = z @ [1.0, 2.0]
+    y = rng.normal(size=100)
+    with pytest.warns(GCMWarning, match="function of z"):
+        gcm_test(x, y, z)
+
+
+# ----------------------------------------------------------------------------------------------
+# regressions
+# ----------------------------------------------------------------------------------------------
+
+def test_ols_matches_sklearn_and_multioutput():
+    from sklearn.linear_model import LinearRegression
+
+    x, y, z = linear_data(n=150, dx=4, seed=1)
+    r = residualize(x, z)
+    ref = x - LinearRegression().fit(z, x).predict(z)
+    np.testing.assert_allclose(r, ref, atol=1e-10)
+    np.testing.assert_allclose(residualize(x, z, LinearRegression()), ref, atol=1e-10)
+    for j in range(4):
+        np.testing.assert_allclose(residualize(x[:, j], z)[:, 0], ref[:, j], atol=1e-10)
+
+
+def test_ridge_is_sklearn_ridge_at_the_gcv_penalty():
+    from sklearn.linear_model import Ridge
+
+    rng = np.random.default_rng(3)
+    z = rng.normal(size=(80, 6)) * [1, 2, 3, 0.5, 1, 10]
+    v = z[:, :2] @ [[1.0, 0.5], [0.2, -1.0]] + rng.normal(size=(80, 2)) * 2
+    fit = fit_residualizer(v, z, "ridge")
+    zs = (z - z.mean(0)) / z.std(0)
+    ref = v - Ridge(alpha=fit.smoother.penalty).fit(zs, v).predict(zs)
+    np.testing.assert_allclose(fit.residuals, ref, atol=1e-9)
+    # the penalty minimises the equally weighted GCV, computed with explicit hat matrices
+    def gcv(pen):
+        a = np.column_stack([np.ones(80), zs])
+        pmat = np.diag([0.0] + [pen] * 6)
+        hat = a @ np.linalg.solve(a.T @ a + pmat, a.T)
+        res = v - hat @ v
+        w = 1 / ((v - v.mean(0)) ** 2).sum(0)
+        return 80 * (res ** 2).sum(0) @ w / (80 - np.trace(hat)) ** 2
+    best = gcv(fit.smoother.penalty)
+    for factor in [0.5, 0.8, 1.25, 2.0]:
+        assert best <= gcv(fit.smoother.penalty * factor) + 1e-12
+
+
+def test_krr_is_explicit_kernel_ridge():
+    rng = np.random.default_rng(4)
+    z = rng.normal(size=(120, 2))
+    v = np.column_stack([np.sin(2 * z[:, 0]), z[:, 1] ** 2]) + 0.3 * rng.normal(size=(120, 2))
+    fit = fit_residualizer(v, z, "krr")
+    zs = (z - z.mean(0)) / z.std(0)
+    d2 = ((zs[:, None, :] - zs[None, :, :]) ** 2).sum(-1)
+    kern = np.exp(-d2 / np.median(d2[np.triu_indices(120, 1)]))
+    h = np.eye(120) - 1 / 120
+    kc = h @ kern @ h
+    vc = v - v.mean(0)
+    ref = vc - kc @ np.linalg.solve(kc + fit.smoother.penalty * np.eye(120), vc)
+    np.testing.assert_allclose(fit.residuals, ref, atol=1e-8)
+    # nonlinear signal is removed far better than by OLS
+    assert (fit.residuals ** 2).sum() < 0.5 * (residualize(v, z) ** 2).sum()
+
+
+def test_rf_and_sklearn_instances():
+    from sklearn.neighbors import KNeighborsRegressor
+
+    rng = np.random.default_rng(5)
+    z = rng.normal(size=(300, 2))
+    v = np.column_stack([np.sin(2 * z[:, 0]), np.abs(z[:, 1])]) + 0.2 * rng.normal(size=(300, 2))
+    r1 = residualize(v, z, "rf", seed=1)
+    assert r1.shape == (300, 2)
+    np.testing.assert_array_equal(r1, residualize(v, z, "rf", seed=1))
+    assert (r1 ** 2).sum() < 0.6 * (residualize(v, z) ** 2).sum()
+    knn = residualize(v, z, KNeighborsRegressor(10))
+    assert knn.shape == (300, 2)
+    res = gcm_test(v[:, 0], v[:, 1], z, regression="rf", seed=2)
+    assert res.extras["regression"] == "rf" and 0 <= res.p_value <= 1
+
+
+# ----------------------------------------------------------------------------------------------
+# bad input
+# ----------------------------------------------------------------------------------------------
+
+def test_bad_input():
+    x, y, z = linear_data(n=50, dx=2, seed=0)
+    with pytest.raises(ValueError, match="same number of observations"):
+        gcm_test(x[:40], y, z)
+    with pytest.raises(ValueError, match="z.*constant"):
+        gcm_test(x, y, np.column_stack([z, np.ones(50)]))
+    with pytest.raises(ValueError, match="x has constant"):
+        gcm_test(np.column_stack([x[:, 0], np.full(50, 3.0)]), y, z)
+    xn = x.copy()
+    xn[3, 1] = np.nan
+    with pytest.raises(ValueError, match="x contains NaN"):
+        gcm_test(xn, y, z)
+    with pytest.raises(ValueError, match="needs at least 7 observations"):
+        gcm_test(x[:6], y[:6], np.random.default_rng(0).normal(size=(6, 5)))
+    with pytest.raises(ValueError, match="type='scalar'"):
+        gcm_test(x, y, z, type="scalar")
+    with pytest.raises(ValueError, match="unknown type"):
+        gcm_test(x, y, z, type="sum")
+    with pytest.raises(ValueError, match="B must be >= 1"):
+        gcm_test(x, y, z, B=0)
+    with pytest.raises(ValueError, match="unknown regression"):
+        gcm_test(x, y, z, regression="lasso")
+    with pytest.raises(TypeError, match="regression must be"):
+        gcm_test(x, y, z, regression=3)
+    with pytest.raises(ValueError, match="quadratic"):
+        gcm_test(x, y, z, type="quadratic", alternative="greater")
+    with pytest.raises(ValueError, match="y is required"):
+        gcm_test(x, None, z)
+    with pytest.raises(TypeError, match="x must contain numbers"):
+        gcm_test(np.array(["a"] * 50), y, z)
