@@ -42,7 +42,7 @@ def _hommel(p: np.ndarray, r: int) -> np.ndarray:
 def _cauchy(p: np.ndarray, r: int) -> np.ndarray:
     # Liu & Xie (2020): T = mean tan((1/2 - p) pi) is approximately standard Cauchy under the null
     # whatever the dependence. tan((1/2 - p) pi) = 1 / tan(p pi) keeps precision for tiny p.
-    with np.errstate(divide="ignore"):
+    with np.errstate(divide="ignore", over="ignore"):
         t = np.where(p < 1e-15, 1.0 / (np.pi * p), np.tan((0.5 - p) * np.pi))
     t = t.mean(axis=-1)
     # upper tail of the standard Cauchy, written without cancellation for large t
