@@ -28,6 +28,7 @@ from .._rformat import R_DIGITS, format_numbers, format_table, strwrap
 __all__ = ["pc_skeleton", "SkeletonResult"]
 
 _TESTS = ("rpcit", "gcm", "parcor")
+_ONE = np.ones((1, 1))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -163,20 +164,7 @@ class _Tester:
         return res
 
     def pvalue(self, i: int, j: int, S: tuple, cache: dict) -> float:
-        if callable(self.test):
-            out = self.test(self._frame(i), self._frame(j), self._frame_of(S), **self.args)
-        elif self.test == "parcor":
-            out = self._parcor(i, j, S, cache)
-        else:
-            rx, ry = self.residuals(i, S, cache), self.residuals(j, S, cache)
-            if self.test == "gcm":
-                from .gcm import gcm_test
-
-                out = gcm_test(None, None, None, resid_x=rx, resid_y=ry, seed=self._seed(1, i, j, *S), **self.args)
-            else:
-                from .rpcit import rpcit
-
-                out = rpcit(None, None, None, resid_x=rx, resid_y=ry, seed=self._seed(1, i, j, *S), **self.args)
+        out = self._run(i, j, S, cache)
         p = getattr(out, "p_value", out)
         try:
             p = float(p)
@@ -187,13 +175,32 @@ class _Tester:
                              f"{self.design.names[j]!r}; p-values must lie in [0, 1]")
         return p
 
-    def _parcor(self, i: int, j: int, S: tuple, cache: dict):
-        from .rpcit import rpcit
+    def _run(self, i: int, j: int, S: tuple, cache: dict):
+        if callable(self.test):
+            return self.test(self._frame(i), self._frame(j), self._frame_of(S), **self.args)
+        from .gcm import gcm_test
+        from .rpcit import parcor_pvalues, rpcit
 
+        seed = self._seed(1, i, j, *S)
+        base = self.args.get("base", "gcm") if self.test == "rpcit" else self.test
+        if callable(base):  # rpcit with a user's base test works on the raw data
+            x, y = (self.design.values[:, self.design.cols[k]] for k in (i, j))
+            return rpcit(x, y, self._block(S), seed=seed, regression=self.regression, **self.args)
         rx, ry = self.residuals(i, S, cache), self.residuals(j, S, cache)
-        dz = sum(len(self.design.cols[k]) for k in S)
-        return rpcit(None, None, None, resid_x=rx, resid_y=ry, base="parcor", dim_z=dz,
-                     seed=self._seed(1, i, j, *S), **self.args)
+        if rx.shape[1] == 1 and ry.shape[1] == 1 and self.test != "gcm":
+            # every projection of a scalar is the scalar itself (up to sign): rpcit would pay k times
+            # for one test and Bonferroni would multiply its p-value by k, so run the base test once
+            if base == "parcor":
+                q = sum(len(self.design.cols[k]) for k in S)
+                return parcor_pvalues(rx, ry, _ONE, _ONE, q, self.args.get("parcor", "t"))[1][0]
+            return gcm_test(None, None, None, resid_x=rx, resid_y=ry)
+        if self.test == "gcm":
+            return gcm_test(None, None, None, resid_x=rx, resid_y=ry, seed=seed, **self.args)
+        if self.test == "parcor":
+            # z only tells rpcit how many degrees of freedom the conditioning set took
+            return rpcit(None, None, self._block(S), resid_x=rx, resid_y=ry, base="parcor", seed=seed,
+                         **self.args)
+        return rpcit(None, None, None, resid_x=rx, resid_y=ry, seed=seed, **self.args)
 
     def _frame(self, i: int):
         import pandas as pd
@@ -276,13 +283,16 @@ def pc_skeleton(data, alpha: float = 0.01, test: str | Callable = "rpcit", group
     alpha : float in (0, 1)
         Significance level of every test.
     test : {"rpcit", "gcm", "parcor"} or callable
-        ``"gcm"``: :func:`statcore.cit.gcm_test` (scalar statistic for two one-column nodes, the
-        max/quadratic forms per ``type`` for groups). ``"rpcit"``: :func:`statcore.cit.rpcit`
-        (random projections of grouped nodes). ``"parcor"``: partial correlation (RP-CIT with the
-        partial-correlation base for groups). Both use residuals of each node on ``S``, computed
-        once per (node, S). A callable is called as ``test(x, y, z, **test_args)`` with pandas
-        DataFrames holding the columns of the two nodes and of ``S`` (``z`` is None when ``S`` is
-        empty) and must return a p-value or an :class:`~statcore.HTest`.
+        ``"gcm"``: :func:`statcore.cit.gcm_test` (the scalar statistic for two one-column nodes, the
+        max or quadratic form, per ``type``, for groups). ``"rpcit"``: :func:`statcore.cit.rpcit`
+        (random projections of grouped nodes; for two one-column nodes its base test runs once, as
+        all projections of a scalar coincide). ``"parcor"``: partial correlation with a t p-value
+        (``parcor="fisher"``: Fisher's z, as pcalg's ``gaussCItest`` and causal-learn's
+        ``fisherz``), RP-CIT with the partial-correlation base for groups. The built-in tests use
+        residuals of each node on ``S`` computed once per (node, S). A callable is called as
+        ``test(x, y, z, **test_args)`` with pandas DataFrames holding the columns of the two nodes
+        and of ``S`` (``z`` is None when ``S`` is empty) and returns a p-value or an
+        :class:`~statcore.HTest`.
     groups : mapping, optional
         Node name -> list of columns (labels of a DataFrame, integer positions of an array). Only
         the listed columns are used; nodes must not share columns.
