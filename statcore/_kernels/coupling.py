@@ -1,0 +1,89 @@
+"""North-west-corner merge of two cumulative weight sequences (comonotone / countercomonotone couplings).
+
+For values sorted ascending in each arm with weights ``w1`` and ``w0`` of equal total, the comonotone
+coupling of the two weighted empirical laws puts mass on consecutive pairs (i, j) as the two cumulative
+sums are merged (the north-west-corner rule of the transportation problem); the countercomonotone
+coupling does the same with arm 0 read in descending order. Each row of the weight matrices is one
+(bootstrap) replicate; rows are independent and run in parallel.
+"""
+import numpy as np
+from numba import prange
+
+from . import lazy_njit
+
+
+@lazy_njit(parallel=True)
+def nw_pieces(w1, w0, reverse0, pi, pj, plen, npieces):
+    """Fill ``pi[r, :k]``, ``pj[r, :k]``, ``plen[r, :k]`` with the coupling's pieces; ``npieces[r] = k``.
+
+    ``w1`` (R x n1) and ``w0`` (R x n0) are non-negative weights in ascending order of the values; the
+    pieces index those sorted positions. ``reverse0`` reads arm 0 from the largest value down
+    (countercomonotone). Zero weights are skipped; with integer-valued weights of equal totals the
+    merge is exact (no rounding at all).
+    """
+    n_rep = w1.shape[0]
+    n1 = w1.shape[1]
+    n0 = w0.shape[1]
+    for r in prange(n_rep):
+        i = 0
+        j = 0
+        k = 0
+        a = w1[r, 0]
+        jj = n0 - 1 if reverse0 else 0
+        b = w0[r, jj]
+        while i < n1 and j < n0:
+            if a <= 0.0:
+                i += 1
+                if i < n1:
+                    a = w1[r, i]
+                continue
+            if b <= 0.0:
+                j += 1
+                if j < n0:
+                    jj = n0 - 1 - j if reverse0 else j
+                    b = w0[r, jj]
+                continue
+            pi[r, k] = i
+            pj[r, k] = jj
+            if a < b:
+                plen[r, k] = a
+                b -= a
+                i += 1
+                if i < n1:
+                    a = w1[r, i]
+            elif b < a:
+                plen[r, k] = b
+                a -= b
+                j += 1
+                if j < n0:
+                    jj = n0 - 1 - j if reverse0 else j
+                    b = w0[r, jj]
+            else:
+                plen[r, k] = a
+                i += 1
+                j += 1
+                if i < n1:
+                    a = w1[r, i]
+                if j < n0:
+                    jj = n0 - 1 - j if reverse0 else j
+                    b = w0[r, jj]
+            k += 1
+        npieces[r] = k
+        for q in range(k, pi.shape[1]):
+            pi[r, q] = 0
+            pj[r, q] = 0
+            plen[r, q] = 0.0
+
+
+def pieces(w1: np.ndarray, w0: np.ndarray, reverse0: bool):
+    """Allocate and fill the piece arrays for all rows (see ``nw_pieces``)."""
+    n_rep, n1 = w1.shape
+    n0 = w0.shape[1]
+    m = n1 + n0
+    pi = np.empty((n_rep, m), dtype=np.int64)
+    pj = np.empty((n_rep, m), dtype=np.int64)
+    plen = np.empty((n_rep, m), dtype=np.float64)
+    npieces = np.empty(n_rep, dtype=np.int64)
+    nw_pieces(np.ascontiguousarray(w1, dtype=np.float64), np.ascontiguousarray(w0, dtype=np.float64),
+              bool(reverse0), pi, pj, plen, npieces)
+    return pi, pj, plen, npieces
