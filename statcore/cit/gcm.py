@@ -138,7 +138,7 @@ def residual_pair(x: Any, y: Any, z: Any, regression: Any, seed: Any, resid_x: A
     out = []
     for given, v, label in ((given_x, xa, "x"), (given_y, ya, "y")):
         if given is not None:
-            r = given - given.mean(axis=0)
+            r = given
         else:
             r = fit_residualizer(v, za, regression, rng, n_jobs).residuals
         warn_if_vanishing(r, v if given is None else None, label)
@@ -181,7 +181,7 @@ def gcm_test(x: Any, y: Any, z: Any = None, regression: Any = "ols", type: str |
     seed : None, int or numpy.random.Generator
         For the bootstrap and a random-forest regression.
     resid_x, resid_y : array_like, optional
-        Precomputed residuals (centred here); they replace the regression of x (of y) on z.
+        Precomputed residuals, used as given; they replace the regression of x (of y) on z.
     n_jobs : int
         Threads for a random-forest regression.
 
