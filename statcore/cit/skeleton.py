@@ -153,13 +153,19 @@ class _Tester:
         key = (i, S)
         res = cache.get(key)
         if res is None:
-            from .regress import residualize
+            from .regress import fit_residualizer
 
             v = self.design.values[:, self.design.cols[i]]
-            # only a forest or a scikit-learn estimator draws; seeding costs more than an OLS fit
-            seed = None if self.regression in ("ols", "ridge", "krr") else self._seed(0, i, *S)
-            res = residualize(v, self._block(S), regression=self.regression, seed=seed)
-            res = np.asarray(res, dtype=np.float64).reshape(v.shape[0], -1)
+            if self.regression == "ols":
+                # the OLS smoother depends on the conditioning set only: one per S serves every node
+                smoother = cache.get(("ols", S))
+                if smoother is None:
+                    smoother = cache[("ols", S)] = fit_residualizer(v, self._block(S), "ols").smoother
+                res = smoother.residuals(v)
+            else:
+                # only a forest or a scikit-learn estimator draws; seeding costs more than an OLS fit
+                seed = None if self.regression in ("ridge", "krr") else self._seed(0, i, *S)
+                res = fit_residualizer(v, self._block(S), self.regression, seed).residuals
             cache[key] = res
         return res
 
@@ -181,13 +187,17 @@ class _Tester:
         from .gcm import gcm_test
         from .rpcit import parcor_pvalues, rpcit
 
-        seed = self._seed(1, i, j, *S)
         base = self.args.get("base", "gcm") if self.test == "rpcit" else self.test
         if callable(base):  # rpcit with a user's base test works on the raw data
             x, y = (self.design.values[:, self.design.cols[k]] for k in (i, j))
-            return rpcit(x, y, self._block(S), seed=seed, regression=self.regression, **self.args)
+            return rpcit(x, y, self._block(S), seed=self._seed(1, i, j, *S), regression=self.regression,
+                         **self.args)
         rx, ry = self.residuals(i, S, cache), self.residuals(j, S, cache)
-        if rx.shape[1] == 1 and ry.shape[1] == 1 and self.test != "gcm":
+        scalar = rx.shape[1] == 1 and ry.shape[1] == 1
+        # the scalar GCM draws nothing; a seed per test is cheap but not free
+        seed = None if scalar and self.test == "gcm" and self.args.get("type") in (None, "scalar") \
+            else self._seed(1, i, j, *S)
+        if scalar and self.test != "gcm":
             # every projection of a scalar is the scalar itself (up to sign): rpcit would pay k times
             # for one test and Bonferroni would multiply its p-value by k, so run the base test once
             if base == "parcor":

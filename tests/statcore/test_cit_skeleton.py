@@ -179,21 +179,32 @@ def test_grouped_nodes(test, args):
     assert set(res.tests.order) == {0, 1}  # after level 1 no node has two other neighbours
 
 
-def test_residuals_computed_once_per_node_and_conditioning_set(monkeypatch):
+@pytest.mark.parametrize("regression", ["ols", "ridge"])
+def test_residuals_computed_once_per_node_and_conditioning_set(monkeypatch, regression):
     import statcore.cit.regress as regress
 
     calls = []
-    original = regress.residualize
+    original = regress.fit_residualizer
 
     def counting(v, z, *args, **kwargs):
         calls.append((v.shape[1], 0 if z is None else z.shape[1]))
         return original(v, z, *args, **kwargs)
 
-    monkeypatch.setattr(regress, "residualize", counting)
+    monkeypatch.setattr(regress, "fit_residualizer", counting)
     data, groups = module_data(n=300, size=3)
-    res = pc_skeleton(data, test="gcm", groups=groups)
+    # the quadratic form draws nothing, so its p-values can be compared exactly
+    res = pc_skeleton(data, test="gcm", groups=groups, regression=regression, type="quadratic")
     needed = {(v, S) for x, y, S in zip(res.tests.x, res.tests.y, res.tests.cond) for v in (x, y)}
-    assert len(calls) == len(needed) < 2 * len(res.tests)  # without the cache: two fits per test
+    if regression == "ols":  # one fit per conditioning set serves every node
+        assert len(calls) == len(set(res.tests.cond)) < len(needed)
+    else:  # the GCV penalty depends on the response: one fit per (node, S)
+        assert len(calls) == len(needed) < 2 * len(res.tests)
+    # the cached residuals are those of a direct regression: the p-values are gcm_test's own
+    for _, row in res.tests.sample(6, random_state=0).iterrows():
+        x, y = data[groups[row["x"]]], data[groups[row["y"]]]
+        z = data[[c for v in row["cond"] for c in groups[v]]] if row["cond"] else None
+        direct = gcm_test(x, y, z, regression=regression, type="quadratic").p_value
+        assert row["p_value"] == pytest.approx(direct, rel=1e-8, abs=1e-300)
 
 
 def test_grouped_nodes_by_position_on_arrays():
