@@ -11,3 +11,9 @@ from .rpcit import random_directions, rpcit
 
 __all__ = ["gcm_test", "GCMWarning", "rpcit", "random_directions", "combine_pvalues", "COMBINE_METHODS",
            "residualize", "fit_residualizer", "RegressionFit", "SpectralSmoother", "REGRESSIONS"]
+
+# skeleton learning (PC-stable with grouped nodes); the causal-learn adapter stays in
+# statcore.cit.causallearn so that causal-learn is imported only on request
+from .skeleton import SkeletonResult, pc_skeleton
+
+__all__ += ["pc_skeleton", "SkeletonResult"]
