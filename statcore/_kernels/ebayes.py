@@ -16,7 +16,7 @@ _LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
 def likelihood_matrix(x, sd, atoms, out, log_scale):
     """out[i, j] = N(x_i; atoms_j, sd_i^2) / max_j N(x_i; atoms_j, sd_i^2), log_scale[i] = log of that max.
 
-    ``out`` should be Fortran-ordered (n, m) so columns are contiguous. Working with the row-scaled
+    Entries below 1e-150 are set to 0. ``out`` should be Fortran-ordered (n, m) so columns are contiguous. Working with the row-scaled
     matrix keeps every row's largest entry at 1, so no row underflows however far x_i lies from the
     grid; the log-likelihood of weights w is sum_i log((out w)_i) + log_scale[i].
     """
@@ -39,7 +39,10 @@ def likelihood_matrix(x, sd, atoms, out, log_scale):
         a = atoms[j]
         for i in range(n):
             d = (x[i] - a) * (x[i] - a)
-            out[i, j] = math.exp(-(d - dmin[i]) * half_prec[i])
+            e = -(d - dmin[i]) * half_prec[i]
+            # below e^-345 (1e-150) store 0: subnormal numbers (also in products of two entries,
+            # as in the Hessian L'DL) slow BLAS by orders of magnitude; such entries change no sum
+            out[i, j] = math.exp(e) if e > -345.0 else 0.0
 
 
 @lazy_njit
