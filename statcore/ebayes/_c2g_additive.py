@@ -1,0 +1,344 @@
+"""The additive (semi-parametric) causal two-groups model: fitting routines.
+
+y | x, h = 0 ~ mu0(x) + eps and y | x, h = 1 ~ mu1(x) + eps with eps ~ g, h | x, t = 1 ~
+Bernoulli(pi(x)) (Tosh, Zhang & Tansey 2025, Section 3). mu0 is a kernel ridge regression on the
+controls (Gaussian kernel plus an unpenalised linear part, tuning by GCV); g a Gaussian-mixture
+density estimate of the controls' leave-one-out residuals; mu1 and pi random-feature regressions
+fitted on the treated by EM with K-fold cross-fitting (each treated unit's mu1 and pi come from the
+fold that did not see it).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.special import expit
+
+_N_LANDMARKS = 500
+_N_RFF = 64
+_N_FOLDS = 5
+
+
+def standardize(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Column means and scales (scale 1 for constant columns)."""
+    mean = X.mean(axis=0)
+    sd = X.std(axis=0)
+    sd[sd == 0] = 1.0
+    return mean, sd
+
+
+def _sq_dists(A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    d = (A * A).sum(1)[:, None] + (B * B).sum(1)[None, :] - 2.0 * A @ B.T
+    np.maximum(d, 0.0, out=d)
+    return d
+
+
+def median_distance(Z: np.ndarray, rng: np.random.Generator) -> float:
+    """Median pairwise distance (on at most 500 rows), the usual kernel bandwidth heuristic."""
+    sub = Z if Z.shape[0] <= 500 else Z[rng.choice(Z.shape[0], 500, replace=False)]
+    d = np.sqrt(_sq_dists(sub, sub)[np.triu_indices(sub.shape[0], 1)])
+    med = float(np.median(d)) if d.size else 1.0
+    return med if med > 0 else 1.0
+
+
+# ---------------------------------------------------------------------------------------------
+# mu0: kernel ridge regression (Nystrom features on at most 500 landmarks: exact below that),
+# linear part unpenalised when the controls are plenty, tuning (bandwidth, lambda) by GCV.
+# ---------------------------------------------------------------------------------------------
+
+@dataclass
+class KernelRidge:
+    landmarks: np.ndarray
+    proj: np.ndarray            # Nystrom map: K(x, landmarks) @ proj
+    bandwidth: float
+    lam: float
+    beta: np.ndarray            # coefficients of the kernel features
+    gamma: np.ndarray           # coefficients of the unpenalised part [1, x] (or [1])
+    linear: bool
+    gcv: float
+    df: float
+    loo: np.ndarray             # leave-one-out predictions at the training points
+
+    def features(self, Z: np.ndarray) -> np.ndarray:
+        K = np.exp(-_sq_dists(Z, self.landmarks) / (2.0 * self.bandwidth ** 2))
+        return K @ self.proj
+
+    def unpenalized(self, Z: np.ndarray) -> np.ndarray:
+        return np.column_stack([np.ones(Z.shape[0]), Z]) if self.linear else np.ones((Z.shape[0], 1))
+
+    def predict(self, Z: np.ndarray) -> np.ndarray:
+        return self.unpenalized(Z) @ self.gamma + self.features(Z) @ self.beta
+
+
+def fit_kernel_ridge(Z: np.ndarray, y: np.ndarray, rng: np.random.Generator) -> KernelRidge:
+    n, p = Z.shape
+    linear = n > 5 * (p + 1)
+    U0 = np.column_stack([np.ones(n), Z]) if linear else np.ones((n, 1))
+    Q0, _ = np.linalg.qr(U0)
+    y_t = y - Q0 @ (Q0.T @ y)
+    lev0 = (Q0 * Q0).sum(1)
+    lm = Z if n <= _N_LANDMARKS else Z[np.sort(rng.choice(n, _N_LANDMARKS, replace=False))]
+    med = median_distance(Z, rng)
+    best = None
+    for bw in med * np.array([0.5, 1.0, 2.0, 4.0]):
+        Kmm = np.exp(-_sq_dists(lm, lm) / (2.0 * bw ** 2))
+        e, V = np.linalg.eigh(Kmm)
+        keep = e > 1e-9 * e.max()
+        proj = V[:, keep] / np.sqrt(e[keep])
+        F = np.exp(-_sq_dists(Z, lm) / (2.0 * bw ** 2)) @ proj
+        F_t = F - Q0 @ (Q0.T @ F)
+        U, s, Vt = np.linalg.svd(F_t, full_matrices=False)
+        s2 = s * s
+        uy = U.T @ y_t
+        rss_perp = float(y_t @ y_t - uy @ uy)
+        for lam in s2.max() * np.logspace(-8, 0, 17):
+            d = s2 / (s2 + lam)
+            rss = rss_perp + float(((1.0 - d) * uy) @ ((1.0 - d) * uy))
+            df = Q0.shape[1] + float(d.sum())
+            if df >= n - 1:
+                continue
+            gcv = n * rss / (n - df) ** 2
+            if best is None or gcv < best[0]:
+                best = (gcv, bw, lam, proj, F, U, s, Vt, uy, d, df)
+    gcv, bw, lam, proj, F, U, s, Vt, uy, d, df = best
+    beta = Vt.T @ ((s / (s * s + lam)) * uy)
+    gamma = np.linalg.lstsq(U0, y - F @ beta, rcond=None)[0]
+    fitted = U0 @ gamma + F @ beta
+    lev = lev0 + (U * U) @ d
+    loo = y - (y - fitted) / np.maximum(1.0 - lev, 1e-8)
+    return KernelRidge(lm, proj, float(bw), float(lam), beta, gamma, linear, float(gcv), df, loo)
+
+
+# ---------------------------------------------------------------------------------------------
+# Noise density: a Gaussian mixture (atoms, weights, kernel sd) from predictive recursion or the
+# NPMLE, with log-linear tails beyond the observed residuals (as the paper's interpolated log
+# density), so that treated outcomes beyond the controls' range keep a sensible null density.
+# ---------------------------------------------------------------------------------------------
+
+@dataclass
+class NoiseDensity:
+    fit: object
+    atoms: np.ndarray
+    weights: np.ndarray
+    sd: float
+    lo: float
+    hi: float
+    method: str
+
+    def __post_init__(self):
+        delta = 0.05 * self.sd
+        v = np.log(self._mix_pdf(np.array([self.lo, self.lo + delta, self.hi - delta, self.hi])))
+        floor = 1.0 / max(self.hi - self.lo, self.sd)
+        self._slope_lo = max((v[1] - v[0]) / delta, floor)
+        self._slope_hi = max((v[2] - v[3]) / delta, floor)
+        self._log_lo, self._log_hi = float(v[0]), float(v[3])
+
+    def _mix_pdf(self, r: np.ndarray) -> np.ndarray:
+        return np.maximum(np.asarray(self.fit.pdf(r), dtype=float), 1e-300)
+
+    def logpdf(self, r: np.ndarray) -> np.ndarray:
+        r = np.asarray(r, dtype=float)
+        out = np.empty_like(r)
+        inside = (r >= self.lo) & (r <= self.hi)
+        out[inside] = np.log(self._mix_pdf(r[inside]))
+        left = r < self.lo
+        out[left] = self._log_lo - self._slope_lo * (self.lo - r[left])
+        right = r > self.hi
+        out[right] = self._log_hi - self._slope_hi * (r[right] - self.hi)
+        return out
+
+    def atom_mean(self, r: np.ndarray) -> np.ndarray:
+        """E[atom | residual r]: the E-step of the location M-step (ECM)."""
+        keep = self.weights > 0
+        a, lw = self.atoms[keep], np.log(self.weights[keep])
+        logp = lw[None, :] - 0.5 * ((r[:, None] - a[None, :]) / self.sd) ** 2
+        logp -= logp.max(axis=1, keepdims=True)
+        p = np.exp(logp)
+        return (p @ a) / p.sum(axis=1)
+
+
+def fit_noise(resid: np.ndarray, noise: str, seed: np.random.Generator) -> NoiseDensity:
+    from statcore.ebayes import npmle, predictive_recursion
+
+    r = np.asarray(resid, dtype=float)
+    q75, q25 = np.percentile(r, [75, 25])
+    s = min(float(r.std()), float(q75 - q25) / 1.349) or float(r.std()) or 1.0
+    span = float(r.max() - r.min()) or s
+    grid = np.linspace(r.min() - 0.1 * span, r.max() + 0.1 * span, 200)
+    int_seed = int(seed.integers(2 ** 31))
+    best = None
+    # kernel sd by the predictive-recursion marginal likelihood (Newton 2002; Martin & Tokdar 2011)
+    for h in s * np.array([0.1, 0.2, 0.3, 0.45, 0.65, 0.9]):
+        pr = predictive_recursion(r, h, grid, sweeps=10, seed=int_seed)
+        if best is None or pr.predictive_loglik > best[0]:
+            best = (pr.predictive_loglik, h, pr)
+    _, h, pr = best
+    if noise == "npmle":
+        fit = npmle(r, sigma=h, grid=grid)
+        atoms, weights, method = np.asarray(fit.atoms), np.asarray(fit.weights), "NPMLE"
+    else:
+        fit = pr
+        atoms, weights, method = np.asarray(pr.grid), np.asarray(pr.weights), "predictive recursion"
+    return NoiseDensity(fit, atoms, weights / weights.sum(), float(h), float(r.min()), float(r.max()), method)
+
+
+# ---------------------------------------------------------------------------------------------
+# mu1 and pi: random-feature regressions [1, x, cos(x W / bw + b)] fitted by EM on the treated.
+# ---------------------------------------------------------------------------------------------
+
+@dataclass
+class RandomFeatures:
+    W: np.ndarray
+    b: np.ndarray
+
+    def __call__(self, Z: np.ndarray) -> np.ndarray:
+        cols = [np.ones((Z.shape[0], 1))]
+        if Z.shape[1]:
+            cols += [Z, np.sqrt(2.0 / self.W.shape[1]) * np.cos(Z @ self.W + self.b)]
+        return np.hstack(cols)
+
+
+def make_random_features(p: int, bandwidth: float, rng: np.random.Generator) -> RandomFeatures:
+    n_feat = _N_RFF if p else 0
+    return RandomFeatures(rng.standard_normal((p, n_feat)) / bandwidth, rng.uniform(0, 2 * np.pi, n_feat))
+
+
+def _weighted_ridge(F, z, w, lams):
+    """Weighted ridge (intercept = column 0, unpenalised) for several lambdas: (D, n_lam)."""
+    sw = w.sum()
+    if F.shape[1] == 1 or sw <= 0:
+        c = float(w @ z / sw) if sw > 0 else float(z.mean())
+        out = np.zeros((F.shape[1], len(lams)))
+        out[0] = c
+        return out
+    G = F[:, 1:]
+    gm = (w @ G) / sw
+    zm = float(w @ z) / sw
+    Gc = G - gm
+    A = Gc.T @ (Gc * w[:, None])
+    bvec = Gc.T @ (w * (z - zm))
+    e, Q = np.linalg.eigh(A)
+    qb = Q.T @ bvec
+    scale = max(float(np.trace(A)) / A.shape[0], 1e-12)
+    out = np.empty((F.shape[1], len(lams)))
+    for k, lam in enumerate(lams):
+        beta = Q @ (qb / (e + lam * scale))
+        out[1:, k] = beta
+        out[0, k] = zm - gm @ beta
+    return out
+
+
+def _soft_logistic(F, target, lam, beta0, max_newton=25, tol=1e-8):
+    """Ridge logistic regression on soft labels (intercept unpenalised), Newton from beta0."""
+    beta = beta0.copy()
+    scale = max(float((F[:, 1:] ** 2).sum()) / max(F.shape[1] - 1, 1), 1e-12) / F.shape[0]
+    pen = np.full(F.shape[1], lam * scale * F.shape[0])
+    pen[0] = 0.0
+    for _ in range(max_newton):
+        p = expit(F @ beta)
+        grad = F.T @ (p - target) + pen * beta
+        H = F.T @ (F * (p * (1 - p) + 1e-10)[:, None]) + np.diag(pen)
+        step = np.linalg.solve(H, grad)
+        beta -= step
+        if np.max(np.abs(step)) < tol:
+            break
+    return beta
+
+
+_LAMS_MU = np.logspace(-4, 1, 6)
+_LAMS_PI = np.logspace(-4, 0, 5)
+
+
+@dataclass
+class TreatedFit:
+    mu1_cf: np.ndarray          # cross-fitted mu1 at the treated
+    pi_cf: np.ndarray           # cross-fitted pi at the treated
+    beta_mu: np.ndarray         # full-data coefficients (for prediction)
+    beta_pi: np.ndarray
+    resp: np.ndarray            # final posterior response probabilities of the treated
+    n_iter: int
+    converged: bool
+
+
+def _cv_mu(F, z, w, folds, lam_idx):
+    """Cross-fitted weighted ridge; chooses lambda by weighted CV error when lam_idx is None."""
+    lams = _LAMS_MU if lam_idx is None else _LAMS_MU[[lam_idx]]
+    preds = np.empty((len(z), len(lams)))
+    for test in folds:
+        train = np.ones(len(z), bool)
+        train[test] = False
+        B = _weighted_ridge(F[train], z[train], w[train], lams)
+        preds[test] = F[test] @ B
+    if lam_idx is None:
+        err = (w[:, None] * (z[:, None] - preds) ** 2).sum(0)
+        lam_idx = int(np.argmin(err))
+        return preds[:, lam_idx], lam_idx
+    return preds[:, 0], lam_idx
+
+
+def _cv_pi(F, target, folds, lam_idx, betas):
+    """Cross-fitted soft-label logistic ridge (warm starts kept in ``betas`` per fold and lambda)."""
+    idx = range(len(_LAMS_PI)) if lam_idx is None else [lam_idx]
+    logits = np.empty((len(target), len(_LAMS_PI)))
+    for f, test in enumerate(folds):
+        train = np.ones(len(target), bool)
+        train[test] = False
+        for k in idx:
+            beta = _soft_logistic(F[train], target[train], _LAMS_PI[k], betas.get((f, k), np.zeros(F.shape[1])))
+            betas[(f, k)] = beta
+            logits[test, k] = F[test] @ beta
+    if lam_idx is None:
+        lp = -(target[:, None] * np.logaddexp(0, -logits) + (1 - target[:, None]) * np.logaddexp(0, logits)).sum(0)
+        lam_idx = int(np.argmax(lp))
+    return expit(logits[:, lam_idx]), lam_idx
+
+
+def fit_treated_em(F: np.ndarray, y: np.ndarray, mu0: np.ndarray, noise: NoiseDensity,
+                   rng: np.random.Generator, max_iter: int = 50, tol: float = 1e-3) -> TreatedFit:
+    """EM for mu1(x) and pi(x) on the treated (Tosh, Zhang & Tansey 2025, Alg. 1).
+
+    E-step: posterior response probabilities r_i = pi_i g(y_i - mu1_i) / (pi_i g(y_i - mu1_i) +
+    (1 - pi_i) g(y_i - mu0_i)). M-step for mu1 (one ECM step for a Gaussian-mixture noise): weighted
+    ridge of y_i - E[atom | y_i - mu1_i] on the features, weights r_i; for pi: ridge logistic
+    regression on the soft labels r_i. Both are K-fold cross-fitted; the penalties are re-chosen by
+    cross-validation every fifth iteration.
+    """
+    n = len(y)
+    perm = rng.permutation(n)
+    folds = [np.sort(f) for f in np.array_split(perm, min(_N_FOLDS, n))]
+    log_null = noise.logpdf(y - mu0)
+    lo_q, hi_q = np.quantile(log_null, [0.25, 0.75])
+    resp = np.full(n, 0.5)
+    resp[log_null < lo_q] = 0.9
+    resp[log_null > hi_q] = 0.1
+    mean_atom = float(noise.weights @ noise.atoms)
+    shift = np.full(n, mean_atom)
+    lam_mu = lam_pi = None
+    betas = {}
+    converged = False
+    it = 0
+    for it in range(1, max_iter + 1):
+        reselect = (it - 1) % 5 == 0
+        mu1, lam_mu = _cv_mu(F, y - shift, resp, folds, None if reselect else lam_mu)
+        pi, lam_pi = _cv_pi(F, resp, folds, None if reselect else lam_pi, betas)
+        pi = np.clip(pi, 1e-6, 1 - 1e-6)
+        log_alt = noise.logpdf(y - mu1)
+        new = expit(np.log(pi) - np.log1p(-pi) + log_alt - log_null)
+        shift = noise.atom_mean(y - mu1)
+        delta = float(np.mean(np.abs(new - resp)))
+        resp = new
+        if delta < tol and not reselect:
+            converged = True
+            break
+    beta_mu = _weighted_ridge(F, y - shift, resp, _LAMS_MU[[lam_mu]])[:, 0]
+    beta_pi = _soft_logistic(F, resp, _LAMS_PI[lam_pi], np.zeros(F.shape[1]))
+    return TreatedFit(mu1, pi, beta_mu, beta_pi, resp, it, converged)
+
+
+def posterior_null(pi: np.ndarray, log_null: np.ndarray, log_alt: np.ndarray) -> np.ndarray:
+    """(1 - pi) g0 / ((1 - pi) g0 + pi g1), computed on the log scale."""
+    a = np.log1p(-pi) + log_null
+    b = np.log(pi) + log_alt
+    return np.exp(a - np.logaddexp(a, b))
+
+

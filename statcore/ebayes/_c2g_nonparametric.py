@@ -1,0 +1,252 @@
+"""The nonparametric causal two-groups model: bootstrapped nearest-neighbour conditional densities.
+
+f0(y | x) from the controls and f_t(y | x) from the treated by kernel-weighted nearest-neighbour
+density estimates (Gaussian x-kernel over the k nearest neighbours, Gaussian y-kernel; k and both
+bandwidths by leave-one-out likelihood). The response probability is not identified; its lower bound
+pi*(x) = 1 - min_y f_t(y | x) / f0(y | x) is, and it is estimated conservatively from bootstrap
+quantiles: the upper quantile of f_t over the lower quantile of f0. The posterior null
+probability bound (1 - pi*(x)) f0(y | x) / f_t(y | x) takes the upper quantile of f0 and the lower
+quantile of f_t at the unit's own outcome, each leaving the unit itself out (Tosh, Zhang & Tansey
+2025, Section 4).
+
+A bootstrap resample changes only the multinomial counts of the training points: neighbour lists
+and x-weights are computed once and reused by every resample.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from statcore._kernels.c2g import binned_boot_sums, knn_boot_density, knn_boot_mean, loo_boot_density
+
+_K_CANDIDATES = (10, 25, 50, 100)
+_HX_FACTORS = (0.5, 1.0, 2.0)
+_HY_FACTORS = (0.05, 0.1, 0.2, 0.35, 0.5)
+_N_GRID = 75
+_CHUNK = 256
+_DENSITY_FLOOR = 0.05     # the min over y runs where the treated density is >= 5% of its maximum
+
+
+@dataclass
+class CondKDE:
+    Z: np.ndarray | None
+    y: np.ndarray
+    k: int
+    hx: float
+    hy: float
+    counts: np.ndarray        # (B, n) bootstrap counts
+    tree: object = None
+
+    def neighbours(self, Zq: np.ndarray, self_idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The k nearest training points of each query (the query itself excluded) and x-weights."""
+        kq = min(self.k + 1, len(self.y))
+        d, idx = self.tree.query(Zq, k=kq)
+        d = np.asarray(d, dtype=float).reshape(len(Zq), kq)
+        idx = np.asarray(idx, dtype=np.int64).reshape(len(Zq), kq)
+        d = np.where(idx == self_idx[:, None], np.inf, d)
+        order = np.argsort(d, axis=1, kind="stable")[:, : self.k]
+        d = np.take_along_axis(d, order, 1)
+        idx = np.ascontiguousarray(np.take_along_axis(idx, order, 1))
+        w = np.exp(-0.5 * (d / self.hx) ** 2)
+        return idx, np.ascontiguousarray(w)
+
+
+def fit_cond_kde(Z: np.ndarray | None, y: np.ndarray, n_boot: int, rng: np.random.Generator) -> CondKDE:
+    """Tune k, hx, hy by leave-one-out log-likelihood; draw the bootstrap counts."""
+    n = len(y)
+    sd = float(y.std()) or 1.0
+    ones = np.ones((1, n))
+    empty = np.empty(0)
+    best = (-np.inf, None)
+    if Z is None:
+        self_idx = np.arange(n, dtype=np.int64)
+        for hy in sd * np.array(_HY_FACTORS):
+            out = np.empty((n, 1))
+            loo_boot_density(y, ones, hy, y, self_idx, out)
+            ll = float(np.log(np.maximum(out, 1e-300)).sum())
+            if ll > best[0]:
+                best = (ll, (0, np.inf, hy))
+        tree = None
+    else:
+        from scipy.spatial import cKDTree
+
+        tree = cKDTree(Z)
+        kmax = min(n - 1, max(_K_CANDIDATES))
+        probe = CondKDE(Z, y, kmax, 1.0, 1.0, ones, tree)
+        idx, _ = probe.neighbours(Z, np.arange(n, dtype=np.int64))
+        d = np.sqrt(((Z[:, None, :] - Z[idx]) ** 2).sum(-1))
+        for k in sorted({min(kmax, c) for c in _K_CANDIDATES}):
+            dk = float(np.median(d[:, k - 1])) or 1.0
+            sub = np.ascontiguousarray(idx[:, :k])
+            for hx in dk * np.array(_HX_FACTORS):
+                w = np.ascontiguousarray(np.exp(-0.5 * (d[:, :k] / hx) ** 2))
+                for hy in sd * np.array(_HY_FACTORS):
+                    out_g = np.empty((n, 1, 0))
+                    out = np.empty((n, 1))
+                    knn_boot_density(sub, w, y, ones, hy, empty, y, out_g, out)
+                    ll = float(np.log(np.maximum(np.nan_to_num(out, nan=0.0), 1e-300)).sum())
+                    if ll > best[0]:
+                        best = (ll, (k, hx, hy))
+    k, hx, hy = best[1]
+    counts = rng.multinomial(n, np.full(n, 1.0 / n), size=n_boot).astype(np.float64)
+    return CondKDE(Z, y, int(k), float(hx), float(hy), counts, tree)
+
+
+def _pi_star(f0g: np.ndarray, f1g: np.ndarray, q: float) -> tuple[np.ndarray, np.ndarray]:
+    """Conservative pi*(x) from a simultaneous bootstrap band, and one pi* per resample.
+
+    f0g, f1g: (m, B, G) bootstrap densities on the grid. With L_b(y) = log f_t,b(y) - log f0_b(y),
+    its bootstrap median L(y) and bootstrap sd s(y), the upper band L(y) + c s(y) holds for all y
+    at once with bootstrap probability 1 - q when c is the (1 - q) quantile of
+    max_y (L(y) - L_b(y)) / s(y) (a studentised sup-band); pi* = 1 - min_y exp(L(y) + c s(y)).
+    A pointwise quantile would not do: the minimum over y of many noisy ratios is biased low.
+    The minimum runs over the grid points where the median f_t is at least 5% of its maximum and
+    every resample has both densities positive.
+    """
+    m = f0g.shape[0]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        L_b = np.log(f1g) - np.log(f0g)                                   # (m, B, G)
+        ok = np.all(np.isfinite(L_b), axis=1)
+        f1_med = np.median(f1g, axis=1)
+        ok &= f1_med >= _DENSITY_FLOOR * np.nanmax(f1_med, axis=1, keepdims=True)
+        L_b = np.where(ok[:, None, :], L_b, 0.0)
+        L = np.median(L_b, axis=1)
+        sd = np.std(L_b, axis=1)
+        sd = np.where(sd > 0, sd, np.inf)
+        t_b = np.where(ok[:, None, :], (L[:, None, :] - L_b) / sd[:, None, :], -np.inf).max(axis=2)
+        c = np.quantile(t_b, 1.0 - q, axis=1)
+        upper = np.where(ok, L + c[:, None] * np.where(np.isfinite(sd), sd, 0.0), np.inf)
+        pistar = np.where(ok.any(axis=1), np.clip(1.0 - np.exp(upper.min(axis=1)), 0.0, 1.0), 0.0)
+        ratio_b = np.where(ok[:, None, :], L_b, np.inf).min(axis=2)
+        pistar_b = np.clip(1.0 - np.exp(ratio_b), 0.0, 1.0)
+    return pistar, pistar_b.reshape(m, -1)
+
+
+def _lfdr_bound(pistar: np.ndarray, f0y: np.ndarray, f1y: np.ndarray, q: float) -> np.ndarray:
+    """(1 - pi*) times the upper f0 quantile over the lower f_t quantile at each unit's outcome."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        f0_hi = np.nanquantile(f0y, 1.0 - q, axis=1)
+        f1_lo = np.nanquantile(f1y, q, axis=1)
+        val = (1.0 - pistar) * f0_hi / f1_lo
+    return np.clip(np.nan_to_num(val, nan=1.0, posinf=1.0), 0.0, 1.0)
+
+
+@dataclass
+class NonparametricFit:
+    kde0: CondKDE
+    kde1: CondKDE
+    grid: np.ndarray
+    quantile: float
+    pi_star: np.ndarray        # (n,)
+    pi_star_boot: np.ndarray   # (n, B)
+    lfdr: np.ndarray           # (n,)
+    mu0: np.ndarray            # (n,) kernel-regression means, full data
+    mu_t: np.ndarray
+    mu0_boot: np.ndarray       # (n, B)
+    mu_t_boot: np.ndarray
+
+    def query(self, Zq: np.ndarray, n_jobs: int = 1) -> dict:
+        """pi*, bootstrap pi* and the two conditional means at new covariate points."""
+        m = len(Zq)
+        none = np.full(m, -1, dtype=np.int64)
+        return _query_all(self.kde0, self.kde1, Zq, np.zeros(m), none, none, self.grid, self.quantile,
+                          n_jobs)
+
+
+def _means(kde: CondKDE, idx, w):
+    out_b = np.empty((idx.shape[0], kde.counts.shape[0]))
+    knn_boot_mean(idx, w, kde.y, kde.counts, out_b)
+    out = np.empty((idx.shape[0], 1))
+    knn_boot_mean(idx, w, kde.y, np.ones((1, len(kde.y))), out)
+    return out[:, 0], out_b
+
+
+def _query_chunk(kde0, kde1, Zq, yq, self0, self1, grid, q):
+    res = {}
+    curves = []
+    for tag, kde, s in (("0", kde0, self0), ("t", kde1, self1)):
+        idx, w = kde.neighbours(Zq, s)
+        fg = np.empty((len(Zq), kde.counts.shape[0], len(grid)))
+        fy = np.empty((len(Zq), kde.counts.shape[0]))
+        knn_boot_density(idx, w, kde.y, kde.counts, kde.hy, grid, yq, fg, fy)
+        curves.append((fg, fy))
+        res["mu" + tag], res["mu" + tag + "_boot"] = _means(kde, idx, w)
+    (f0g, f0y), (f1g, f1y) = curves
+    res["pi_star"], res["pi_star_boot"] = _pi_star(f0g, f1g, q)
+    res["lfdr"] = _lfdr_bound(res["pi_star"], f0y, f1y, q)
+    return res
+
+
+def _query_all(kde0, kde1, Zq, yq, self0, self1, grid, q, n_jobs):
+    starts = range(0, len(Zq), _CHUNK)
+    args = [(kde0, kde1, Zq[s:s + _CHUNK], yq[s:s + _CHUNK], self0[s:s + _CHUNK], self1[s:s + _CHUNK],
+             grid, q) for s in starts]
+    if n_jobs == 1 or len(args) == 1:
+        parts = [_query_chunk(*a) for a in args]
+    else:
+        from joblib import Parallel, delayed
+
+        # the kernels release the GIL: threads share the neighbour lists and counts without copies
+        parts = Parallel(n_jobs=n_jobs, backend="threading")(delayed(_query_chunk)(*a) for a in args)
+    return {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}
+
+
+def _covariate_free(kde0, kde1, y, self0, self1, grid, q):
+    """X = None: one pair of bootstrap densities, from binned kernel sums on a fine grid."""
+    n = len(y)
+    hy = kde0.hy
+    delta = hy / 20.0
+    lo = float(y.min()) - delta
+    n_fine = min(int(np.ceil((float(y.max()) + delta - lo) / delta)) + 2, 200_000)
+    delta = (float(y.max()) + delta - lo) / (n_fine - 2)
+    res = {}
+    curves = []
+    for tag, kde, s in (("0", kde0, self0), ("t", kde1, self1)):
+        S = np.empty((kde.counts.shape[0], n_fine))
+        binned_boot_sums(kde.y, kde.counts, hy, lo, delta, S)
+        total = kde.counts.sum(axis=1)
+        fg = _interp_rows(S, lo, delta, grid) / total[:, None]
+        Sy = _interp_rows(S, lo, delta, y)                          # (B, n)
+        c_self = np.where(s >= 0, kde.counts[:, np.maximum(s, 0)], 0.0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            fy = (Sy - c_self / (np.sqrt(2 * np.pi) * hy)) / (total[:, None] - c_self)
+        curves.append((fg[None], np.maximum(fy, 0.0).T))
+        res["mu" + tag] = np.full(n, kde.y.mean())
+        res["mu" + tag + "_boot"] = np.repeat((kde.counts @ kde.y / total)[None, :], n, 0)
+    (f0g, f0y), (f1g, f1y) = curves
+    pistar, pistar_b = _pi_star(f0g, f1g, q)
+    res["pi_star"] = np.repeat(pistar, n)
+    res["pi_star_boot"] = np.repeat(pistar_b, n, axis=0)
+    res["lfdr"] = _lfdr_bound(res["pi_star"], f0y, f1y, q)
+    return res
+
+
+def _interp_rows(S, lo, delta, pts):
+    u = (np.asarray(pts) - lo) / delta
+    g = np.clip(np.floor(u).astype(np.int64), 0, S.shape[1] - 2)
+    f = np.clip(u - g, 0.0, 1.0)
+    return S[:, g] * (1.0 - f) + S[:, g + 1] * f
+
+
+def fit_nonparametric(Z: np.ndarray | None, y: np.ndarray, treat: np.ndarray, n_boot: int,
+                      quantile: float, rng: np.random.Generator, n_jobs: int = 1) -> NonparametricFit:
+    ctrl = np.flatnonzero(~treat)
+    trt = np.flatnonzero(treat)
+    n = len(y)
+    kde0 = fit_cond_kde(None if Z is None else Z[ctrl], np.ascontiguousarray(y[ctrl]), n_boot, rng)
+    kde1 = fit_cond_kde(None if Z is None else Z[trt], np.ascontiguousarray(y[trt]), n_boot, rng)
+    # One y-bandwidth for both groups: smoothing f0 and f_t with the same kernel keeps the mixture
+    # structure f_t = (1 - pi) f0 + pi f1, so the smoothed ratio f_t / f0 stays >= 1 - pi.
+    kde0.hy = kde1.hy = max(kde0.hy, kde1.hy)
+    grid = np.linspace(y.min(), y.max(), _N_GRID)
+    self0 = np.full(n, -1, dtype=np.int64)
+    self0[ctrl] = np.arange(len(ctrl))
+    self1 = np.full(n, -1, dtype=np.int64)
+    self1[trt] = np.arange(len(trt))
+    if Z is None:
+        res = _covariate_free(kde0, kde1, y, self0, self1, grid, quantile)
+    else:
+        res = _query_all(kde0, kde1, Z, y, self0, self1, grid, quantile, n_jobs)
+    return NonparametricFit(kde0, kde1, grid, quantile, res["pi_star"], res["pi_star_boot"], res["lfdr"],
+                            res["mu0"], res["mut"], res["mu0_boot"], res["mut_boot"])

@@ -1,0 +1,277 @@
+"""Causal two-groups (C2G): oracle limits, FDR by Monte Carlo, estimands, result object, bad input.
+
+The oracle: controls y ~ N(0, 1), treated y ~ 0.7 N(0, 1) + 0.3 N(3, 1), no covariates. Then
+pi = pi* = 0.3 and the true local FDR of a treated outcome y is
+0.7 phi(y) / (0.7 phi(y) + 0.3 phi(y - 3)).
+"""
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.stats import norm
+
+from statcore.ebayes.c2g import C2GResult, _empirical_qvalues, c2g
+from statcore.multitest import bfdr_select
+
+PI = 0.3
+
+
+def oracle_data(n, seed, pi=PI, effect=3.0):
+    rng = np.random.default_rng(seed)
+    t = rng.random(n) < 0.5
+    h = t & (rng.random(n) < pi)
+    y = rng.normal(effect * h, 1.0)
+    return y, t, h
+
+
+def true_lfdr(y, pi=PI, effect=3.0):
+    a = (1 - pi) * norm.pdf(y)
+    return a / (a + pi * norm.pdf(y - effect))
+
+
+# ---------------------------------------------------------------------------------------------
+# oracle limits
+# ---------------------------------------------------------------------------------------------
+
+def test_additive_oracle_posterior_null_is_true_lfdr():
+    y, t, h = oracle_data(12000, 11)
+    res = c2g(y, t, seed=3)
+    assert abs(res.erpf - PI) < 0.03
+    lt = np.asarray(res.lfdr)[t]
+    err = lt - true_lfdr(y[t])
+    assert np.max(np.abs(err)) < 0.06
+    assert np.mean(np.abs(err)) < 0.015
+    assert abs(res.care() - 3.0) < 0.15
+
+
+def test_nonparametric_oracle_pistar_and_upper_bound():
+    y, t, h = oracle_data(12000, 12)
+    res = c2g(y, t, model="nonparametric", seed=4)
+    pistar = np.asarray(res.pi)[t]
+    assert np.ptp(pistar) == 0                       # covariate-free: one pi*
+    # a conservative lower bound of pi = 0.3 that approaches it
+    assert 0.22 <= res.erpf <= PI + 0.01
+    lo, hi = res.erpf_ci
+    assert lo <= hi
+    assert res.erpf_interval == (res.erpf, 1.0)
+    # the posterior null bound sits above the true local FDR (up to estimation noise)
+    lt = np.asarray(res.lfdr)[t]
+    tl = true_lfdr(y[t])
+    mid = (y[t] > -1.5) & (y[t] < 4.5)
+    assert np.mean(lt[mid] - tl[mid]) > 0
+    assert np.quantile(lt[mid] - tl[mid], 0.05) > -0.05
+    assert np.max(np.abs(lt[mid] - tl[mid])) < 0.35
+
+
+def test_oracle_additive_fdr_small_monte_carlo():
+    """A quick version of the slow FDR test: 20 replicates, alpha = 0.1."""
+    fdp = []
+    for rep in range(20):
+        y, t, h = oracle_data(600, 1000 + rep)
+        res = c2g(y, t, alpha=0.1, seed=rep)
+        s = res.responders
+        fdp.append(np.mean(~h[s]) if s.size else 0.0)
+        assert np.all(t[s])
+    fdp = np.array(fdp)
+    assert fdp.mean() <= 0.1 + 3 * fdp.std(ddof=1) / np.sqrt(fdp.size)
+
+
+def _fdr_power(model, levels, n_rep, n, seed0):
+    fdp = {a: [] for a in levels}
+    power = {a: [] for a in levels}
+    oracle_power = {a: [] for a in levels}
+    for rep in range(n_rep):
+        y, t, h = oracle_data(n, seed0 + rep)
+        res = c2g(y, t, model=model, alpha=levels[0], seed=rep)
+        lt = np.asarray(res.lfdr)[t]
+        ht = h[t]
+        tl = true_lfdr(y[t])
+        for a in levels:
+            # control="bayes": the selection depends on the posterior null probabilities only
+            s = np.asarray(bfdr_select(lt, a).selected)
+            so = np.asarray(bfdr_select(tl, a).selected)
+            fdp[a].append(np.mean(~ht[s]) if s.any() else 0.0)
+            power[a].append(ht[s].sum() / max(ht.sum(), 1))
+            oracle_power[a].append(ht[so].sum() / max(ht.sum(), 1))
+    return ({a: np.array(v) for a, v in fdp.items()}, {a: np.mean(v) for a, v in power.items()},
+            {a: np.mean(v) for a, v in oracle_power.items()})
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("model,margin", [("additive", 0.04), ("nonparametric", 0.12)])
+def test_oracle_fdr_and_power_monte_carlo(model, margin):
+    """200 seeded replicates (1000 units, half treated): realised FDR <= alpha + 3 MC s.e. at
+    alpha in {0.05, 0.1, 0.2}; power within ``margin`` of the oracle local-FDR rule (the
+    nonparametric model pays for its bounds: it never learns pi, only pi* from below)."""
+    levels = (0.05, 0.1, 0.2)
+    fdp, power, oracle = _fdr_power(model, levels, 200, 1000, 5000)
+    for a in levels:
+        se = fdp[a].std(ddof=1) / np.sqrt(fdp[a].size)
+        assert fdp[a].mean() <= a + 3 * se, (a, fdp[a].mean(), se)
+        assert power[a] >= oracle[a] - margin, (a, power[a], oracle[a])
+
+
+def test_empirical_control_qvalues_brute_force():
+    rng = np.random.default_rng(5)
+    lt = np.round(rng.random(40), 2)          # ties on purpose
+    lc = np.round(rng.random(30), 2)
+    erpf = 0.25
+    bq = np.asarray(bfdr_select(lt, 0.1).qvalues)
+    q = _empirical_qvalues(lt, lc, bq, erpf)
+    for alpha in (0.05, 0.1, 0.2, 0.3, 0.5):
+        # largest threshold t among the treated values with max(running mean, FDR_hat) <= alpha
+        best = -np.inf
+        for thr in np.unique(lt):
+            k = np.sum(lt <= thr)
+            fdr_hat = (1 - erpf) * (lt.size / lc.size) * np.sum(lc <= thr) / k
+            run = np.mean(np.sort(lt)[:k])
+            if max(run, fdr_hat) <= alpha:
+                best = thr
+        np.testing.assert_array_equal(q <= alpha, lt <= best)
+
+
+def test_empirical_control_is_at_least_as_strict():
+    y, t, h = oracle_data(1500, 21)
+    rb = c2g(y, t, alpha=0.1, seed=2)
+    re = c2g(y, t, alpha=0.1, control="empirical", seed=2)
+    np.testing.assert_allclose(np.asarray(rb.lfdr), np.asarray(re.lfdr))
+    assert np.all(np.asarray(re.qvalues) >= np.asarray(rb.qvalues) - 1e-12)
+    assert set(re.responders) <= set(rb.responders)
+    assert re.n_selected > 0
+
+
+# ---------------------------------------------------------------------------------------------
+# covariates: the paper's additive simulation, CARE, result object
+# ---------------------------------------------------------------------------------------------
+
+def additive_sim(n, tau, seed, P=10):
+    """Tosh, Zhang & Tansey (2025), additive setting: X ~ N(0, 1/P), randomised T,
+    mu0 = X beta, mu1 = mu0 + tau |X gamma|, responders h ~ Bernoulli(logistic(X theta))."""
+    rng = np.random.default_rng(seed)
+    beta, gamma, theta = (rng.normal(0, 1 / np.sqrt(P), P) for _ in range(3))
+    X = rng.normal(0, 1 / np.sqrt(P), (n, P))
+    t = rng.random(n) < 0.5
+    h = t & (rng.random(n) < 1 / (1 + np.exp(-X @ theta)))
+    mu0 = X @ beta
+    care = tau * np.abs(X @ gamma)
+    y = rng.normal(mu0 + care * h, 1.0)
+    return X, y, t, h, care
+
+
+def test_additive_with_covariates_recovers_care_and_pi():
+    rng = np.random.default_rng(0)
+    n, P = 3000, 3
+    X = rng.normal(size=(n, P))
+    t = rng.random(n) < 0.5
+    pi_true = 1 / (1 + np.exp(-(X[:, 0] - 0.5)))
+    h = t & (rng.random(n) < pi_true)
+    care_true = 2.5 + X[:, 1]
+    y = rng.normal(0.5 * X[:, 2] + care_true * h, 1.0)
+    res = c2g(y, t, X, seed=1)
+    assert abs(res.erpf - pi_true[t].mean()) < 0.05
+    est = res.care(X[:200])
+    assert np.corrcoef(est, care_true[:200])[0, 1] > 0.9
+    assert np.mean(np.abs(est - care_true[:200])) < 0.35
+    assert np.corrcoef(np.asarray(res.pi)[t], pi_true[t])[0, 1] > 0.7
+    s = res.responders
+    assert np.mean(~h[s]) < 0.2
+
+
+def test_pandas_in_pandas_out():
+    X, y, t, h, _ = additive_sim(400, 3, 2, P=4)
+    idx = pd.Index([f"patient{i}" for i in range(400)])
+    ys = pd.Series(y, index=idx, name="tumour_shrinkage")
+    Xd = pd.DataFrame(X, index=idx, columns=[f"b{j}" for j in range(4)])
+    res = c2g(ys, pd.Series(t.astype(int), index=idx), Xd, seed=0)
+    assert isinstance(res, C2GResult)
+    for s in (res.lfdr, res.qvalues, res.selected, res.pi):
+        assert isinstance(s, pd.Series) and s.index.equals(idx)
+    assert (res.lfdr[~t] == 1).all() and (res.qvalues[~t] == 1).all()
+    assert res.responders.dtype == np.int64
+    np.testing.assert_array_equal(res.responders, np.flatnonzero(res.selected.to_numpy()))
+    frame = res.to_frame()
+    assert frame.index.equals(idx) and {"lfdr", "qvalue", "selected", "mu0", "mu1"} <= set(frame)
+    care = res.care(Xd.iloc[:5])
+    assert isinstance(care, pd.Series) and care.index.equals(idx[:5])
+    text = res.summary()
+    assert "Causal two-groups model, additive" in text and "responders selected" in text
+    assert str(res) == text
+    assert "<pre>" in res._repr_html_()
+    fig = res.plot()
+    assert fig is not None
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
+    # inputs unchanged
+    assert ys.name == "tumour_shrinkage" and np.array_equal(ys.to_numpy(), y)
+
+
+def test_nonparametric_with_covariates_result():
+    rng = np.random.default_rng(3)
+    n = 1200
+    X = rng.normal(size=(n, 2))
+    t = rng.random(n) < 1 / (1 + np.exp(-X[:, 0]))                # confounded treatment
+    h = t & (X[:, 1] > 0) & (rng.random(n) < 0.8)
+    y = rng.normal(X[:, 0] + 3.0 * h, 1.0)
+    res = c2g(y, t.astype(float), X, model="nonparametric", seed=5, n_jobs=2)
+    pistar = np.asarray(res.pi)
+    assert np.all((pistar >= 0) & (pistar <= 1))
+    # responders live where X2 > 0: the bound must see it
+    assert pistar[t & (X[:, 1] > 0.5)].mean() > pistar[t & (X[:, 1] < -0.5)].mean() + 0.2
+    assert np.mean(~h[res.responders]) <= 0.2
+    ci = res.care(X[:10])
+    assert list(ci.columns[:2]) == ["lower", "upper"]
+    assert np.all(ci["lower"] <= ci["upper"])
+    assert "identification interval" in res.summary()
+    same = c2g(y, t.astype(float), X, model="nonparametric", seed=5, n_jobs=1)
+    np.testing.assert_array_equal(np.asarray(same.lfdr), np.asarray(res.lfdr))
+
+
+def test_seed_reproducible_and_input_unchanged():
+    y, t, h = oracle_data(500, 8)
+    y0, t0 = y.copy(), t.copy()
+    a = c2g(y, t, seed=np.random.default_rng(1))
+    b = c2g(y, t, seed=np.random.default_rng(1))
+    np.testing.assert_array_equal(np.asarray(a.lfdr), np.asarray(b.lfdr))
+    np.testing.assert_array_equal(y, y0)
+    np.testing.assert_array_equal(t, t0)
+
+
+def test_noise_npmle_option():
+    y, t, h = oracle_data(3000, 9)
+    res = c2g(y, t, seed=1, noise="npmle")
+    assert res.noise.method == "NPMLE"
+    assert abs(res.erpf - PI) < 0.05
+
+
+# ---------------------------------------------------------------------------------------------
+# bad input
+# ---------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("kwargs,exc,match", [
+    (dict(treat=[0, 1, 2, 1, 0, 1]), ValueError, "treat must be binary"),
+    (dict(treat=[0, 1, 1, 1, 1, 1]), ValueError, "at least 2 controls"),
+    (dict(treat=[0, 0, 0, 0, 0, 1]), ValueError, "at least 2 treated"),
+    (dict(treat=[0, 1, 0]), ValueError, "same length"),
+    (dict(y=[0.1, np.nan, 0.3, 0.2, 0.5, 1.0]), ValueError, "y contains NaN"),
+    (dict(X=np.array([[0.0], [1.0], [np.nan], [1.0], [0.0], [2.0]])), ValueError, "X contains NaN"),
+    (dict(X=np.zeros((5, 2))), ValueError, "one row per unit"),
+    (dict(alpha=0.0), ValueError, "alpha must lie in"),
+    (dict(alpha=1.0), ValueError, "alpha must lie in"),
+    (dict(alpha=1.5), ValueError, "alpha must lie in"),
+    (dict(model="linear"), ValueError, "unknown model"),
+    (dict(control="bh"), ValueError, "unknown control"),
+    (dict(treat="010101"), TypeError, "treat"),
+    (dict(n_jobs=0), TypeError, "n_jobs"),
+])
+def test_bad_input(kwargs, exc, match):
+    args = dict(y=[0.1, 0.2, 0.3, 0.2, 0.5, 1.0], treat=[0, 1, 0, 1, 0, 1])
+    args.update(kwargs)
+    with pytest.raises(exc, match=match):
+        c2g(**args)
+
+
+def test_boolean_treat_accepted():
+    y, t, h = oracle_data(300, 1)
+    a = c2g(y, t, seed=0)
+    b = c2g(y, t.astype(int), seed=0)
+    np.testing.assert_array_equal(np.asarray(a.qvalues), np.asarray(b.qvalues))
