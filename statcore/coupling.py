@@ -278,8 +278,8 @@ def _ot_bounds(C: np.ndarray, a: np.ndarray, b: np.ndarray) -> tuple[float, floa
     k1, k0 = C.shape
     a = a / a.sum()
     b = b / b.sum()
-    rows = sparse.kron(sparse.eye(k1), np.ones((1, k0)))
-    cols = sparse.kron(np.ones((1, k1)), sparse.eye(k0))
+    rows = sparse.kron(sparse.eye(k1), np.ones((1, k0)), format="csr")
+    cols = sparse.kron(np.ones((1, k1)), sparse.eye(k0), format="csr")
     A = sparse.vstack([rows, cols[:-1]]).tocsr()  # one column constraint is implied by the totals
     rhs = np.concatenate([a, b[:-1]])
     out = []
