@@ -1,0 +1,324 @@
+"""NPMLE of a Gaussian location mixture: KKT certificates computed independently, SQP against an EM
+run to convergence (with the duality-gap bound), closed forms, brute-force posterior summaries,
+live R mixsqp, bad input."""
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from helpers import REQUIRE_R, r_has_package, r_vector, requires_r, run_r
+from statcore.ebayes import NPMLEConvergenceWarning, NPMLEResult, npmle
+
+
+def three_point_data(n, seed, sd=1.0):
+    """The issue's benchmark design: 80% nulls at 0, effects at -2 and 3."""
+    rng = np.random.default_rng(seed)
+    theta = rng.choice([0.0, -2.0, 3.0], size=n, p=[0.8, 0.1, 0.1])
+    return theta + rng.normal(0, 1, n) * sd, theta
+
+
+def lik_matrix(x, atoms, sigma):
+    return stats.norm.pdf(np.asarray(x)[:, None], atoms, np.broadcast_to(sigma, np.shape(x))[:, None])
+
+
+def kkt_direct(x, atoms, w, sigma=1.0, freq=None):
+    """max_j sum_i omega_i L_ij / (L w)_i from scipy densities, unscaled."""
+    L = lik_matrix(x, atoms, sigma)
+    om = np.full(len(x), 1.0 / len(x)) if freq is None else np.asarray(freq, float) / np.sum(freq)
+    return float(np.max(L.T @ (om / (L @ w))))
+
+
+def loglik_direct(x, atoms, w, sigma=1.0, freq=None):
+    f = lik_matrix(x, atoms, sigma) @ w
+    return float(np.sum(np.log(f) * (1.0 if freq is None else np.asarray(freq, float))))
+
+
+# ------------------------------------------------------------------------------------------------
+# optimality
+
+
+@pytest.mark.parametrize("n, m, seed", [(50, 30, 0), (500, 100, 1), (3000, 300, 2)])
+def test_kkt_certificate_holds_and_matches_direct_computation(n, m, seed):
+    x, _ = three_point_data(n, seed)
+    fit = npmle(x, grid=m)
+    assert fit.converged and fit.kkt <= 1 + 1e-8
+    k = kkt_direct(x, fit.atoms, fit.weights)
+    assert k <= 1 + 1e-6
+    assert k == pytest.approx(fit.kkt, abs=1e-9)
+    assert fit.weights.sum() == pytest.approx(1.0, abs=1e-12) and np.all(fit.weights >= 0)
+    assert fit.loglik == pytest.approx(loglik_direct(x, fit.atoms, fit.weights), rel=1e-12)
+
+
+def test_kkt_heteroscedastic():
+    rng = np.random.default_rng(7)
+    n = 800
+    sig = rng.uniform(0.5, 2.0, n)
+    theta = rng.choice([0.0, 2.5], size=n, p=[0.6, 0.4])
+    x = theta + sig * rng.normal(size=n)
+    fit = npmle(x, sigma=sig, grid=120)
+    assert not fit.homoscedastic
+    assert kkt_direct(x, fit.atoms, fit.weights, sig) <= 1 + 1e-6
+    assert fit.loglik == pytest.approx(loglik_direct(x, fit.atoms, fit.weights, sig), rel=1e-12)
+
+
+@pytest.mark.parametrize("hetero", [False, True])
+def test_sqp_and_em_to_convergence_agree(hetero):
+    """The optimum's log-likelihood is unique; concavity gives l* - l(w) <= n log kkt(w)
+    (Jensen on sum_i log((L w*)_i / (L w)_i)), so the two fits must lie within the sum of their
+    certified gaps, and SQP may not be worse than EM beyond its own gap."""
+    rng = np.random.default_rng(11)
+    n = 400
+    x, _ = three_point_data(n, 11)
+    sig = rng.uniform(0.7, 1.5, n) if hetero else 1.0
+    grid = np.linspace(-5, 6, 56)
+    sqp = npmle(x, sigma=sig, grid=grid)
+    em = npmle(x, sigma=sig, grid=grid, method="em", tol=1e-6, max_iter=300000)
+    assert em.converged and em.kkt <= 1 + 1e-6
+    gap_sqp = n * np.log(kkt_direct(x, grid, sqp.weights, sig))
+    gap_em = n * np.log(kkt_direct(x, grid, em.weights, sig))
+    assert sqp.loglik >= em.loglik - gap_sqp - 1e-9
+    assert em.loglik >= sqp.loglik - gap_em - 1e-9
+    assert abs(sqp.loglik - em.loglik) <= gap_sqp + gap_em + 1e-9
+    assert gap_em <= n * 1e-6
+    # the fitted marginal density at the data is unique (strict concavity in L w)
+    f_sqp = lik_matrix(x, grid, sig) @ sqp.weights
+    f_em = lik_matrix(x, grid, sig) @ em.weights
+    assert np.max(np.abs(f_sqp / f_em - 1)) < 2e-2
+
+
+def test_sqp_beats_unconverged_em_and_bound_is_valid():
+    x, _ = three_point_data(1000, 3)
+    grid = np.linspace(-5, 6, 100)
+    sqp = npmle(x, grid=grid)
+    with pytest.warns(NPMLEConvergenceWarning, match="KKT"):
+        em = npmle(x, grid=grid, method="em", max_iter=50)
+    assert not em.converged and em.kkt > 1 + 1e-8
+    assert sqp.loglik >= em.loglik
+    assert sqp.loglik - em.loglik <= x.size * np.log(em.kkt) + 1e-9
+
+
+@pytest.mark.slow
+def test_warm_started_large_problem_is_certified():
+    # above 20000 observations the SQP starts from a binned solution: the certificate is still the
+    # full-data one
+    x, _ = three_point_data(40000, 4)
+    fit = npmle(x, grid=150)
+    assert fit.kkt <= 1 + 1e-8
+    k = kkt_direct(x, fit.atoms, fit.weights)
+    assert k <= 1 + 1e-6 and k == pytest.approx(fit.kkt, abs=1e-9)
+    # and it is at least as good as a long EM run from the uniform start
+    with pytest.warns(NPMLEConvergenceWarning):
+        em = npmle(x, grid=150, method="em", max_iter=300, tol=1e-12)
+    assert fit.loglik >= em.loglik
+
+
+# ------------------------------------------------------------------------------------------------
+# closed forms
+
+
+def test_two_far_apart_atoms_recover_sample_proportion():
+    """With atoms 10 sd apart the likelihood factorises by cluster (cross terms ~ e^-50), so the
+    optimal mass on the negative cluster is exactly the fraction of observations there."""
+    rng = np.random.default_rng(5)
+    n = 4000
+    theta = np.where(rng.random(n) < 0.25, -5.0, 5.0)
+    x = theta + rng.normal(size=n)
+    grid = np.linspace(-9, 9, 181)
+    fit = npmle(x, grid=grid)
+    assert fit.weights[grid < 0].sum() == pytest.approx(np.mean(x < 0), abs=1e-7)
+    # each cluster's fitted mass sits near its atom
+    neg = grid < 0
+    assert abs(fit.weights[neg] @ grid[neg] / fit.weights[neg].sum() + 5) < 0.1
+    assert abs(fit.weights[~neg] @ grid[~neg] / fit.weights[~neg].sum() - 5) < 0.1
+
+
+def test_single_observation_puts_all_mass_on_nearest_atom():
+    # one point: the likelihood sum_j w_j phi(x - a_j) is maximised by the atom nearest x
+    fit = npmle([0.37], grid=np.linspace(-2, 2, 41))
+    assert fit.weights[np.argmin(np.abs(fit.atoms - 0.37))] == pytest.approx(1.0)
+    assert fit.loglik == pytest.approx(stats.norm.logpdf(0.37, 0.4, 1.0), rel=1e-12)
+
+
+def test_posterior_mean_and_lfdr_by_brute_force():
+    x, theta = three_point_data(600, 8)
+    fit = npmle(x, grid=90)
+    assert 0.0 in fit.atoms
+    w, a = fit.weights, fit.atoms
+    L = lik_matrix(x, a, 1.0)
+    post = L * w / (L @ w)[:, None]
+    np.testing.assert_allclose(fit.posterior_mean(), post @ a, rtol=1e-10, atol=1e-12)
+    j0 = int(np.flatnonzero(a == 0.0)[0])
+    np.testing.assert_allclose(fit.lfdr(null=0), w[j0] * L[:, j0] / (L @ w), rtol=1e-10, atol=1e-300)
+    # new points with their own sigma
+    y = np.array([-3.0, 0.1, 2.5])
+    Ly = lik_matrix(y, a, 2.0)
+    np.testing.assert_allclose(fit.posterior_mean(y, sigma=2.0), (Ly * w) @ a / (Ly @ w),
+                               rtol=1e-10)
+    np.testing.assert_allclose(fit.lfdr(0, x=y, sigma=2.0), w[j0] * Ly[:, j0] / (Ly @ w), rtol=1e-10)
+    # pdf is the fitted marginal density
+    np.testing.assert_allclose(fit.pdf(y), lik_matrix(y, a, 1.0) @ w, rtol=1e-12)
+    np.testing.assert_allclose(fit.pdf(y, sigma=2.0), Ly @ w, rtol=1e-12)
+
+
+def test_posterior_far_in_tail_does_not_underflow():
+    fit = npmle(np.r_[np.zeros(50), 3.0 * np.ones(50)] + np.linspace(-0.5, 0.5, 100), grid=40)
+    pm = fit.posterior_mean(np.array([-60.0, 80.0]))
+    assert np.all(np.isfinite(pm))
+    assert pm[0] == pytest.approx(fit.atoms[fit.support][0]) and pm[1] == pytest.approx(
+        fit.atoms[fit.support][-1])
+    assert np.all(np.isfinite(fit.lfdr(0, x=np.array([-60.0, 80.0]))))
+
+
+def test_heteroscedastic_posterior_brute_force():
+    rng = np.random.default_rng(9)
+    n = 300
+    sig = rng.uniform(0.5, 1.5, n)
+    x = rng.choice([0.0, 2.0], n) + sig * rng.normal(size=n)
+    fit = npmle(x, sigma=sig, grid=60)
+    L = lik_matrix(x, fit.atoms, sig)
+    np.testing.assert_allclose(fit.posterior_mean(), (L * fit.weights) @ fit.atoms / (L @ fit.weights),
+                               rtol=1e-10)
+    with pytest.raises(ValueError, match="sigma"):
+        fit.pdf([0.0])
+    with pytest.raises(ValueError, match="sigma"):
+        fit.posterior_mean([0.0])
+
+
+def test_frequency_weights_equal_repeated_data():
+    rng = np.random.default_rng(12)
+    xu = rng.normal(size=60) + rng.choice([0.0, 3.0], 60)
+    counts = rng.integers(1, 5, 60)
+    grid = np.linspace(-3, 6, 50)
+    a = npmle(xu, grid=grid, weights=counts)
+    b = npmle(np.repeat(xu, counts), grid=grid)
+    assert a.nobs == counts.sum() == b.nobs
+    assert a.loglik == pytest.approx(b.loglik, abs=counts.sum() * 1e-7)
+    assert kkt_direct(xu, grid, a.weights, freq=counts) <= 1 + 1e-6
+    assert a.loglik == pytest.approx(loglik_direct(xu, grid, a.weights, freq=counts), rel=1e-12)
+
+
+def test_binning_is_close_to_exact_and_not_better():
+    x, _ = three_point_data(20000, 13)
+    exact = npmle(x, grid=200)
+    binned = npmle(x, grid=200, bins=1000)
+    assert binned.bins == 1000 and binned.kkt <= 1 + 1e-8
+    # loglik is that of the unbinned data, so the exact fit is an upper bound ...
+    assert binned.loglik <= exact.loglik + 1e-6
+    # ... and bins of width ~0.01 sd lose little: bounded by n log of the binned fit's full-data KKT
+    full_kkt = kkt_direct(x, binned.atoms, binned.weights)
+    assert exact.loglik - binned.loglik <= x.size * np.log(full_kkt) + 1e-9
+    assert exact.loglik - binned.loglik < 1.0
+
+
+def test_default_grid_contains_zero_and_spans_data():
+    x = np.array([-1.234, 0.5, 2.71, 3.3])
+    fit = npmle(x, grid=25)
+    assert 0.0 in fit.atoms and fit.atoms.size == 25
+    step = np.diff(fit.atoms)
+    np.testing.assert_allclose(step, step[0])
+    assert fit.atoms[0] <= x.min() + step[0] / 2 and fit.atoms[-1] >= x.max() - step[0] / 2
+    with pytest.raises(ValueError, match="not an atom"):
+        npmle(x, grid=np.linspace(-2, 4, 10)).lfdr(null=0.1)
+
+
+# ------------------------------------------------------------------------------------------------
+# loglik generic, containers, printing
+
+
+def test_loglik_generic_registration():
+    from statcore.modelsel import loglik
+
+    x, _ = three_point_data(300, 14)
+    fit = npmle(x, grid=50)
+    ll = loglik(fit)
+    assert ll.value == fit.loglik and ll.nobs == 300
+    assert ll.df == np.count_nonzero(fit.weights > 0) - 1
+
+
+def test_series_in_series_out_and_input_untouched():
+    x, _ = three_point_data(200, 15)
+    s = pd.Series(x, index=[f"g{i}" for i in range(200)])
+    x0 = s.copy()
+    fit = npmle(s, grid=40)
+    pm, lf = fit.posterior_mean(), fit.lfdr()
+    assert isinstance(pm, pd.Series) and list(pm.index) == list(s.index)
+    assert isinstance(lf, pd.Series) and (lf.between(0, 1)).all()
+    pd.testing.assert_series_equal(s, x0)
+    assert isinstance(fit.posterior_mean(0.5), float)
+
+
+def test_summary_frame_plot():
+    x, _ = three_point_data(300, 16)
+    fit = npmle(x, grid=50)
+    text = str(fit)
+    assert "Nonparametric MLE" in text and "KKT certificate" in text and "converged" in text
+    assert f"support: {int(fit.support.sum())} atoms" in text
+    frame = fit.to_frame()
+    assert list(frame.columns) == ["atom", "weight"] and len(frame) == 50
+    assert "<pre>" in fit._repr_html_()
+    import matplotlib
+
+    matplotlib.use("Agg")
+    fig = fit.plot()
+    assert len(fig.axes) == 2
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
+    assert isinstance(fit, NPMLEResult)
+
+
+@pytest.mark.parametrize("kwargs, exc, match", [
+    (dict(x=[1.0, np.nan]), ValueError, "x"),
+    (dict(x=[]), ValueError, "x"),
+    (dict(x=["a"]), TypeError, "x"),
+    (dict(x=[1.0, 2.0], sigma=0.0), ValueError, "sigma"),
+    (dict(x=[1.0, 2.0], sigma=[1.0, 1.0, 1.0]), ValueError, "sigma"),
+    (dict(x=[1.0, 2.0], grid=1), ValueError, "grid"),
+    (dict(x=[1.0, 2.0], grid=[0.0, 0.0]), ValueError, "grid"),
+    (dict(x=[1.0, 2.0], grid=np.ones((2, 2))), ValueError, "grid"),
+    (dict(x=[1.0, 2.0], weights=[1.0]), ValueError, "weights"),
+    (dict(x=[1.0, 2.0], weights=[1.0, -1.0]), ValueError, "weights"),
+    (dict(x=[1.0, 2.0], weights=[0.0, 0.0]), ValueError, "weights"),
+    (dict(x=[1.0, 2.0], sigma=[1.0, 2.0], bins=10), ValueError, "bins"),
+    (dict(x=[1.0, 2.0], bins=1), ValueError, "bins"),
+    (dict(x=[1.0, 2.0], method="newton"), ValueError, "method"),
+    (dict(x=[1.0, 2.0], tol=0.0), ValueError, "tol"),
+])
+def test_bad_input(kwargs, exc, match):
+    with pytest.raises(exc, match=match):
+        npmle(**kwargs)
+
+
+# ------------------------------------------------------------------------------------------------
+# live R mixsqp
+
+
+@requires_r
+@pytest.mark.skipif(not REQUIRE_R and not r_has_package("mixsqp"), reason="R package mixsqp is not installed")
+def test_live_r_mixsqp():
+    x, _ = three_point_data(2000, 5)
+    fit = npmle(x, grid=80)
+    a = fit.atoms
+    out = run_r(f"""suppressMessages(library(mixsqp))
+x <- {r_vector(x)}; a <- {r_vector(a)}
+fit <- mixsqp(dnorm(outer(x, a, "-")), control = list(verbose = FALSE))
+cat(sprintf("%.17g", fit$x), sep = "\\n")""")
+    wr = np.array(out.split(), dtype=float)
+    wr = wr / wr.sum()
+    ll_r = loglik_direct(x, a, wr)
+    assert fit.loglik >= ll_r - 1e-6
+    assert kkt_direct(x, a, fit.weights) <= 1 + 1e-6
+    # The likelihood is nearly flat when mass moves between neighbouring atoms (columns of L for
+    # atoms 0.14 sd apart are almost collinear), so the weights agree at the grid's resolution,
+    # not atom by atom: Wasserstein-1 distance of the two mixing distributions within two grid
+    # steps, and the mass of each cluster (cuts midway between the true atoms) within one binomial
+    # standard error of its estimate, sqrt(0.1 * 0.9 / 2000) = 0.0067: solver differences must be
+    # negligible against sampling error.
+    step = a[1] - a[0]
+    w1 = np.sum(np.abs(np.cumsum(fit.weights) - np.cumsum(wr))[:-1] * np.diff(a))
+    assert w1 <= 2 * step
+    for lo, hi in [(-np.inf, -1.0), (-1.0, 1.5), (1.5, np.inf)]:
+        sel = (a > lo) & (a <= hi)
+        assert abs(fit.weights[sel].sum() - wr[sel].sum()) <= 0.0067
