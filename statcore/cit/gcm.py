@@ -20,7 +20,7 @@ from scipy import stats
 
 from .._checks import check_choice, check_positive_int, check_seed
 from .._result import HTest, StatcoreWarning
-from .regress import as_matrix, check_same_n, fit_residualizer, regression_name
+from .regress import as_matrix, check_same_n, fit_residualizers, regression_name
 
 __all__ = ["gcm_test", "GCMWarning"]
 
@@ -135,12 +135,13 @@ def residual_pair(x: Any, y: Any, z: Any, regression: Any, seed: Any, resid_x: A
     if n < 3:
         raise ValueError(f"at least 3 observations are needed, got n = {n}")
     name = "precomputed" if given_x is not None and given_y is not None else regression_name(regression)
+    todo = [(v, label) for given, v, label in ((given_x, xa, "x"), (given_y, ya, "y")) if given is None]
+    # x and y on the same z: one decomposition of z (ols, ridge, krr), one fit per variable
+    fits = iter(fit_residualizers([v for v, _ in todo], za, regression, rng, n_jobs,
+                                  tuple(lab for _, lab in todo)) if todo else ())
     out = []
     for given, v, label in ((given_x, xa, "x"), (given_y, ya, "y")):
-        if given is not None:
-            r = given
-        else:
-            r = fit_residualizer(v, za, regression, rng, n_jobs).residuals
+        r = given if given is not None else next(fits).residuals
         warn_if_vanishing(r, v if given is None else None, label)
         out.append(r)
     return out[0], out[1], name

@@ -17,7 +17,7 @@ import numpy as np
 
 from .._checks import as_float_array, check_choice, check_seed
 
-__all__ = ["residualize", "fit_residualizer", "RegressionFit", "SpectralSmoother", "REGRESSIONS"]
+__all__ = ["residualize", "fit_residualizer", "fit_residualizers", "RegressionFit", "SpectralSmoother", "REGRESSIONS"]
 
 #: Regression names accepted by ``residualize`` (besides a scikit-learn regressor instance).
 REGRESSIONS = ("ols", "ridge", "krr", "rf")
@@ -136,24 +136,43 @@ def _column_weights(v: np.ndarray) -> np.ndarray:
     return 1.0 / np.where(ss > 0, ss, 1.0)
 
 
-def _ols(v, z, seed):
+@dataclass(frozen=True, eq=False)
+class _SpectralBasis:
+    """What a linear smoother needs from z alone: orthonormal vectors and their eigenvalues.
+
+    Computed once per z and shared by every response regressed on it (x and y alike); only the
+    penalty is tuned per response.
+    """
+
+    vectors: np.ndarray
+    eig: np.ndarray
+    method: str
+
+    def smoother(self, v: np.ndarray) -> SpectralSmoother:
+        if self.method == "ols":
+            return SpectralSmoother(self.vectors, np.ones(self.eig.size), "ols")
+        w = _column_weights(v)
+        vc = v - v.mean(axis=0)
+        coef2 = (self.vectors.T @ vc) ** 2 @ w
+        rss0 = float(((vc ** 2).sum(axis=0)) @ w)
+        top = self.eig[0]
+        hi = top * (1e3 if self.method == "ridge" else 10.0)
+        pen = _gcv_penalty(self.eig, coef2, rss0, v.shape[0], top * 1e-8, hi)
+        return SpectralSmoother(self.vectors, self.eig / (self.eig + pen), self.method, pen)
+
+
+def _ols_basis(z):
     n, p = z.shape
     if n < p + 2:
         raise ValueError(f"ols regression on z with {p} column(s) needs at least {p + 2} observations, "
                          f"got n = {n}; use regression='ridge' or fewer conditioning columns")
     u, s = _centred_svd(z, scale=False)
-    return SpectralSmoother(u, np.ones(s.size), "ols")
+    return _SpectralBasis(u, s ** 2, "ols")
 
 
-def _ridge(v, z, seed):
+def _ridge_basis(z):
     u, s = _centred_svd(z, scale=True)
-    eig = s ** 2
-    w = _column_weights(v)
-    vc = v - v.mean(axis=0)
-    coef2 = (u.T @ vc) ** 2 @ w
-    rss0 = float(((vc ** 2).sum(axis=0)) @ w)
-    pen = _gcv_penalty(eig, coef2, rss0, v.shape[0], eig[0] * 1e-8, eig[0] * 1e3)
-    return SpectralSmoother(u, eig / (eig + pen), "ridge", pen)
+    return _SpectralBasis(u, s ** 2, "ridge")
 
 
 def _gaussian_kernel(z: np.ndarray) -> np.ndarray:
@@ -170,7 +189,7 @@ def _gaussian_kernel(z: np.ndarray) -> np.ndarray:
     return np.exp(d2, out=d2)
 
 
-def _krr(v, z, seed):
+def _krr_basis(z):
     n = z.shape[0]
     k = _gaussian_kernel(z)
     k -= k.mean(axis=0)
@@ -178,15 +197,10 @@ def _krr(v, z, seed):
     lam, q = np.linalg.eigh(k)
     keep = lam > lam[-1] * n * np.finfo(float).eps
     lam, q = lam[keep][::-1], q[:, keep][:, ::-1]
-    w = _column_weights(v)
-    vc = v - v.mean(axis=0)
-    coef2 = (q.T @ vc) ** 2 @ w
-    rss0 = float(((vc ** 2).sum(axis=0)) @ w)
-    pen = _gcv_penalty(lam, coef2, rss0, n, lam[0] * 1e-8, lam[0] * 10.0)
-    return SpectralSmoother(np.ascontiguousarray(q), lam / (lam + pen), "krr", pen)
+    return _SpectralBasis(np.ascontiguousarray(q), np.ascontiguousarray(lam), "krr")
 
 
-_SMOOTHERS = {"ols": _ols, "ridge": _ridge, "krr": _krr}
+_BASES = {"ols": _ols_basis, "ridge": _ridge_basis, "krr": _krr_basis}
 
 
 def _random_forest(v, z, rng, n_jobs):
@@ -267,34 +281,51 @@ def regression_name(regression: Any) -> str:
     return regression if isinstance(regression, str) else type(regression).__name__
 
 
+def fit_residualizers(vs: list, z: Any, regression: Any = "ols", seed: Any = None, n_jobs: int = 1,
+                      names: tuple[str, ...] | None = None) -> list[RegressionFit]:
+    """Regress several responses on the same ``z``; linear smoothers share one decomposition of z.
+
+    Each response (an (n, d) array) is regressed once for all its columns and gets its own
+    penalty (ridge, kernel ridge); the SVD or kernel eigendecomposition of ``z`` is computed once.
+    ``names`` label the responses in error messages (default "v").
+    """
+    names = names or ("v",) * len(vs)
+    arrays = [as_matrix(v, nm) for v, nm in zip(vs, names)]
+    z = as_matrix(z, "z", allow_none=True)
+    if z is not None and z.shape[1] == 0:
+        z = None
+    check_same_n(z=z, **{f"{nm}" if names.count(nm) == 1 else f"{nm}[{i}]": v
+                         for i, (nm, v) in enumerate(zip(names, arrays))})
+    reg = _resolve_regression(regression)
+    rng = check_seed(seed)
+    name = regression_name(reg)
+    n = arrays[0].shape[0]
+    if n < 3:
+        raise ValueError(f"at least 3 observations are needed, got n = {n}")
+    if z is None:
+        empty = SpectralSmoother(np.zeros((n, 0)), np.zeros(0), "mean")
+        return [RegressionFit(empty.residuals(v), empty, name) for v in arrays]
+    if isinstance(reg, str) and reg in _BASES:
+        basis = _BASES[reg](z)
+        fits = []
+        for v in arrays:
+            sm = basis.smoother(v)
+            fits.append(RegressionFit(sm.residuals(v), sm, name))
+        return fits
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral):
+        raise TypeError(f"n_jobs must be an integer, got {n_jobs!r}")
+    if reg == "rf":
+        return [RegressionFit(_random_forest(v, z, rng, int(n_jobs)), None, name) for v in arrays]
+    return [RegressionFit(_sklearn_residuals(v, z, reg), None, name) for v in arrays]
+
+
 def fit_residualizer(v: Any, z: Any, regression: Any = "ols", seed: Any = None, n_jobs: int = 1) -> RegressionFit:
     """Regress all columns of ``v`` on ``z`` at once; see :func:`residualize`.
 
     Returns a :class:`RegressionFit` holding the residuals and, for the linear smoothers, the
     smoother itself.
     """
-    v = as_matrix(v, "v")
-    z = as_matrix(z, "z", allow_none=True)
-    if z is not None and z.shape[1] == 0:
-        z = None
-    check_same_n(v=v, z=z)
-    reg = _resolve_regression(regression)
-    rng = check_seed(seed)
-    name = regression_name(reg)
-    n = v.shape[0]
-    if n < 3:
-        raise ValueError(f"at least 3 observations are needed, got n = {n}")
-    if z is None:
-        empty = SpectralSmoother(np.zeros((n, 0)), np.zeros(0), "mean")
-        return RegressionFit(empty.residuals(v), empty, name)
-    if isinstance(reg, str) and reg in _SMOOTHERS:
-        sm = _SMOOTHERS[reg](v, z, rng)
-        return RegressionFit(sm.residuals(v), sm, name)
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral):
-        raise TypeError(f"n_jobs must be an integer, got {n_jobs!r}")
-    if reg == "rf":
-        return RegressionFit(_random_forest(v, z, rng, int(n_jobs)), None, name)
-    return RegressionFit(_sklearn_residuals(v, z, reg), None, name)
+    return fit_residualizers([v], z, regression, seed, n_jobs)[0]
 
 
 def residualize(v: Any, z: Any, regression: Any = "ols", seed: Any = None, n_jobs: int = 1) -> np.ndarray:
