@@ -194,7 +194,9 @@ class RandomFeatures:
     def __call__(self, Z: np.ndarray) -> np.ndarray:
         cols = [np.ones((Z.shape[0], 1))]
         if Z.shape[1]:
-            cols += [Z, np.sqrt(2.0 / self.W.shape[1]) * np.cos(Z @ self.W + self.b)]
+            cols.append(Z)
+            if self.W.shape[1]:
+                cols.append(np.sqrt(2.0 / self.W.shape[1]) * np.cos(Z @ self.W + self.b))
         return np.hstack(cols)
 
 

@@ -130,7 +130,8 @@ def c2g(y: Any, treat: Any, X: Any = None, model: str = "additive", alpha: float
     seed : None, int or numpy.random.Generator
         Random folds, random features, bootstrap resamples and predictive-recursion orders.
     n_jobs : int
-        Threads for the nonparametric model's density evaluations.
+        Threads: BLAS threads of the fit and, in the nonparametric model, parallel density
+        evaluations (-1: all cores).
     noise : {"pr", "npmle"}
         Noise density estimator of the additive model.
     n_boot : int
@@ -182,12 +183,16 @@ def c2g(y: Any, treat: Any, X: Any = None, model: str = "additive", alpha: float
     else:
         center = scale = None
         Z = None
-    if model == "additive":
-        fit = _fit_additive(Z, yv, tv, noise, rng)
-    else:
-        from ._c2g_nonparametric import fit_nonparametric
+    from threadpoolctl import threadpool_limits
 
-        fit = _NonparametricModel(fit_nonparametric(Z, yv, tv, n_boot, boot_quantile, rng, n_jobs))
+    # many small linear-algebra calls: BLAS threads beyond n_jobs only oversubscribe the cores
+    with threadpool_limits(limits=n_jobs if n_jobs > 0 else None, user_api="blas"):
+        if model == "additive":
+            fit = _fit_additive(Z, yv, tv, noise, rng)
+        else:
+            from ._c2g_nonparametric import fit_nonparametric
+
+            fit = _NonparametricModel(fit_nonparametric(Z, yv, tv, n_boot, boot_quantile, rng, n_jobs))
     lfdr_all = fit.lfdr
     lfdr_t = lfdr_all[tv]
     erpf = float(np.mean(fit.pi[tv]))
