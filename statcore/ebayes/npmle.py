@@ -17,7 +17,7 @@ from ._mixture import make_grid, mixture_pdf, positive_scale
 
 __all__ = ["npmle", "NPMLEResult", "NPMLEConvergenceWarning"]
 
-_WARM_START_N = 20000      # above this many observations, solve a binned problem first
+_WARM_START_N = 5000       # above this many observations, solve a binned problem first
 _WARM_START_BINS = 2000
 _EM_STEPS = 10             # EM steps before the SQP from the uniform start
 
@@ -309,7 +309,7 @@ def npmle(x: Any, sigma: Any = 1.0, grid: Any = 300, weights: Any = None, bins: 
         the unbinned data.
     method : {"sqp", "em"}
         "sqp": sequential quadratic programming with active-set subproblems (Kim, Carbonetto &
-        Stephens 2020), on a working set of atoms; above 20000 observations it starts from the
+        Stephens 2020), on a working set of atoms; above 5000 observations it starts from the
         solution of a 2000-bin problem. "em": the EM fixed-point iteration (slow; a baseline).
     tol : float
         Stop when the KKT certificate is at most 1 + tol.

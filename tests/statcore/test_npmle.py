@@ -99,11 +99,10 @@ def test_sqp_beats_unconverged_em_and_bound_is_valid():
     assert sqp.loglik - em.loglik <= x.size * np.log(em.kkt) + 1e-9
 
 
-@pytest.mark.slow
 def test_warm_started_large_problem_is_certified():
-    # above 20000 observations the SQP starts from a binned solution: the certificate is still the
+    # above 5000 observations the SQP starts from a binned solution: the certificate is still the
     # full-data one
-    x, _ = three_point_data(40000, 4)
+    x, _ = three_point_data(20000, 4)
     fit = npmle(x, grid=150)
     assert fit.kkt <= 1 + 1e-8
     k = kkt_direct(x, fit.atoms, fit.weights)
@@ -112,6 +111,18 @@ def test_warm_started_large_problem_is_certified():
     with pytest.warns(NPMLEConvergenceWarning):
         em = npmle(x, grid=150, method="em", max_iter=300, tol=1e-12)
     assert fit.loglik >= em.loglik
+
+
+def test_warm_started_heteroscedastic_problem_is_certified():
+    # with one sigma per observation the warm start is an evenly strided subsample
+    rng = np.random.default_rng(21)
+    n = 12000
+    sig = rng.uniform(0.5, 2.0, n)
+    x = rng.choice([0.0, -2.0, 3.0], size=n, p=[0.8, 0.1, 0.1]) + sig * rng.normal(size=n)
+    fit = npmle(x, sigma=sig, grid=100)
+    assert fit.converged
+    k = kkt_direct(x, fit.atoms, fit.weights, sig)
+    assert k <= 1 + 1e-6 and k == pytest.approx(fit.kkt, abs=1e-9)
 
 
 # ------------------------------------------------------------------------------------------------
