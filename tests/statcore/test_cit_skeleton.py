@@ -217,13 +217,28 @@ def test_grouped_nodes_by_position_on_arrays():
 
 
 def test_rpcit_seed_and_n_jobs_do_not_change_the_answer():
-    data, groups = module_data(n=300, size=4, seed=5)
+    data, groups = module_data(n=200, size=3, seed=5)
     one = pc_skeleton(data, test="rpcit", groups=groups, k=10, seed=11)
     again = pc_skeleton(data, test="rpcit", groups=groups, k=10, seed=11)
-    two = pc_skeleton(data, test="rpcit", groups=groups, k=10, seed=11, n_jobs=2)
+    import joblib
+
+    # threads: the batching and merging of a level are what is tested; processes cost seconds to start
+    with joblib.parallel_config(backend="threading"):
+        two = pc_skeleton(data, test="rpcit", groups=groups, k=10, seed=11, n_jobs=2)
+    other = pc_skeleton(data, test="rpcit", groups=groups, k=10, seed=12)
+    assert not np.array_equal(one.tests.p_value, other.tests.p_value)
     pd.testing.assert_frame_equal(one.tests, again.tests)
     pd.testing.assert_frame_equal(one.tests, two.tests)
     assert one.edges() == two.edges()
+
+
+@pytest.mark.slow
+def test_n_jobs_with_worker_processes():
+    """joblib's default (process) backend: the tester and its data travel to the workers."""
+    data, groups = module_data(n=200, size=3, seed=6)
+    one = pc_skeleton(data, test="gcm", groups=groups, type="max", B=99, seed=3)
+    two = pc_skeleton(data, test="gcm", groups=groups, type="max", B=99, seed=3, n_jobs=2)
+    pd.testing.assert_frame_equal(one.tests, two.tests)
 
 
 def test_max_cond_limits_the_order():
