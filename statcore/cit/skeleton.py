@@ -121,6 +121,32 @@ def _validate(data, alpha, test, groups, max_cond, n_jobs) -> tuple[_Design, flo
     return design, alpha, test, max_cond, int(n_jobs)
 
 
+# arguments pc_skeleton sets itself when it calls a built-in test
+_SET_BY_SKELETON = ("x", "y", "z", "resid_x", "resid_y", "seed")
+
+
+def _validate_test_args(test, test_args: dict) -> None:
+    """Refuse arguments the chosen test does not take, before a long run rather than in its middle."""
+    if callable(test):
+        return
+    import inspect
+
+    from .gcm import gcm_test
+    from .rpcit import rpcit
+
+    target = gcm_test if test == "gcm" else rpcit
+    accepted = set(inspect.signature(target).parameters) - set(_SET_BY_SKELETON)
+    if test == "parcor":
+        accepted.discard("base")
+    for key in test_args:
+        if key in _SET_BY_SKELETON:
+            raise TypeError(f"{key!r} is set by pc_skeleton for every test; do not pass it")
+        if key not in accepted:
+            raise TypeError(f"test={test!r} takes no argument {key!r}; it takes {', '.join(sorted(accepted))}")
+    if "parcor" in test_args:
+        check_choice(test_args["parcor"], "parcor", ("t", "fisher"))
+
+
 # ----------------------------------------------------------------------------------------------
 # one conditional independence test, with residuals cached per (node, conditioning set)
 # ----------------------------------------------------------------------------------------------
@@ -345,6 +371,7 @@ def pc_skeleton(data, alpha: float = 0.01, test: str | Callable = "rpcit", group
     (``skeleton(method = "stable")``).
     """
     design, alpha, test, max_cond, n_jobs = _validate(data, alpha, test, groups, max_cond, n_jobs)
+    _validate_test_args(test, test_args)
     entropy = int(check_seed(seed).integers(2**63))
     tester = _Tester(design, test, test_args, entropy)
     m = len(design.names)

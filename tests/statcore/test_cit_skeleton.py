@@ -477,6 +477,16 @@ def test_bad_input():
     dup = pd.DataFrame(chain.to_numpy(), columns=["X", "X", "Z"])
     with pytest.raises(ValueError, match="duplicated"):
         pc_skeleton(dup)
+    with pytest.raises(TypeError, match="takes no argument 'kk'"):
+        pc_skeleton(chain, test="rpcit", kk=5)
+    with pytest.raises(TypeError, match="takes no argument 'k'"):
+        pc_skeleton(chain, test="gcm", k=5)
+    with pytest.raises(TypeError, match="takes no argument 'base'"):
+        pc_skeleton(chain, test="parcor", base="gcm")
+    with pytest.raises(TypeError, match="'resid_x' is set by pc_skeleton"):
+        pc_skeleton(chain, test="gcm", resid_x=1)
+    with pytest.raises(ValueError, match="unknown parcor"):
+        pc_skeleton(chain, test="parcor", parcor="z")
     with pytest.raises(ValueError, match=r"p-value 2\.0"):
         pc_skeleton(chain, test=lambda x, y, z: 2.0)
     with pytest.raises(TypeError, match="p-value or an HTest"):
