@@ -335,7 +335,11 @@ def test_agrees_with_causallearn_pc_fisherz(seed):
     cg = pc(data.to_numpy(), 0.01, "fisherz", show_progress=False)
     theirs = (cg.G.graph != 0).astype(np.int64)
     res = pc_skeleton(data, alpha=0.01, test="parcor", parcor="fisher")
+    # the same p-values (Fisher's z of the partial correlation), so the same skeleton
     np.testing.assert_array_equal(res.adjacency.to_numpy(), theirs)
+    # the linear GCM is a different test of the same hypotheses: at most 5% of the pairs may differ
+    gcm = pc_skeleton(data, alpha=0.01, test="gcm")
+    assert np.triu(gcm.adjacency.to_numpy() != theirs, 1).sum() <= 0.05 * 66
 
 
 def test_causallearn_adapter_runs_pc():
