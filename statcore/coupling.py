@@ -60,12 +60,13 @@ class ConvergenceWarning(StatcoreWarning):
 # f: named functions with their known class, or a user callable
 # ----------------------------------------------------------------------------------------------
 
-_NAMED_F: dict[str, tuple[Callable, str, str]] = {
-    "product": (lambda a, b: a * b, "supermodular", "Y1 * Y0"),
-    "sq_diff": (lambda a, b: (a - b) ** 2, "submodular", "(Y1 - Y0)^2"),
-    "abs_diff": (lambda a, b: np.abs(a - b), "submodular", "|Y1 - Y0|"),
-    "min": (np.minimum, "supermodular", "min(Y1, Y0)"),
-    "max": (np.maximum, "submodular", "max(Y1, Y0)"),
+# name: (vectorised f, class, label, code of the compiled kernel's built-in f)
+_NAMED_F: dict[str, tuple[Callable, str, str, int]] = {
+    "product": (lambda a, b: a * b, "supermodular", "Y1 * Y0", 0),
+    "sq_diff": (lambda a, b: (a - b) ** 2, "submodular", "(Y1 - Y0)^2", 1),
+    "abs_diff": (lambda a, b: np.abs(a - b), "submodular", "|Y1 - Y0|", 2),
+    "min": (np.minimum, "supermodular", "min(Y1, Y0)", 3),
+    "max": (np.maximum, "submodular", "max(Y1, Y0)", 4),
 }
 
 #: Names ``coupling_mean`` and ``joint_bounds`` accept for ``f`` (plus "indicator(s, t)").
@@ -79,6 +80,8 @@ class _F:
     fn: Callable
     label: str
     known_class: str | None  # "supermodular" / "submodular" by construction, None: detect
+    code: int | None = None  # built-in f of the compiled merge (no pieces arrays)
+    params: tuple = (0.0, 0.0)
 
 
 def _resolve_f(f: Any) -> _F:
@@ -86,8 +89,8 @@ def _resolve_f(f: Any) -> _F:
         return f
     if isinstance(f, str):
         if f in _NAMED_F:
-            fn, cls, label = _NAMED_F[f]
-            return _F(fn, label, cls)
+            fn, cls, label, code = _NAMED_F[f]
+            return _F(fn, label, cls, code)
         m = _INDICATOR.match(f)
         if m:
             try:
@@ -96,7 +99,7 @@ def _resolve_f(f: Any) -> _F:
                 raise ValueError(f"f {f!r}: s and t of 'indicator(s, t)' must be numbers") from None
             # 1{Y1 <= s, Y0 <= t}: the joint distribution function, supermodular
             return _F(lambda a, b: ((a <= s) & (b <= t)).astype(np.float64), f"1{{Y1 <= {s:g}, Y0 <= {t:g}}}",
-                      "supermodular")
+                      "supermodular", 5, (s, t))
         raise ValueError(f"unknown f {f!r}; choose one of {', '.join(map(repr, coupling_functions))} "
                          "or pass a vectorised callable f(y1, y0)")
     if not callable(f):
@@ -128,8 +131,10 @@ def _merge_values(y1s: np.ndarray, W1: np.ndarray, y0s: np.ndarray, W0: np.ndarr
     """
     from ._kernels import coupling as kc
 
-    pi, pj, plen, npieces = kc.pieces(W1, W0, counter)
     total = W1.sum(axis=1)
+    if fx.code is not None:
+        return kc.sums(W1, W0, y1s, y0s, counter, fx.code, *fx.params) / total
+    pi, pj, plen, npieces = kc.pieces(W1, W0, counter)
     if W1.shape[0] == 1:
         k = int(npieces[0])
         vals = _eval_f(fx, y1s[pi[0, :k]], y0s[pj[0, :k]])
@@ -350,13 +355,14 @@ class _Design:
     strata: np.ndarray               # int codes
     levels: list
     p_s: np.ndarray                  # stratum shares n_s / n (held fixed in the bootstrap)
-    cells: dict                      # (s, a) -> unit indices sorted by y
-    pooled: dict                     # a -> unit indices sorted by y
+    cells: dict                      # (s, a) -> slice of the units, sorted by y
+    pooled: dict                     # a -> units of the arm sorted by y (a slice without strata)
     inv_e: np.ndarray | None         # 1/e (treated) or 1/(1-e) (controls); None: equal weights
     X: np.ndarray | None             # standardised covariates with intercept (refit per replicate)
     beta: np.ndarray | None
     clip: float
     weights_note: str
+    perm: np.ndarray                 # unit i of the design is unit perm[i] of the user's data
 
     @property
     def exact(self) -> bool:
@@ -379,13 +385,13 @@ class _Design:
     def resample(self, rng: np.random.Generator, n_rep: int, ratio: float | None) -> np.ndarray:
         """Counts (n_rep x n): n_cell draws with replacement within every stratum-by-arm cell
         (round(ratio * n_cell) of them for the m-out-of-n bootstrap)."""
-        counts = np.zeros((n_rep, self.y.size))
-        for idx in self.cells.values():
-            m = idx.size if ratio is None else max(1, int(round(ratio * idx.size)))
-            draws = rng.integers(0, idx.size, size=(n_rep, m))
-            flat = np.bincount((draws + (np.arange(n_rep) * idx.size)[:, None]).ravel(),
-                               minlength=n_rep * idx.size).reshape(n_rep, idx.size)
-            counts[:, idx] = flat
+        counts = np.empty((n_rep, self.y.size))
+        for sl in self.cells.values():
+            size = sl.stop - sl.start
+            m = size if ratio is None else max(1, int(round(ratio * size)))
+            draws = rng.integers(0, size, size=(n_rep, m))
+            draws += (np.arange(n_rep) * size)[:, None]
+            counts[:, sl] = np.bincount(draws.ravel(), minlength=n_rep * size).reshape(n_rep, size)
         return counts
 
 
@@ -403,23 +409,29 @@ def _make_design(y, treat, x, propensity, strata, clip: float, weights=None) -> 
         codes, levels = _as_labels(strata, yv.size, "strata")
     n = yv.size
     p_s = np.bincount(codes, minlength=len(levels)) / n
+    # units reordered once by (stratum, arm, y): every stratum-by-arm cell is a sorted contiguous slice,
+    # so replicates are count vectors on slices (no gathers, no re-sorting)
+    perm = np.lexsort((yv, ~arm, codes))
+    yv, arm, codes = yv[perm], arm[perm], codes[perm]
     cells = {}
-    order = np.argsort(yv, kind="stable")
     for s in range(len(levels)):
         for a in (True, False):
-            idx = order[(codes[order] == s) & (arm[order] == a)]
+            idx = np.flatnonzero((codes == s) & (arm == a))
             if idx.size == 0:
                 raise ValueError(f"strata: stratum {levels[s]!r} has no {'treated' if a else 'control'} "
                                  "units; merge it with a neighbour or drop it")
-            cells[(s, a)] = idx
-    pooled = {a: order[arm[order] == a] for a in (True, False)}
+            cells[(s, a)] = slice(int(idx[0]), int(idx[-1]) + 1)
+    if len(levels) == 1:
+        pooled = {a: cells[(0, a)] for a in (True, False)}
+    else:
+        order = np.argsort(yv, kind="stable")
+        pooled = {a: order[arm[order] == a] for a in (True, False)}
     inv_e = X = beta = None
     note = "equal within arms (randomised experiment)"
     if strata is not None:
         note = "equal within stratum-by-arm cells, strata weighted by their shares"
     if weights is not None:
-        w = _as_weights(weights, n, "weights")
-        inv_e = w
+        inv_e = _as_weights(weights, n, "weights")[perm]
         note = "user weights, normalised within arms"
     if propensity is not None:
         e = as_float_array(propensity, "propensity").ravel()
@@ -428,6 +440,7 @@ def _make_design(y, treat, x, propensity, strata, clip: float, weights=None) -> 
         if (e <= 0).any() or (e >= 1).any():
             bad = e[(e <= 0) | (e >= 1)][0]
             raise ValueError(f"propensity must lie strictly inside (0, 1); found {bad!r}")
+        e = e[perm]
         note = "Hajek inverse-propensity weights (propensity given)"
     elif x is not None:
         xv = as_float_array(x, "x")
@@ -435,6 +448,7 @@ def _make_design(y, treat, x, propensity, strata, clip: float, weights=None) -> 
             xv = xv[:, None]
         if xv.ndim != 2 or xv.shape[0] != n:
             raise ValueError(f"x must have one row per outcome ({n}), got shape {xv.shape}")
+        xv = xv[perm]
         sd = xv.std(axis=0)
         keep = sd > 0
         Z = (xv[:, keep] - xv[:, keep].mean(axis=0)) / sd[keep]
@@ -442,7 +456,7 @@ def _make_design(y, treat, x, propensity, strata, clip: float, weights=None) -> 
         beta, ok = _logistic_fit(X, arm.astype(np.float64), np.ones(n))
         if not ok:
             warnings.warn("the logistic propensity fit did not converge (separation or collinear x); "
-                          "weights may be extreme", ConvergenceWarning, stacklevel=3)
+                          "weights may be extreme", ConvergenceWarning, stacklevel=4)
         from scipy.special import expit
 
         e = expit(X @ beta)
@@ -452,11 +466,11 @@ def _make_design(y, treat, x, propensity, strata, clip: float, weights=None) -> 
         if low.any() or high.any():
             warnings.warn(f"{int(low.sum() + high.sum())} propensity scores outside [{clip:g}, {1 - clip:g}] "
                           "were clipped: overlap is poor there and the weighted marginals lean on few units",
-                          OverlapWarning, stacklevel=3)
+                          OverlapWarning, stacklevel=4)
         e = np.clip(e, clip, 1 - clip)
         inv_e = np.where(arm, 1 / e, 1 / (1 - e))
         note += f", clipped to [{clip:g}, {1 - clip:g}]"
-    return _Design(yv, arm, codes, levels, p_s, cells, pooled, inv_e, X, beta, clip, note)
+    return _Design(yv, arm, codes, levels, p_s, cells, pooled, inv_e, X, beta, clip, note, perm)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -859,7 +873,8 @@ def _bounds(y, treat, fx: _F, x, propensity, strata, assumption, f_class, conf_l
         f_class, class_note = _detect_class(fx, np.unique(design.y[i1]), np.unique(design.y[i0]))
     else:
         class_note = "as stated by the user"
-    n1, n0 = i1.size, i0.size
+    n1 = int(design.arm.sum())
+    n0 = design.y.size - n1
 
     def compute(counts: np.ndarray) -> dict:
         v = _values(design, counts, fx, f_class)
@@ -1060,9 +1075,10 @@ def ite_variance_bounds(y, treat, x=None, propensity=None, strata=None, assumpti
     """Sharp bounds on Var(Y1 - Y0), the variance of individual treatment effects.
 
     Var(Y1 - Y0) = E(Y1 - Y0)^2 - (E Y1 - E Y0)^2; the second term is identified and (Y1 - Y0)^2 is
-    submodular, so the bounds are the comonotone (lower) and countercomonotone (upper) values; for
-    equal-weight samples they are (s1 - s0)^2 and (s1 + s0)^2 with the arms' standard deviations
-    (divisor n). Arguments as :func:`joint_bounds`; the bootstrap replicates recompute both terms.
+    submodular, so the bounds are the comonotone (lower) and countercomonotone (upper) values,
+    s1^2 + s0^2 - 2 Cov under either coupling; they lie inside [(s1 - s0)^2, (s1 + s0)^2] and reach
+    those ends when the two marginals differ only by location and scale (e.g. two normals).
+    Arguments as :func:`joint_bounds`; the bootstrap replicates recompute both terms.
 
     Examples
     --------
@@ -1078,7 +1094,7 @@ def ite_variance_bounds(y, treat, x=None, propensity=None, strata=None, assumpti
     ----------
     Heckman, Smith & Clements (1997); Fan & Park (2010).
     """
-    fx = _F(lambda a, b: (a - b) ** 2, "(Y1 - Y0)^2 - (E Y1 - E Y0)^2 = Var(Y1 - Y0)", "submodular")
+    fx = _F(lambda a, b: (a - b) ** 2, "(Y1 - Y0)^2 - (E Y1 - E Y0)^2 = Var(Y1 - Y0)", "submodular", 1)
     return _bounds(y, treat, fx, x, propensity, strata, assumption, "auto", conf_level, B, ci, seed, n_jobs,
                    kwargs.pop("bootstrap", "auto"), kwargs.pop("m", None), kwargs.pop("clip", 0.01),
                    lambda m1, m0: (m1 - m0) ** 2, _data_name(y, treat), _pop_none(kwargs))

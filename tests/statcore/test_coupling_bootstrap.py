@@ -1,0 +1,214 @@
+"""Bootstrap and intervals of joint_bounds: replicates, reproducibility, Imbens-Manski/Stoye, kink, coverage."""
+import matplotlib
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from statcore.coupling import (JointBounds, _make_design, _resolve_f, _values, imbens_manski_interval,
+                               ite_variance_bounds, joint_bounds, stoye_interval)
+
+matplotlib.use("Agg")
+
+
+def normal_arms(rng, n1, n0):
+    y = np.r_[rng.normal(1, 2, n1), rng.normal(0, 1, n0)]
+    t = np.r_[np.ones(n1), np.zeros(n0)]
+    return y, t
+
+
+def test_replicates_equal_recomputation_on_resampled_data():
+    # each replicate is a vector of counts on the once-sorted data: it must equal the bounds of the
+    # resampled data set itself
+    rng = np.random.default_rng(1)
+    y, t = normal_arms(rng, 40, 31)
+    y[:5] = y[5:10]  # ties
+    design = _make_design(y, t, None, None, None, 0.01)
+    counts = design.resample(np.random.default_rng(7), 6, None)
+    y, t = y[design.perm], t[design.perm]  # counts refer to the design's (sorted) order
+    assert np.array_equal(design.y, y)
+    for name in ("sq_diff", "product", "abs_diff"):
+        fx = _resolve_f(name)
+        v = _values(design, counts, fx, fx.known_class)
+        for r in range(6):
+            idx = np.repeat(np.arange(y.size), counts[r].astype(int))
+            assert (t[idx] == 1).sum() == 40 and (t[idx] == 0).sum() == 31  # resampled within arms
+            direct = joint_bounds(y[idx], t[idx], name, B=0)
+            assert v.co[r] == pytest.approx(direct.comonotone, rel=1e-12, abs=1e-12)
+            assert v.counter[r] == pytest.approx(direct.countercomonotone, rel=1e-12, abs=1e-12)
+            assert (v.lower[r], v.upper[r]) == pytest.approx((direct.lower, direct.upper), rel=1e-12, abs=1e-12)
+
+
+def test_replicates_with_fitted_propensity_refit_on_each_replicate():
+    rng = np.random.default_rng(2)
+    n = 120
+    x = rng.normal(size=(n, 2))
+    t = (rng.uniform(size=n) < 1 / (1 + np.exp(-(0.5 * x[:, 0] - 0.3 * x[:, 1])))).astype(float)
+    y = x[:, 0] + t * (1 + rng.normal(size=n))
+    design = _make_design(y, t, x, None, None, 0.01)
+    counts = design.resample(np.random.default_rng(3), 3, None)
+    y, t, x = y[design.perm], t[design.perm], x[design.perm]
+    fx = _resolve_f("sq_diff")
+    v = _values(design, counts, fx, "submodular")
+    for r in range(3):
+        idx = np.repeat(np.arange(n), counts[r].astype(int))
+        direct = joint_bounds(y[idx], t[idx], "sq_diff", x=x[idx], B=0)
+        assert v.co[r] == pytest.approx(direct.comonotone, rel=1e-7)
+        assert v.counter[r] == pytest.approx(direct.countercomonotone, rel=1e-7)
+
+
+def test_same_seed_same_answer_and_threads_do_not_matter():
+    rng = np.random.default_rng(3)
+    y, t = normal_arms(rng, 200, 150)
+    a = joint_bounds(y, t, "sq_diff", B=99, seed=11)
+    b = joint_bounds(y, t, "sq_diff", B=99, seed=11, n_jobs=2)
+    c = joint_bounds(y, t, "sq_diff", B=99, seed=np.random.default_rng(11))
+    np.testing.assert_array_equal(a.boot["lower"], b.boot["lower"])
+    np.testing.assert_array_equal(a.boot["upper"], c.boot["upper"])
+    assert a.set_conf_int == b.set_conf_int
+    d = joint_bounds(y, t, "sq_diff", B=99, seed=12)
+    assert not np.array_equal(a.boot["lower"], d.boot["lower"])
+    assert a.boot["lower"].shape == (99,)
+
+
+def test_imbens_manski_limits():
+    z95, z975 = stats.norm.ppf(0.95), stats.norm.ppf(0.975)
+    lo, hi = imbens_manski_interval(1.0, 1.0, 0.1, 0.2, 0.95)
+    assert (lo, hi) == pytest.approx((1 - z975 * 0.1, 1 + z975 * 0.2), abs=1e-9)
+    lo, hi = imbens_manski_interval(0.0, 100.0, 0.1, 0.2, 0.95)
+    assert (lo, hi) == pytest.approx((-z95 * 0.1, 100 + z95 * 0.2), abs=1e-9)
+    # in between: the defining equation
+    lo, hi = imbens_manski_interval(0.0, 0.3, 0.1, 0.2, 0.9)
+    c = -lo / 0.1
+    assert stats.norm.cdf(c + 0.3 / 0.2) - stats.norm.cdf(-c) == pytest.approx(0.9, abs=1e-9)
+    assert hi == pytest.approx(0.3 + c * 0.2)
+
+
+def test_stoye_limits_and_coverage_constraints():
+    z95, z975 = stats.norm.ppf(0.95), stats.norm.ppf(0.975)
+    # far-apart bounds: one-sided critical values at each end
+    lo, hi = stoye_interval(0.0, 100.0, 0.1, 0.1, 0.3, 0.95, 1000)
+    assert (lo, hi) == pytest.approx((-z95 * 0.1, 100 + z95 * 0.1), abs=2e-4)
+    # bounds that coincide and move together: the two-sided interval of a point
+    lo, hi = stoye_interval(1.0, 1.0, 0.1, 0.1, 0.995, 0.95, 1000)
+    assert (lo, hi) == pytest.approx((1 - z975 * 0.1, 1 + z975 * 0.1), abs=2e-3)
+    # the defining constraints hold at the solution (rho = 0, delta below the pre-test: delta = 0)
+    lo, hi = stoye_interval(0.0, 0.05, 0.1, 0.2, 0.0, 0.9, 100)
+    cl, cu = -lo / 0.1, (hi - 0.05) / 0.2
+    cover = stats.norm.cdf(cl) * stats.norm.cdf(cu)  # independent ends, delta treated as 0
+    assert cover == pytest.approx(0.9, abs=1e-4)
+
+
+def test_kink_detected_for_bernoulli_with_equal_probabilities():
+    y = np.r_[np.ones(50), np.zeros(50), np.ones(50), np.zeros(50)]
+    t = np.r_[np.ones(100), np.zeros(100)]
+    r = joint_bounds(y, t, "product", B=99, seed=1)
+    assert r.kink and r.bootstrap == "m-out-of-n"
+    assert "m-out-of-n" in r.summary() and "kink" in r.summary()
+    assert r.m_ratio == pytest.approx(np.ceil(100 ** (2 / 3)) / 100)
+    r2 = joint_bounds(y, t, "product", B=99, seed=1, bootstrap="n-out-of-n")
+    assert r2.bootstrap == "n-out-of-n" and "consider bootstrap='m-out-of-n'" in r2.summary()
+    r3 = joint_bounds(y, t, "product", B=99, seed=1, bootstrap="m-out-of-n", m=50)
+    assert r3.m_ratio == 0.5
+    # far-apart probabilities: no kink
+    y = np.r_[np.ones(90), np.zeros(10), np.ones(30), np.zeros(70)]
+    assert not joint_bounds(y, t, "product", B=0).kink
+    # continuous outcomes: no kink
+    rng = np.random.default_rng(0)
+    assert not joint_bounds(*normal_arms(rng, 100, 100), "product", B=0).kink
+
+
+def test_result_object():
+    rng = np.random.default_rng(5)
+    y, t = normal_arms(rng, 150, 120)
+    y = pd.Series(y, name="earnings")
+    r = joint_bounds(y, pd.Series(t, name="training"), "abs_diff", assumption="comonotone", B=49, seed=1)
+    assert isinstance(r, JointBounds)
+    assert r.conf_int == r.point_conf_int
+    assert r.set_conf_int[0] <= r.lower <= r.upper <= r.set_conf_int[1]
+    assert r.point_conf_int[0] <= r.estimate <= r.point_conf_int[1]
+    s = r.summary()
+    for part in ("earnings by training", "assumption: comonotone", "Std. Error", "Imbens-Manski",
+                 "percent confidence interval for the identified set", "under 'comonotone'"):
+        assert part in s, part
+    assert str(r) == s
+    df = r.to_frame()
+    assert list(df.index) == ["lower", "upper", "comonotone", "countercomonotone", "estimate"]
+    assert df.loc["estimate", "value"] == r.estimate
+    assert "<pre>" in r._repr_html_()
+    fig = r.plot()
+    assert len(fig.axes) == 2
+    r0 = joint_bounds(y, t, "abs_diff", B=0)
+    assert r0.conf_int is None and "no confidence interval" in r0.summary()
+    assert np.isnan(r0.to_frame()["std_error"]).all()
+
+
+def test_ite_variance_bounds():
+    rng = np.random.default_rng(6)
+    y, t = normal_arms(rng, 300, 200)
+    r = ite_variance_bounds(y, t, B=49, seed=1)
+    s1, s0 = y[t == 1].std(), y[t == 0].std()
+    # Var = s1^2 + s0^2 - 2 Cov and |Cov| <= s1 s0 (Cauchy-Schwarz); the population values are 1 and 9
+    assert (s1 - s0) ** 2 - 1e-12 <= r.lower <= r.upper <= (s1 + s0) ** 2 + 1e-12
+    assert r.lower == pytest.approx(1.0, abs=0.3) and r.upper == pytest.approx(9.0, abs=1.5)
+    # equal sizes: the quantile coupling pairs sorted values, Cov is the sorted cross-moment
+    y2, t2 = normal_arms(rng, 250, 250)
+    a, b = np.sort(y2[t2 == 1]), np.sort(y2[t2 == 0])
+    r2 = ite_variance_bounds(y2, t2, B=0)
+    assert r2.lower == pytest.approx(np.mean(((a - a.mean()) - (b - b.mean())) ** 2), rel=1e-10)
+    assert r2.upper == pytest.approx(np.mean(((a - a.mean()) - (b[::-1] - b.mean())) ** 2), rel=1e-10)
+    # the replicates recompute the identified mean difference too
+    assert np.all(r.boot["lower"] >= -1e-12)
+    jb = joint_bounds(y, t, "sq_diff", B=0)
+    ate = y[t == 1].mean() - y[t == 0].mean()
+    assert r.lower == pytest.approx(jb.lower - ate ** 2, rel=1e-10)
+
+
+def test_general_f_bootstrap_runs_the_lp_per_replicate():
+    rng = np.random.default_rng(7)
+    y = np.r_[rng.integers(0, 4, 60), rng.integers(0, 4, 50)].astype(float)
+    t = np.r_[np.ones(60), np.zeros(50)]
+    r = joint_bounds(y, t, lambda a, b: np.cos(a * b), B=20, seed=1, bootstrap="n-out-of-n")
+    assert r.f_class == "general"
+    assert r.boot["lower"].shape == (20,) and np.all(r.boot["lower"] <= r.boot["upper"] + 1e-12)
+
+
+# ----------------------------------------------------------------------------------------------
+# coverage (seeded Monte Carlo): at least nominal minus 3 Monte Carlo standard errors
+# ----------------------------------------------------------------------------------------------
+
+def coverage(kind, reps, n, B, seed, **kw):
+    rng = np.random.default_rng(seed)
+    hits = np.zeros(3)
+    for _ in range(reps):
+        if kind == "normal":
+            y, t = normal_arms(rng, n, n)
+            f, lo, hi, point = "sq_diff", 2.0, 10.0, 2.0    # E(Y1-Y0)^2 in [1 + 1, 1 + 9]
+        else:
+            y = np.r_[rng.uniform(size=n) < 0.5, rng.uniform(size=n) < 0.5].astype(float)
+            t = np.r_[np.ones(n), np.zeros(n)]
+            f, lo, hi, point = "product", 0.0, 0.5, 0.5     # kinks at p1 = p0 and p1 + p0 = 1
+        r = joint_bounds(y, t, f, assumption="comonotone", B=B, seed=rng, **kw)
+        a, b = r.set_conf_int
+        hits += [a <= lo <= b, a <= hi <= b, r.point_conf_int[0] <= point <= r.point_conf_int[1]]
+    return hits / reps, r
+
+
+def floor(level, reps):
+    return level - 3 * np.sqrt(level * (1 - level) / reps)
+
+
+@pytest.mark.slow
+def test_coverage_continuous_imbens_manski():
+    reps = 400
+    cov, r = coverage("normal", reps, 500, 199, seed=2024)
+    assert r.bootstrap == "n-out-of-n"
+    assert np.all(cov >= floor(0.95, reps)), cov
+
+
+@pytest.mark.slow
+def test_coverage_at_the_kink_m_out_of_n():
+    reps = 400
+    cov, r = coverage("bernoulli", reps, 200, 199, seed=2025)
+    assert r.bootstrap == "m-out-of-n"
+    assert np.all(cov >= floor(0.95, reps)), cov
