@@ -153,3 +153,87 @@ def em(L: np.ndarray, omega: np.ndarray, w0: np.ndarray, tol: float, max_iter: i
         w = w * r
         w /= w.sum()
         it += 1
+
+
+def interior_point(L: np.ndarray, omega: np.ndarray, w0: np.ndarray, tol: float, max_iter: int
+                   ) -> tuple[np.ndarray, float, int, bool]:
+    """Primal-dual interior point method on the dual of Koenker & Mizera (2014).
+
+    Dual: minimise -sum_i omega_i log nu_i subject to L' nu <= 1 (nu > 0); at the optimum
+    nu_i = omega_i / (L w)_i, and the mixing weights w are the multipliers of the m constraints,
+    so L' nu <= 1 is the KKT certificate itself. Newton steps on the perturbed conditions
+
+        L' nu + s = 1,   L w = omega / nu,   w_j s_j = mu,
+
+    reduce to one m x m system (L' D L + diag(s / w)) dw = ..., D = diag(nu^2 / omega), solved by
+    Cholesky; Mehrotra's predictor-corrector chooses mu, and steps stop at 0.99 of the distance to
+    the boundary. Costs n m^2 per iteration: meant for small or binned problems. Finally weights
+    below 1e-10 of the largest are set to zero when the certificate still holds without them.
+    """
+    keep = omega > 0
+    Lk = np.asarray(L[keep], order="F")
+    om = omega[keep]
+    m = Lk.shape[1]
+    w = w0 / w0.sum()
+    g = Lk @ w
+    nu = om / g
+    nu *= 0.5 / float(np.max(Lk.T @ nu))
+    s = 1.0 - Lk.T @ nu
+    it = 0
+    kkt = np.inf
+    converged = False
+
+    def certificate(wv):
+        wn = wv / wv.sum()
+        return float(np.max(L.T @ (omega / np.maximum(L @ wn, 1e-300)))), wn
+
+    while it < max_iter:
+        kkt, wn = certificate(w)
+        if kkt <= 1.0 + tol:
+            converged = True
+            break
+        it += 1
+        g = Lk @ w
+        r1 = Lk.T @ nu + s - 1.0
+        r2 = g - om / nu
+        D = nu * nu / om
+        A = Lk * np.sqrt(D)[:, None]
+        M = A.T @ A
+        M[np.diag_indices(m)] += s / w
+        try:
+            C = np.linalg.cholesky(M)
+        except np.linalg.LinAlgError:
+            M[np.diag_indices(m)] += 1e-12 * float(np.max(np.diag(M)))
+            C = np.linalg.cholesky(M)
+        base = r1 - Lk.T @ (D * r2)
+
+        def direction(r3):
+            rhs = base + r3 / w
+            dw = np.linalg.solve(C.T, np.linalg.solve(C, rhs))
+            dnu = D * (-r2 - Lk @ dw)
+            ds = (r3 - s * dw) / w
+            return dw, dnu, ds
+
+        def max_step(v, dv):
+            neg = dv < 0
+            return float(np.min(-v[neg] / dv[neg])) if neg.any() else np.inf
+
+        mu = float(w @ s) / m
+        dw, dnu, ds = direction(-w * s)            # predictor (affine scaling)
+        a_aff = min(1.0, max_step(w, dw), max_step(s, ds), max_step(nu, dnu))
+        mu_aff = float((w + a_aff * dw) @ (s + a_aff * ds)) / m
+        sigma = (mu_aff / mu) ** 3
+        dw, dnu, ds = direction(sigma * mu - w * s - dw * ds)   # corrector
+        alpha = min(1.0, 0.99 * min(max_step(w, dw), max_step(s, ds), max_step(nu, dnu)))
+        w = w + alpha * dw
+        s = s + alpha * ds
+        nu = nu + alpha * dnu
+    w = w / w.sum()
+    if converged:
+        clean = np.where(w >= 1e-10 * w.max(), w, 0.0)
+        k_clean, clean = certificate(clean)
+        if k_clean <= 1.0 + tol:
+            w, kkt = clean, k_clean
+        else:
+            kkt = certificate(w)[0]
+    return w, kkt, it, converged

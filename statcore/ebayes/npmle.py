@@ -307,14 +307,16 @@ def npmle(x: Any, sigma: Any = 1.0, grid: Any = 300, weights: Any = None, bins: 
         its observations) and solve the smaller problem: for very large n. One common ``sigma``
         only. ``kkt`` is then the certificate of the binned problem; ``loglik`` is always that of
         the unbinned data.
-    method : {"sqp", "em"}
+    method : {"sqp", "ip", "em"}
         "sqp": sequential quadratic programming with active-set subproblems (Kim, Carbonetto &
         Stephens 2020), on a working set of atoms; above 5000 observations it starts from the
-        solution of a 2000-bin problem. "em": the EM fixed-point iteration (slow; a baseline).
+        solution of a 2000-bin problem. "ip": primal-dual interior point method on the dual
+        (Koenker & Mizera 2014); n m^2 work per iteration, for small or binned problems. "em":
+        the EM fixed-point iteration (slow; a baseline).
     tol : float
         Stop when the KKT certificate is at most 1 + tol.
     max_iter : int, optional
-        Iteration limit (default 200 for "sqp", 100000 for "em"); a warning is issued when it
+        Iteration limit (default 200 for "sqp" and "ip", 100000 for "em"); a warning is issued when it
         is reached before convergence.
 
     Returns
@@ -356,15 +358,15 @@ def npmle(x: Any, sigma: Any = 1.0, grid: Any = 300, weights: Any = None, bins: 
     >>> fit.lfdr(null=0)[:3].round(3)        # P(theta_i = 0 | x_i) for x = 1.54, -1.05, -0.66
     array([0.911, 1.   , 1.   ])
     """
-    method = check_choice(method, "method", ("sqp", "em"))
+    method = check_choice(method, "method", ("sqp", "ip", "em"))
     wrapper, xv, sd, omega, wsum, nobs, bins, tol = _validate(x, sigma, weights, bins, tol)
     if max_iter is None:
-        max_iter = 200 if method == "sqp" else 100000
+        max_iter = {"sqp": 200, "ip": 200, "em": 100000}[method]
     max_iter = check_positive_int(max_iter, "max_iter", minimum=0)
     homo = sd.size == 1 or bool(np.all(sd == sd[0]))
     scale = float(np.median(sd))
     atoms = make_grid(grid, xv, scale, align=0.0)
-    solve = _solvers.mixsqp if method == "sqp" else _solvers.em
+    solve = {"sqp": _solvers.mixsqp, "ip": _solvers.interior_point, "em": _solvers.em}[method]
 
     if bins is not None:
         xs, om = _bin(xv, omega, bins)

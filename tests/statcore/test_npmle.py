@@ -35,6 +35,26 @@ def loglik_direct(x, atoms, w, sigma=1.0, freq=None):
     return float(np.sum(np.log(f) * (1.0 if freq is None else np.asarray(freq, float))))
 
 
+def density_ratio_bounds(gap_a, gap_b):
+    """Bounds on f_a(x_i) / f_b(x_i) for two fits with certified gaps n log kkt.
+
+    With f* the optimal fitted density, d_i = f(x_i) / f*(x_i) - 1 satisfies sum_i d_i <= 0
+    (first-order optimality of f* over the convex set of fitted densities), so
+    l(f*) - l(f) = sum_i -log(1 + d_i) >= sum_i (d_i - log(1 + d_i)) >= h(d_k) for every k, with
+    h(d) = d - log(1 + d) >= 0. Hence h(d_k) <= gap, which confines d_k to [lo(gap), hi(gap)].
+    """
+    from scipy.optimize import brentq
+
+    def roots(gap):
+        gap = max(gap, 1e-300)
+        h = lambda d: d - np.log1p(d) - gap  # noqa: E731
+        return brentq(h, -1 + 1e-12, 0.0), brentq(h, 0.0, 1e6)
+
+    la, ha = roots(gap_a)
+    lb, hb = roots(gap_b)
+    return (1 + la) / (1 + hb), (1 + ha) / (1 + lb)
+
+
 # ------------------------------------------------------------------------------------------------
 # optimality
 
@@ -64,28 +84,35 @@ def test_kkt_heteroscedastic():
 
 
 @pytest.mark.parametrize("hetero", [False, True])
-def test_sqp_and_em_to_convergence_agree(hetero):
-    """The optimum's log-likelihood is unique; concavity gives l* - l(w) <= n log kkt(w)
-    (Jensen on sum_i log((L w*)_i / (L w)_i)), so the two fits must lie within the sum of their
-    certified gaps, and SQP may not be worse than EM beyond its own gap."""
-    rng = np.random.default_rng(11)
+def test_sqp_interior_point_and_em_agree(hetero):
+    """Three independent solvers run to convergence: mix-SQP, Koenker-Mizera's dual interior point
+    and EM. The optimum's log-likelihood is unique and concavity gives l* - l(w) <= n log kkt(w)
+    (Jensen on sum_i log((L w*)_i / (L w)_i)), so no fit may beat another by more than the
+    other's certified gap."""
+    rng = np.random.default_rng(17)
     n = 400
-    x, _ = three_point_data(n, 11)
+    x, _ = three_point_data(n, 17)
     sig = rng.uniform(0.7, 1.5, n) if hetero else 1.0
     grid = np.linspace(-5, 6, 56)
-    sqp = npmle(x, sigma=sig, grid=grid)
-    em = npmle(x, sigma=sig, grid=grid, method="em", tol=1e-6, max_iter=300000)
-    assert em.converged and em.kkt <= 1 + 1e-6
-    gap_sqp = n * np.log(kkt_direct(x, grid, sqp.weights, sig))
-    gap_em = n * np.log(kkt_direct(x, grid, em.weights, sig))
-    assert sqp.loglik >= em.loglik - gap_sqp - 1e-9
-    assert em.loglik >= sqp.loglik - gap_em - 1e-9
-    assert abs(sqp.loglik - em.loglik) <= gap_sqp + gap_em + 1e-9
-    assert gap_em <= n * 1e-6
-    # the fitted marginal density at the data is unique (strict concavity in L w)
-    f_sqp = lik_matrix(x, grid, sig) @ sqp.weights
-    f_em = lik_matrix(x, grid, sig) @ em.weights
-    assert np.max(np.abs(f_sqp / f_em - 1)) < 2e-2
+    fits = {meth: npmle(x, sigma=sig, grid=grid, method=meth, tol=1e-6 if meth == "em" else 1e-8,
+                        max_iter=300000) for meth in ("sqp", "ip", "em")}
+    gaps = {}
+    for meth, fit in fits.items():
+        assert fit.converged, meth
+        k = kkt_direct(x, grid, fit.weights, sig)
+        assert k <= 1 + 1e-6, meth
+        gaps[meth] = n * np.log(k)
+    for a in fits:
+        for b in fits:
+            assert fits[a].loglik >= fits[b].loglik - gaps[a] - 1e-9, (a, b)
+    assert fits["ip"].method == "ip" and fits["ip"].iterations < 100
+    assert gaps["em"] <= n * 1e-6 and gaps["sqp"] <= n * 1e-8
+    # the fitted marginal density at the data is unique, and near-optimal fits are close to it
+    L = lik_matrix(x, grid, sig)
+    for meth in ("ip", "em"):
+        ratio = L @ fits[meth].weights / (L @ fits["sqp"].weights)
+        lo, hi = density_ratio_bounds(gaps[meth], gaps["sqp"])
+        assert lo <= ratio.min() and ratio.max() <= hi, meth
 
 
 def test_sqp_beats_unconverged_em_and_bound_is_valid():
@@ -295,6 +322,7 @@ def test_summary_frame_plot():
     (dict(x=[1.0, 2.0], sigma=[1.0, 2.0], bins=10), ValueError, "bins"),
     (dict(x=[1.0, 2.0], bins=1), ValueError, "bins"),
     (dict(x=[1.0, 2.0], method="newton"), ValueError, "method"),
+    (dict(x=[1.0, 2.0], method="ip", max_iter=-1), ValueError, "max_iter"),
     (dict(x=[1.0, 2.0], tol=0.0), ValueError, "tol"),
 ])
 def test_bad_input(kwargs, exc, match):
