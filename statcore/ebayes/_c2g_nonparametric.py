@@ -93,8 +93,9 @@ def fit_cond_kde(Z: np.ndarray | None, y: np.ndarray, n_boot: int, rng: np.rando
     return CondKDE(Z, y, int(k), float(hx), float(hy), counts, tree)
 
 
-def _pi_star(f0g: np.ndarray, f1g: np.ndarray, q: float) -> tuple[np.ndarray, np.ndarray]:
-    """Conservative pi*(x) from a simultaneous bootstrap band, and one pi* per resample.
+def _pi_star(f0g: np.ndarray, f1g: np.ndarray, q: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Conservative pi*(x) from a simultaneous bootstrap band; the plain plug-in 1 - min_y exp(L(y))
+    and its value in each resample (for basic-bootstrap intervals).
 
     f0g, f1g: (m, B, G) bootstrap densities on the grid. With L_b(y) = log f_t,b(y) - log f0_b(y),
     its bootstrap median L(y) and bootstrap sd s(y), the upper band L(y) + c s(y) holds for all y
@@ -118,9 +119,10 @@ def _pi_star(f0g: np.ndarray, f1g: np.ndarray, q: float) -> tuple[np.ndarray, np
         c = np.quantile(t_b, 1.0 - q, axis=1)
         upper = np.where(ok, L + c[:, None] * np.where(np.isfinite(sd), sd, 0.0), np.inf)
         pistar = np.where(ok.any(axis=1), np.clip(1.0 - np.exp(upper.min(axis=1)), 0.0, 1.0), 0.0)
+        raw = np.where(ok.any(axis=1), np.clip(1.0 - np.exp(np.where(ok, L, np.inf).min(axis=1)), 0.0, 1.0), 0.0)
         ratio_b = np.where(ok[:, None, :], L_b, np.inf).min(axis=2)
         pistar_b = np.clip(1.0 - np.exp(ratio_b), 0.0, 1.0)
-    return pistar, pistar_b.reshape(m, -1)
+    return pistar, raw, pistar_b.reshape(m, -1)
 
 
 def _lfdr_bound(pistar: np.ndarray, f0y: np.ndarray, f1y: np.ndarray, q: float) -> np.ndarray:
@@ -139,7 +141,8 @@ class NonparametricFit:
     grid: np.ndarray
     quantile: float
     pi_star: np.ndarray        # (n,)
-    pi_star_boot: np.ndarray   # (n, B)
+    pi_star_raw: np.ndarray    # (n,) plug-in 1 - min_y f_t / f0 (no band), centre of the intervals
+    pi_star_boot: np.ndarray   # (n, B) the plug-in in each resample
     lfdr: np.ndarray           # (n,)
     mu0: np.ndarray            # (n,) kernel-regression means, full data
     mu_t: np.ndarray
@@ -173,7 +176,7 @@ def _query_chunk(kde0, kde1, Zq, yq, self0, self1, grid, q):
         curves.append((fg, fy))
         res["mu" + tag], res["mu" + tag + "_boot"] = _means(kde, idx, w)
     (f0g, f0y), (f1g, f1y) = curves
-    res["pi_star"], res["pi_star_boot"] = _pi_star(f0g, f1g, q)
+    res["pi_star"], res["pi_star_raw"], res["pi_star_boot"] = _pi_star(f0g, f1g, q)
     res["lfdr"] = _lfdr_bound(res["pi_star"], f0y, f1y, q)
     return res
 
@@ -215,8 +218,9 @@ def _covariate_free(kde0, kde1, y, self0, self1, grid, q):
         res["mu" + tag] = np.full(n, kde.y.mean())
         res["mu" + tag + "_boot"] = np.repeat((kde.counts @ kde.y / total)[None, :], n, 0)
     (f0g, f0y), (f1g, f1y) = curves
-    pistar, pistar_b = _pi_star(f0g, f1g, q)
+    pistar, raw, pistar_b = _pi_star(f0g, f1g, q)
     res["pi_star"] = np.repeat(pistar, n)
+    res["pi_star_raw"] = np.repeat(raw, n)
     res["pi_star_boot"] = np.repeat(pistar_b, n, axis=0)
     res["lfdr"] = _lfdr_bound(res["pi_star"], f0y, f1y, q)
     return res
@@ -248,5 +252,6 @@ def fit_nonparametric(Z: np.ndarray | None, y: np.ndarray, treat: np.ndarray, n_
         res = _covariate_free(kde0, kde1, y, self0, self1, grid, quantile)
     else:
         res = _query_all(kde0, kde1, Z, y, self0, self1, grid, quantile, n_jobs)
-    return NonparametricFit(kde0, kde1, grid, quantile, res["pi_star"], res["pi_star_boot"], res["lfdr"],
+    return NonparametricFit(kde0, kde1, grid, quantile, res["pi_star"], res["pi_star_raw"], res["pi_star_boot"],
+                            res["lfdr"],
                             res["mu0"], res["mut"], res["mu0_boot"], res["mut_boot"])

@@ -296,7 +296,8 @@ class C2GResult(TableResult):
     erpf_interval : (float, float) or None
         Nonparametric: the identification interval [mean pi*, 1].
     erpf_ci : (float, float) or None
-        Nonparametric: 95% bootstrap percentile interval of the lower end mean pi*.
+        Nonparametric: 95% basic bootstrap interval of the lower end, centred at the plug-in mean of
+        1 - min_y f_t / f0 (``erpf`` itself uses the conservative simultaneous band).
     """
 
     def __init__(self, *, model, y, treat, lfdr, lfdr_model, qvalues, selected, alpha, control, erpf, fit,
@@ -316,9 +317,10 @@ class C2GResult(TableResult):
         self.n_treated = int(treat.sum())
         self.n_controls = int(treat.size - treat.sum())
         if model == "nonparametric":
-            boot = fit.np_fit.pi_star_boot[treat].mean(axis=0)
+            npf = fit.np_fit
             self.erpf_interval = (erpf, 1.0)
-            self.erpf_ci = tuple(float(v) for v in np.quantile(boot, [0.025, 0.975]))
+            lo, hi = _basic_interval(npf.pi_star_raw[treat].mean(), npf.pi_star_boot[treat].mean(axis=0), 0.95)
+            self.erpf_ci = (float(np.clip(lo, 0, 1)), float(np.clip(hi, 0, 1)))
         else:
             self.erpf_interval = None
             self.erpf_ci = None
@@ -359,7 +361,8 @@ class C2GResult(TableResult):
         Nonparametric model: CARE is not identified; returns a DataFrame with the identification
         interval [mu_T(x) - mu0(x), (mu_T(x) - mu0(x)) / pi*(x)] (ends swapped when the difference
         is negative; infinite when pi*(x) = 0), mu_T and mu0 the kernel-regression means of the
-        treated and controls, and ``conf_level`` bootstrap percentile intervals of both ends.
+        treated and controls, and ``conf_level`` basic bootstrap intervals of both ends (centred at
+        the plug-in ends, i.e. pi* without the conservative band).
         ``x=None`` in the covariate-free model gives the single value.
         """
         Z = self._covariates(x)
@@ -384,21 +387,19 @@ class C2GResult(TableResult):
             m = 1 if Z is None else Z.shape[0]
             res = {k: np.repeat(getattr(npf, a)[[first]], m, axis=0)
                    for k, a in (("mu0", "mu0"), ("mut", "mu_t"), ("pi_star", "pi_star"),
-                                ("mu0_boot", "mu0_boot"), ("mut_boot", "mu_t_boot"),
-                                ("pi_star_boot", "pi_star_boot"))}
+                                ("pi_star_raw", "pi_star_raw"), ("mu0_boot", "mu0_boot"),
+                                ("mut_boot", "mu_t_boot"), ("pi_star_boot", "pi_star_boot"))}
         else:
             res = npf.query(Z)
-        lo, hi = _care_ends(res["mut"] - res["mu0"], res["pi_star"])
+        diff = res["mut"] - res["mu0"]
+        lo, hi = _care_ends(diff, res["pi_star"])
+        lo_r, hi_r = _care_ends(diff, res["pi_star_raw"])
         lo_b, hi_b = _care_ends(res["mut_boot"] - res["mu0_boot"], res["pi_star_boot"])
-        a = (1.0 - conf_level) / 2.0
-        with np.errstate(invalid="ignore"):
-            frame = pd.DataFrame({"lower": lo, "upper": hi,
-                                  "lower_ci_low": np.nanquantile(lo_b, a, axis=1),
-                                  "lower_ci_high": np.nanquantile(lo_b, 1 - a, axis=1),
-                                  "upper_ci_low": np.nanquantile(hi_b, a, axis=1),
-                                  "upper_ci_high": np.nanquantile(hi_b, 1 - a, axis=1),
-                                  "pi_star": res["pi_star"]}, index=index)
-        return frame
+        l_ci = _basic_interval(lo_r, lo_b, conf_level)
+        u_ci = _basic_interval(hi_r, hi_b, conf_level)
+        return pd.DataFrame({"lower": lo, "upper": hi, "lower_ci_low": l_ci[0], "lower_ci_high": l_ci[1],
+                             "upper_ci_low": u_ci[0], "upper_ci_high": u_ci[1], "pi_star": res["pi_star"]},
+                            index=index)
 
     def summary(self, digits: int = 4) -> str:
         title = ("Causal two-groups model, additive (semi-parametric)" if self.model == "additive"
@@ -465,6 +466,19 @@ class C2GResult(TableResult):
         ax.set_title(f"C2G ({self.model}), target FDR {format_number(self.alpha)}")
         ax.legend(loc="best", fontsize=8)
         return fig
+
+
+def _basic_interval(estimate, boot, conf_level):
+    """Basic (pivotal) bootstrap interval [2 est - Q(1 - a/2), 2 est - Q(a/2)] over the last axis.
+
+    The plug-in minimum over y of a noisy ratio is biased; the basic interval reflects the bias the
+    resamples show around the estimate instead of inheriting it as the percentile interval would.
+    """
+    a = (1.0 - conf_level) / 2.0
+    with np.errstate(invalid="ignore"):
+        hi_q = np.nanquantile(boot, 1.0 - a, axis=-1)
+        lo_q = np.nanquantile(boot, a, axis=-1)
+        return 2.0 * estimate - hi_q, 2.0 * estimate - lo_q
 
 
 def _care_ends(diff, pistar):
