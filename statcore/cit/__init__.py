@@ -6,11 +6,13 @@ through k random one-dimensional projections, aggregated with ``combine_pvalues`
 """
 from .combine import COMBINE_METHODS, combine_pvalues
 from .gcm import GCMWarning, gcm_test
-from .regress import REGRESSIONS, RegressionFit, SpectralSmoother, fit_residualizer, residualize
-from .rpcit import random_directions, rpcit
+from .regress import (REGRESSIONS, RegressionFit, SpectralSmoother, fit_residualizer, fit_residualizers,
+                      residualize)
+from .rpcit import parcor_pvalues, random_directions, rpcit
 
 __all__ = ["gcm_test", "GCMWarning", "rpcit", "random_directions", "combine_pvalues", "COMBINE_METHODS",
-           "residualize", "fit_residualizer", "RegressionFit", "SpectralSmoother", "REGRESSIONS"]
+           "parcor_pvalues", "residualize", "fit_residualizer", "fit_residualizers", "RegressionFit",
+           "SpectralSmoother", "REGRESSIONS"]
 
 # skeleton learning (PC-stable with grouped nodes); the causal-learn adapter stays in
 # statcore.cit.causallearn so that causal-learn is imported only on request

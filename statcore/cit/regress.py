@@ -6,6 +6,11 @@ kernel ridge share one spectral decomposition of Z (and one tuning parameter), a
 grown once with all outputs. OLS, ridge and kernel ridge with fixed tuning are linear smoothers:
 the residual of ``v @ w`` equals the residual of ``v`` times ``w``, which is what lets RP-CIT test
 many random projections for the price of one regression (:class:`SpectralSmoother`).
+
+A caution measured while building this: with Gaussian Z, conditional means that keep growing in
+the tails (z^2, tanh z) are flattened by a random forest's end leaves in the same places for X and
+Y, and the GCM then rejects far too often (n = 2000, dims 20/20/5: p <= 0.002 in 6 of 6 null data
+sets), while kernel ridge holds the level. Prefer "krr" for smooth effects of a few variables.
 """
 from __future__ import annotations
 
