@@ -731,6 +731,7 @@ class JointBounds(TableResult):
     se: dict
     boot: dict
     strata_table: Any = None
+    given_x: dict | None = None
     notes: list = field(default_factory=list)
     _curves: Any = None
 
@@ -763,9 +764,16 @@ class JointBounds(TableResult):
             lines.append(f"strata: {len(self.strata_table)}; bounds are E_X[bounds given X]")
         lines.append("")
         names = ["lower bound", "upper bound", "comonotone", "countercomonotone"]
+        if self.strata_table is not None or self.given_x is not None:
+            names[2:] = ["comonotone (pooled)", "countercomonotone (pooled)"]
         vals = [self.lower, self.upper, self.comonotone, self.countercomonotone]
         ses = [self.se.get("lower"), self.se.get("upper"), self.se.get("comonotone"),
                self.se.get("countercomonotone")]
+        if self.given_x is not None:
+            for k in ("comonotone given X", "countercomonotone given X"):
+                names.append(k)
+                vals.append(self.given_x[k])
+                ses.append(self.se.get(k))
         if self.estimate is not None:
             names.append(f"estimate ({self.assumption})")
             vals.append(self.estimate)
@@ -981,7 +989,9 @@ def _bounds(y, treat, fx: _F, x, propensity, strata, assumption, f_class, conf_l
         f_label=fx.label, f_class=f_class, class_note=class_note, assumption=assumption,
         conf_level=conf_level, ci=ci, B=B, bootstrap=bootstrap, m_ratio=ratio, kink=kink, n1=n1, n0=n0,
         weights_note=design.weights_note, data_name=data_name, se=se, boot=boot,
-        strata_table=strata_table, notes=notes, _curves=curves)
+        strata_table=strata_table, notes=notes, _curves=curves,
+        given_x={k: est[k] for k in ("comonotone given X", "countercomonotone given X")} if strata is not None
+        else None)
 
 
 def _data_name(y, treat) -> str:
@@ -1095,9 +1105,15 @@ def ite_variance_bounds(y, treat, x=None, propensity=None, strata=None, assumpti
     Heckman, Smith & Clements (1997); Fan & Park (2010).
     """
     fx = _F(lambda a, b: (a - b) ** 2, "(Y1 - Y0)^2 - (E Y1 - E Y0)^2 = Var(Y1 - Y0)", "submodular", 1)
-    return _bounds(y, treat, fx, x, propensity, strata, assumption, "auto", conf_level, B, ci, seed, n_jobs,
-                   kwargs.pop("bootstrap", "auto"), kwargs.pop("m", None), kwargs.pop("clip", 0.01),
-                   lambda m1, m0: (m1 - m0) ** 2, _data_name(y, treat), _pop_none(kwargs))
+    res = _bounds(y, treat, fx, x, propensity, strata, assumption, "auto", conf_level, B, ci, seed, n_jobs,
+                  kwargs.pop("bootstrap", "auto"), kwargs.pop("m", None), kwargs.pop("clip", 0.01),
+                  lambda m1, m0: (m1 - m0) ** 2, _data_name(y, treat), _pop_none(kwargs))
+    # a variance is never negative: intersecting the intervals with [0, inf) keeps their coverage
+    for name in ("conf_int", "set_conf_int", "point_conf_int"):
+        ci_ = getattr(res, name)
+        if ci_ is not None:
+            setattr(res, name, (max(0.0, ci_[0]), max(0.0, ci_[1])))
+    return res
 
 
 def _pop_none(kwargs: dict):
