@@ -106,7 +106,11 @@ def rpcit(x: Any, y: Any, z: Any = None, k: int = 50, base: str | Callable = "gc
     r : int, optional
         Rank for "topr" (default ceil(k / 10)), at most k.
     regression : str or scikit-learn regressor
-        Regression of x and y on z, each once for all its columns (see ``residualize``).
+        Regression of x and y on z, each once for all its columns (see ``residualize``). For
+        "ols", "ridge", "krr" and "rf" (one fixed multi-output forest) the projected residuals are
+        exactly those of the same smoother applied to the projected data; for any other regressor
+        ``E(X | Z) w`` estimated once still estimates ``E(X w | Z)``, but need not equal a refit on
+        ``X w``.
     seed : None, int or numpy.random.Generator
         Directions, bootstrap and random forest all draw from it.
     n_jobs : int

@@ -280,3 +280,21 @@ def test_bad_input():
         gcm_test(x, None, z)
     with pytest.raises(TypeError, match="x must contain numbers"):
         gcm_test(np.array(["a"] * 50), y, z)
+
+
+def test_invariances():
+    # row order, swapping x and y, affine maps of x: the same test (a negative scale flips T's sign)
+    x, y, z = linear_data(n=150, seed=12, dep=0.1)
+    base = gcm_test(x, y, z)
+    perm = np.random.default_rng(0).permutation(150)
+    assert gcm_test(x[perm], y[perm], z[perm]).statistic == pytest.approx(base.statistic, rel=1e-10)
+    assert gcm_test(y, x, z).statistic == pytest.approx(base.statistic, rel=1e-10)
+    assert gcm_test(3.0 * x + 7.0, y, z).statistic == pytest.approx(base.statistic, rel=1e-10)
+    assert gcm_test(-2.0 * x, y, z).statistic == pytest.approx(-base.statistic, rel=1e-10)
+    assert gcm_test(-2.0 * x, y, z).p_value == pytest.approx(base.p_value, rel=1e-10)
+    # quadratic form: invariant to any invertible linear map of the product coordinates' sources
+    xx = np.column_stack([x[:, 0], y[:, 0] + x[:, 0]])
+    a = gcm_test(xx, np.column_stack([y[:, 0], z[:, 0] ** 2]), z, type="quadratic")
+    mix = np.array([[2.0, 1.0], [0.5, -1.0]])
+    b = gcm_test(xx @ mix, np.column_stack([y[:, 0], z[:, 0] ** 2]), z, type="quadratic")
+    assert b.statistic == pytest.approx(a.statistic, rel=1e-8)
