@@ -163,9 +163,11 @@ def interior_point(L: np.ndarray, omega: np.ndarray, w0: np.ndarray, tol: float,
     nu_i = omega_i / (L w)_i, and the mixing weights w are the multipliers of the m constraints,
     so L' nu <= 1 is the KKT certificate itself. Newton steps on the perturbed conditions
 
-        L' nu + s = 1,   L w = omega / nu,   w_j s_j = mu,
+        L' nu + s = 1,   nu_i (L w)_i = omega_i,   w_j s_j = mu,
 
-    reduce to one m x m system (L' D L + diag(s / w)) dw = ..., D = diag(nu^2 / omega), solved by
+    (the middle one kept bilinear, like a complementarity condition: linearising L w = omega / nu
+    instead lets the primal residual blow up when some rows see only atoms of vanishing weight)
+    reduce to one m x m system (L' D L + diag(s / w)) dw = ..., D = diag(nu / (L w)), solved by
     Cholesky; Mehrotra's predictor-corrector chooses mu, and steps stop at 0.99 of the distance to
     the boundary. Costs n m^2 per iteration: meant for small or binned problems. Finally weights
     below 1e-10 of the largest are set to zero when the certificate still holds without them.
@@ -195,8 +197,8 @@ def interior_point(L: np.ndarray, omega: np.ndarray, w0: np.ndarray, tol: float,
         it += 1
         g = Lk @ w
         r1 = Lk.T @ nu + s - 1.0
-        r2 = g - om / nu
-        D = nu * nu / om
+        r2 = om - nu * g
+        D = nu / g
         A = Lk * np.sqrt(D)[:, None]
         M = A.T @ A
         M[np.diag_indices(m)] += s / w
@@ -205,12 +207,12 @@ def interior_point(L: np.ndarray, omega: np.ndarray, w0: np.ndarray, tol: float,
         except np.linalg.LinAlgError:
             M[np.diag_indices(m)] += 1e-12 * float(np.max(np.diag(M)))
             C = np.linalg.cholesky(M)
-        base = r1 - Lk.T @ (D * r2)
+        base = r1 + Lk.T @ (r2 / g)
 
         def direction(r3):
             rhs = base + r3 / w
             dw = np.linalg.solve(C.T, np.linalg.solve(C, rhs))
-            dnu = D * (-r2 - Lk @ dw)
+            dnu = (r2 - nu * (Lk @ dw)) / g
             ds = (r3 - s * dw) / w
             return dw, dnu, ds
 

@@ -71,6 +71,22 @@ def test_kkt_certificate_holds_and_matches_direct_computation(n, m, seed):
     assert fit.loglik == pytest.approx(loglik_direct(x, fit.atoms, fit.weights), rel=1e-12)
 
 
+@pytest.mark.parametrize("method", ["sqp", "ip"])
+def test_random_problems_are_certified(method):
+    """Seeded random problems over scales where the likelihood matrix is nearly diagonal (sigma far
+    below the grid step, most atoms seeing no data) or nearly rank one (sigma far above it)."""
+    rng = np.random.default_rng(99)
+    for _ in range(12):
+        n, m = int(rng.integers(1, 800)), int(rng.integers(2, 200))
+        s = float(10 ** rng.uniform(-2, 2))
+        centers = rng.normal(0, 5, int(rng.integers(1, 5)))
+        x = rng.choice(centers, n) + s * rng.normal(size=n) * rng.uniform(0.5, 2)
+        sig = s * rng.uniform(0.5, 2, n) if rng.random() < 0.3 else s
+        fit = npmle(x, sigma=sig, grid=m, method=method)
+        assert fit.converged
+        assert kkt_direct(x, fit.atoms, fit.weights, sig) <= 1 + 1e-6
+
+
 def test_kkt_heteroscedastic():
     rng = np.random.default_rng(7)
     n = 800
