@@ -656,23 +656,38 @@ def _kink_boundaries(y: np.ndarray, w: np.ndarray) -> np.ndarray:
     return c[ends[:-1]]
 
 
-def _has_kink(design: _Design) -> bool:
-    """Does a jump of Q1 (an atom boundary) meet a jump of Q0 or of Q0(1 - .) within 2 s.e.?"""
+def _kink(design: _Design, fx: _F) -> str | None:
+    """Why the functional may be non-differentiable at the data's marginals (None: smooth).
+
+    Either a jump of Q1 (an atom boundary) meets a jump of Q0 or of Q0(1 - .) within 2 s.e.
+    (discrete outcomes with p1 = p0), or f has a kink on the diagonal (|y1 - y0|, min, max) and
+    Q1(u) = Q0(u) on a set of u holding at least 1% (atoms shared by the arms).
+    """
+    from ._kernels import coupling as kc
+
     w = _cell_weights(design, np.ones((1, design.y.size)))[0]
     n1 = int(design.arm.sum())
     n0 = design.y.size - n1
     i1, i0 = design.pooled[True], design.pooled[False]
-    b1 = _kink_boundaries(design.y[i1], w[i1])
-    b0 = _kink_boundaries(design.y[i0], w[i0])
-    if b1.size == 0 or b0.size == 0:
-        return False
-    for other in (b0, 1 - b0):
-        d = np.abs(b1[:, None] - other[None, :])
-        pbar = np.clip((b1[:, None] + other[None, :]) / 2, 1e-9, 1 - 1e-9)
-        se = np.sqrt(pbar * (1 - pbar) * (1 / n1 + 1 / n0))
-        if (d <= 2 * se).any():
-            return True
-    return False
+    y1, y0, w1, w0 = design.y[i1], design.y[i0], w[i1], w[i0]
+    b1 = _kink_boundaries(y1, w1)
+    b0 = _kink_boundaries(y0, w0)
+    if b1.size and b0.size:
+        for other in (b0, 1 - b0):
+            d = np.abs(b1[:, None] - other[None, :])
+            pbar = np.clip((b1[:, None] + other[None, :]) / 2, 1e-9, 1 - 1e-9)
+            se = np.sqrt(pbar * (1 - pbar) * (1 / n1 + 1 / n0))
+            if (d <= 2 * se).any():
+                return ("a jump of Q1 meets a jump of Q0 (discrete outcomes with equal cumulative "
+                        "probabilities)")
+    if fx.code in (2, 3, 4):
+        for counter in (False, True):
+            pi, pj, plen, k = kc.pieces((w1 / w1.sum())[None, :], (w0 / w0.sum())[None, :], counter)
+            k = int(k[0])
+            if plen[0, :k][y1[pi[0, :k]] == y0[pj[0, :k]]].sum() >= 0.01:
+                return (f"Q1(u) = Q0(u) on a set of u of positive measure (atoms shared by the arms), where "
+                        f"{fx.label} is not differentiable")
+    return None
 
 
 # ----------------------------------------------------------------------------------------------
@@ -906,16 +921,15 @@ def _bounds(y, treat, fx: _F, x, propensity, strata, assumption, f_class, conf_l
         lower, upper = est["lower"], est["upper"]
         estimate = est[assumption] if assumption else None
         notes = []
-        kink = _has_kink(design)
+        why = _kink(design, fx)
+        kink = why is not None
         if bootstrap == "auto":
             bootstrap = "m-out-of-n" if kink else "n-out-of-n"
             if kink and B > 0:
-                notes.append("a jump of Q1 meets a jump of Q0 (discrete outcomes with equal cumulative "
-                             "probabilities): the functional has a kink there and the n-out-of-n bootstrap "
-                             "is inconsistent, so the m-out-of-n bootstrap was used")
+                notes.append(f"{why}: the functional has a kink there and the n-out-of-n bootstrap is "
+                             "inconsistent, so the m-out-of-n bootstrap was used")
         elif kink and bootstrap == "n-out-of-n" and B > 0:
-            notes.append("a jump of Q1 meets a jump of Q0: the functional may have a kink; consider "
-                         "bootstrap='m-out-of-n'")
+            notes.append(f"{why}: the functional may have a kink; consider bootstrap='m-out-of-n'")
         ratio = None
         if bootstrap == "m-out-of-n":
             if m is None:

@@ -113,6 +113,11 @@ def test_kink_detected_for_bernoulli_with_equal_probabilities():
     # far-apart probabilities: no kink
     y = np.r_[np.ones(90), np.zeros(10), np.ones(30), np.zeros(70)]
     assert not joint_bounds(y, t, "product", B=0).kink
+    # shared atom at zero: |Y1 - Y0| has its kink on the diagonal, (Y1 - Y0)^2 is smooth there
+    y = np.r_[np.zeros(20), np.arange(1, 81.0), np.zeros(45), np.arange(1, 56.0)]
+    r = joint_bounds(y, t, "abs_diff", B=20, seed=1)
+    assert r.kink and r.bootstrap == "m-out-of-n" and "Q1(u) = Q0(u)" in r.notes[0]
+    assert not joint_bounds(y, t, "sq_diff", B=0).kink
     # continuous outcomes: no kink
     rng = np.random.default_rng(0)
     assert not joint_bounds(*normal_arms(rng, 100, 100), "product", B=0).kink
