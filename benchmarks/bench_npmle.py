@@ -50,7 +50,7 @@ def loglik_and_kkt(x, atoms, w, chunk=10_000):
 
 
 def run_mixsqp(x, atoms, reps):
-    """(median seconds of mixsqp(L) over reps runs, weights, R's own status) or None without R."""
+    """(median seconds of mixsqp(L) over reps runs, weights, R's status, mixsqp version) or None."""
     if shutil.which("Rscript") is None:
         return None
     with tempfile.TemporaryDirectory() as tmp:
@@ -68,6 +68,7 @@ for (k in 1:{reps}) ts[k] <- system.time(fit <- mixsqp(L, control = list(verbose
 writeBin(fit$x, "{tmp / 'w.bin'}")
 cat(median(ts), "\\n")
 cat(fit$status, "\\n")
+cat(as.character(packageVersion("mixsqp")), "\\n")
 """
         (tmp / "run.R").write_text(code)
         res = subprocess.run(["Rscript", "--vanilla", str(tmp / "run.R")], capture_output=True, text=True,
@@ -78,7 +79,7 @@ cat(fit$status, "\\n")
             raise RuntimeError(res.stderr)
         lines = res.stdout.strip().splitlines()
         w = np.fromfile(tmp / "w.bin", dtype="<f8")
-        return float(lines[0]), w, lines[1].strip()
+        return float(lines[0]), w, lines[1].strip(), lines[2].strip()
 
 
 def main():
@@ -86,7 +87,7 @@ def main():
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--r-reps", type=int, default=3)
-    ap.add_argument("--em-iter", type=int, default=1000)
+    ap.add_argument("--em-iter", type=int, default=500)
     args = ap.parse_args()
     n = 20_000 if args.quick else 100_000
     rng = np.random.default_rng(2026)
@@ -116,9 +117,9 @@ def main():
     r = run_mixsqp(x, atoms, args.r_reps)
     t_r = None
     if r is not None:
-        t_r, w_r, status = r
+        t_r, w_r, status, version = r
         ll_r, kkt_r = loglik_and_kkt(x, atoms, w_r)
-        rows.append((f"R mixsqp 0.3 ({status})", t_r, ll_r, kkt_r, int((w_r > 0).sum())))
+        rows.append((f"R mixsqp {version} ({status})", t_r, ll_r, kkt_r, int((w_r > 0).sum())))
     else:
         ll_r = None
 

@@ -67,6 +67,8 @@ class NPMLEResult(TableResult):
         Whether ``kkt <= 1 + tol``.
     iterations : int
     method : str
+        "sqp", "ip" or "em". Interior-point and EM weights are positive on (nearly) every atom;
+        "sqp" gives exact zeros off the support.
     sigma : float or ndarray
     x : ndarray
         The data (posterior summaries default to them).
@@ -302,6 +304,7 @@ def npmle(x: Any, sigma: Any = 1.0, grid: Any = 300, weights: Any = None, bins: 
         so that 0 is an atom when it lies in the range; ``lfdr(null=0)`` needs it), or the atoms.
     weights : array_like, optional
         Frequency weights: observation i counts ``weights[i]`` times in the log-likelihood.
+        ``nobs`` is then their sum when they are whole numbers, else the number of observations.
     bins : int, optional
         Bin the data into this many equal-width bins (each represented by the weighted mean of
         its observations) and solve the smaller problem: for very large n. One common ``sigma``
@@ -325,7 +328,8 @@ def npmle(x: Any, sigma: Any = 1.0, grid: Any = 300, weights: Any = None, bins: 
         ``atoms``, ``weights``, ``loglik``, ``kkt``, ``pdf(y)``, ``posterior_mean()``,
         ``lfdr(null=0)``, ``plot()``, ``summary()``, ``to_frame()``. Registered with
         ``statcore.loglik``, counting as parameters the weights of the atoms in the support
-        (``df`` = number of atoms with positive weight minus 1: the grid is fixed, not estimated).
+        (``df`` = number of atoms with positive weight minus 1: the grid is fixed, not estimated,
+        so the free parameters are the weights; only "sqp" fits have exact zeros off the support).
 
     Notes
     -----
