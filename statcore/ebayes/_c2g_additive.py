@@ -247,8 +247,8 @@ def _soft_logistic(F, target, lam, beta0, max_newton=25, tol=1e-8):
     return beta
 
 
-_LAMS_MU = np.logspace(-4, 1, 6)
-_LAMS_PI = np.logspace(-4, 0, 5)
+_LAMS_MU = np.logspace(-4, 3, 8)
+_LAMS_PI = np.logspace(-4, 2, 7)
 
 
 @dataclass
@@ -263,7 +263,7 @@ class TreatedFit:
 
 
 def _cv_mu(F, z, w, folds, lam_idx):
-    """Cross-fitted weighted ridge; chooses lambda by weighted CV error when lam_idx is None."""
+    """Cross-fitted weighted ridge predictions: (n, n_lambda), or (n,) for one lambda index."""
     lams = _LAMS_MU if lam_idx is None else _LAMS_MU[[lam_idx]]
     preds = np.empty((len(z), len(lams)))
     for test in folds:
@@ -271,15 +271,14 @@ def _cv_mu(F, z, w, folds, lam_idx):
         train[test] = False
         B = _weighted_ridge(F[train], z[train], w[train], lams)
         preds[test] = F[test] @ B
-    if lam_idx is None:
-        err = (w[:, None] * (z[:, None] - preds) ** 2).sum(0)
-        lam_idx = int(np.argmin(err))
-        return preds[:, lam_idx], lam_idx
-    return preds[:, 0], lam_idx
+    return preds if lam_idx is None else preds[:, 0]
 
 
 def _cv_pi(F, target, folds, lam_idx, betas):
-    """Cross-fitted soft-label logistic ridge (warm starts kept in ``betas`` per fold and lambda)."""
+    """Cross-fitted soft-label logistic ridge probabilities: (n, n_lambda), or (n,) for one index.
+
+    Warm starts are kept in ``betas`` per fold and lambda.
+    """
     idx = range(len(_LAMS_PI)) if lam_idx is None else [lam_idx]
     logits = np.empty((len(target), len(_LAMS_PI)))
     for f, test in enumerate(folds):
@@ -289,10 +288,17 @@ def _cv_pi(F, target, folds, lam_idx, betas):
             beta = _soft_logistic(F[train], target[train], _LAMS_PI[k], betas.get((f, k), np.zeros(F.shape[1])))
             betas[(f, k)] = beta
             logits[test, k] = F[test] @ beta
-    if lam_idx is None:
-        lp = -(target[:, None] * np.logaddexp(0, -logits) + (1 - target[:, None]) * np.logaddexp(0, logits)).sum(0)
-        lam_idx = int(np.argmax(lp))
-    return expit(logits[:, lam_idx]), lam_idx
+    return expit(logits) if lam_idx is None else expit(logits[:, lam_idx])
+
+
+def _heldout_marginal(y, mu1_all, pi_all, log_null, noise):
+    """Held-out log-likelihood sum_i log((1 - pi_i) g(y_i - mu0_i) + pi_i g(y_i - mu1_i)) for every
+    pair of penalties: (n_lambda_mu, n_lambda_pi)."""
+    log_alt = np.column_stack([noise.logpdf(y - mu1_all[:, i]) for i in range(mu1_all.shape[1])])
+    pi = np.clip(pi_all, 1e-6, 1 - 1e-6)
+    a = (np.log1p(-pi) + log_null[:, None])[:, None, :]
+    b = log_alt[:, :, None] + np.log(pi)[:, None, :]
+    return np.logaddexp(a, b).sum(axis=0)
 
 
 def fit_treated_em(F: np.ndarray, y: np.ndarray, mu0: np.ndarray, noise: NoiseDensity,
@@ -302,8 +308,11 @@ def fit_treated_em(F: np.ndarray, y: np.ndarray, mu0: np.ndarray, noise: NoiseDe
     E-step: posterior response probabilities r_i = pi_i g(y_i - mu1_i) / (pi_i g(y_i - mu1_i) +
     (1 - pi_i) g(y_i - mu0_i)). M-step for mu1 (one ECM step for a Gaussian-mixture noise): weighted
     ridge of y_i - E[atom | y_i - mu1_i] on the features, weights r_i; for pi: ridge logistic
-    regression on the soft labels r_i. Both are K-fold cross-fitted; the penalties are re-chosen by
-    cross-validation every fifth iteration.
+    regression on the soft labels r_i. Both are K-fold cross-fitted. Every fifth iteration the
+    pair of penalties is re-chosen by the held-out marginal likelihood of the treated outcomes,
+    sum_i log((1 - pi_i) g(y_i - mu0_i) + pi_i g(y_i - mu1_i)) with cross-fitted pi_i and mu1_i:
+    the criterion of the mixture itself, which keeps pi(x) and mu1(x) flat when the responders'
+    heterogeneity is noise (the EM-internal losses of the soft labels would chase it).
     """
     n = len(y)
     perm = rng.permutation(n)
@@ -321,8 +330,15 @@ def fit_treated_em(F: np.ndarray, y: np.ndarray, mu0: np.ndarray, noise: NoiseDe
     it = 0
     for it in range(1, max_iter + 1):
         reselect = (it - 1) % 5 == 0
-        mu1, lam_mu = _cv_mu(F, y - shift, resp, folds, None if reselect else lam_mu)
-        pi, lam_pi = _cv_pi(F, resp, folds, None if reselect else lam_pi, betas)
+        if reselect:
+            mu1_all = _cv_mu(F, y - shift, resp, folds, None)
+            pi_all = _cv_pi(F, resp, folds, None, betas)
+            ll = _heldout_marginal(y, mu1_all, pi_all, log_null, noise)
+            lam_mu, lam_pi = np.unravel_index(int(np.argmax(ll)), ll.shape)
+            mu1, pi = mu1_all[:, lam_mu], pi_all[:, lam_pi]
+        else:
+            mu1 = _cv_mu(F, y - shift, resp, folds, lam_mu)
+            pi = _cv_pi(F, resp, folds, lam_pi, betas)
         pi = np.clip(pi, 1e-6, 1 - 1e-6)
         log_alt = noise.logpdf(y - mu1)
         new = expit(np.log(pi) - np.log1p(-pi) + log_alt - log_null)
