@@ -173,7 +173,7 @@ class NPMLEResult(TableResult):
                 f"solver: {self.method}, {self.iterations} iterations, "
                 f"{'converged' if self.converged else 'NOT converged'}\n"
                 f"log-likelihood: {format_number(self.loglik, digits)}, KKT certificate: "
-                f"{format_number(self.kkt, 10)}\n"
+                f"1 + {format_number(self.kkt - 1, 3)}\n"
                 f"mixing distribution: mean {format_number(mean, digits)}, sd {format_number(sd, digits)}\n\n"
                 "Atoms with positive weight:\n" + tab + "\n")
 
