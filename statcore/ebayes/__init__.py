@@ -4,3 +4,6 @@ from .pr import PredictiveRecursionResult, predictive_recursion
 
 __all__ = ["npmle", "NPMLEResult", "NPMLEConvergenceWarning", "predictive_recursion",
            "PredictiveRecursionResult"]
+from .c2g import C2GResult, c2g  # noqa: E402  (causal two-groups; the function shadows its module name)
+
+__all__ += ["c2g", "C2GResult"]
