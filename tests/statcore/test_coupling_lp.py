@@ -3,7 +3,8 @@ import numpy as np
 import pytest
 from scipy.optimize import linprog
 
-from statcore.coupling import _resolve_f, coupling_mean, joint_bounds
+from statcore.coupling import coupling_mean, joint_bounds
+from statcore.coupling._functions import _resolve_f
 
 ot = pytest.importorskip("ot")
 

@@ -1,0 +1,295 @@
+"""Arms, strata and weights of the data; count vectors for the bootstrap; values of both couplings."""
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .._checks import as_float_array
+from .._result import StatcoreWarning
+from ._functions import _MAX_LP_CELLS, _F, _as_weights, _eval_f, _merge_values, _ot_bounds
+
+
+class OverlapWarning(StatcoreWarning):
+    """Some propensity scores were clipped: overlap between the arms is poor there."""
+
+
+class ConvergenceWarning(StatcoreWarning):
+    """The logistic propensity fit did not converge (separation or collinear covariates)."""
+
+# ----------------------------------------------------------------------------------------------
+# design: arms, strata, propensity weights, resampling
+# ----------------------------------------------------------------------------------------------
+
+def _as_treat(treat: Any, n: int) -> np.ndarray:
+    t = np.asarray(treat.to_numpy() if hasattr(treat, "to_numpy") else treat)
+    if t.ndim != 1 or t.size != n:
+        raise ValueError(f"treat must be a 1-d vector with one value per outcome ({n}), got shape {t.shape}")
+    if t.dtype.kind == "b":
+        return t.astype(bool)
+    try:
+        tf = t.astype(np.float64)
+    except (TypeError, ValueError):
+        raise ValueError("treat must be binary: 0/1 or False/True") from None
+    if not np.isin(tf, (0.0, 1.0)).all():
+        bad = tf[~np.isin(tf, (0.0, 1.0))][0]
+        raise ValueError(f"treat must be binary: 0/1 or False/True; found {bad!r}")
+    return tf == 1.0
+
+
+def _as_labels(v: Any, n: int, name: str) -> tuple[np.ndarray, list]:
+    arr = np.asarray(v.to_numpy() if hasattr(v, "to_numpy") else v)
+    if arr.ndim != 1 or arr.size != n:
+        raise ValueError(f"{name} must have one label per outcome ({n}), got shape {arr.shape}")
+    try:
+        levels, codes = np.unique(arr, return_inverse=True)
+    except TypeError:
+        levels, codes = np.unique(arr.astype(str), return_inverse=True)
+    return codes.astype(np.int64), [v.item() if hasattr(v, "item") else v for v in levels]
+
+
+def _logistic_fit(X: np.ndarray, t: np.ndarray, w: np.ndarray, beta0: np.ndarray | None = None,
+                  max_iter: int = 100) -> tuple[np.ndarray, bool]:
+    """Weighted maximum likelihood logistic regression by Newton-Raphson (X has the intercept)."""
+    from scipy.special import expit
+
+    beta = np.zeros(X.shape[1]) if beta0 is None else beta0.copy()
+    for _ in range(max_iter):
+        p = expit(X @ beta)
+        g = X.T @ (w * (t - p))
+        H = (X * (w * p * (1 - p))[:, None]).T @ X
+        try:
+            step = np.linalg.solve(H + 1e-12 * np.eye(H.shape[0]), g)
+        except np.linalg.LinAlgError:
+            return beta, False
+        beta = beta + step
+        if np.max(np.abs(step)) < 1e-9 * (1 + np.max(np.abs(beta))):
+            return beta, bool(np.all(np.isfinite(beta)))
+    return beta, False
+
+
+@dataclass
+class _Design:
+    y: np.ndarray
+    arm: np.ndarray                  # bool: treated
+    strata: np.ndarray               # int codes
+    levels: list
+    p_s: np.ndarray                  # stratum shares n_s / n (held fixed in the bootstrap)
+    cells: dict                      # (s, a) -> slice of the units, sorted by y
+    pooled: dict                     # a -> units of the arm sorted by y (a slice without strata)
+    inv_e: np.ndarray | None         # 1/e (treated) or 1/(1-e) (controls); None: equal weights
+    X: np.ndarray | None             # standardised covariates with intercept (refit per replicate)
+    beta: np.ndarray | None
+    clip: float
+    weights_note: str
+    perm: np.ndarray                 # unit i of the design is unit perm[i] of the user's data
+
+    @property
+    def exact(self) -> bool:
+        return self.inv_e is None and len(self.levels) == 1
+
+    def inverse_propensity(self, counts: np.ndarray) -> np.ndarray:
+        """1/e or 1/(1 - e) per unit, refitted on the replicate when the propensity was fitted."""
+        if self.X is None:
+            return np.broadcast_to(self.inv_e, counts.shape)
+        from scipy.special import expit
+
+        out = np.empty_like(counts)
+        t = self.arm.astype(np.float64)
+        for r in range(counts.shape[0]):
+            beta, _ = _logistic_fit(self.X, t, counts[r], self.beta)
+            e = np.clip(expit(self.X @ beta), self.clip, 1 - self.clip)
+            out[r] = np.where(self.arm, 1 / e, 1 / (1 - e))
+        return out
+
+    def resample(self, rng: np.random.Generator, n_rep: int, ratio: float | None) -> np.ndarray:
+        """Counts (n_rep x n): n_cell draws with replacement within every stratum-by-arm cell
+        (round(ratio * n_cell) of them for the m-out-of-n bootstrap)."""
+        counts = np.empty((n_rep, self.y.size))
+        for sl in self.cells.values():
+            size = sl.stop - sl.start
+            m = size if ratio is None else max(1, int(round(ratio * size)))
+            draws = rng.integers(0, size, size=(n_rep, m))
+            draws += (np.arange(n_rep) * size)[:, None]
+            counts[:, sl] = np.bincount(draws.ravel(), minlength=n_rep * size).reshape(n_rep, size)
+        return counts
+
+
+def _make_design(y, treat, x, propensity, strata, clip: float, weights=None) -> _Design:
+    yv = as_float_array(y, "y").ravel()
+    if yv.size == 0:
+        raise ValueError("y is empty")
+    arm = _as_treat(treat, yv.size)
+    for a, label in ((True, "treated (treat == 1)"), (False, "control (treat == 0)")):
+        if not (arm == a).any():
+            raise ValueError(f"treat: the {label} arm is empty; both arms need at least one unit")
+    if strata is None:
+        codes, levels = np.zeros(yv.size, dtype=np.int64), ["(all)"]
+    else:
+        codes, levels = _as_labels(strata, yv.size, "strata")
+    n = yv.size
+    p_s = np.bincount(codes, minlength=len(levels)) / n
+    # units reordered once by (stratum, arm, y): every stratum-by-arm cell is a sorted contiguous slice,
+    # so replicates are count vectors on slices (no gathers, no re-sorting)
+    perm = np.lexsort((yv, ~arm, codes))
+    yv, arm, codes = yv[perm], arm[perm], codes[perm]
+    cells = {}
+    for s in range(len(levels)):
+        for a in (True, False):
+            idx = np.flatnonzero((codes == s) & (arm == a))
+            if idx.size == 0:
+                raise ValueError(f"strata: stratum {levels[s]!r} has no {'treated' if a else 'control'} "
+                                 "units; merge it with a neighbour or drop it")
+            cells[(s, a)] = slice(int(idx[0]), int(idx[-1]) + 1)
+    if len(levels) == 1:
+        pooled = {a: cells[(0, a)] for a in (True, False)}
+    else:
+        order = np.argsort(yv, kind="stable")
+        pooled = {a: order[arm[order] == a] for a in (True, False)}
+    inv_e = X = beta = None
+    note = "equal within arms (randomised experiment)"
+    if strata is not None:
+        note = "equal within stratum-by-arm cells, strata weighted by their shares"
+    if weights is not None:
+        inv_e = _as_weights(weights, n, "weights")[perm]
+        note = "user weights, normalised within arms"
+    if propensity is not None:
+        e = as_float_array(propensity, "propensity").ravel()
+        if e.size != n:
+            raise ValueError(f"propensity has {e.size} values but y has {n}; pass one score per unit")
+        if (e <= 0).any() or (e >= 1).any():
+            bad = e[(e <= 0) | (e >= 1)][0]
+            raise ValueError(f"propensity must lie strictly inside (0, 1); found {bad!r}")
+        e = e[perm]
+        note = "Hajek inverse-propensity weights (propensity given)"
+    elif x is not None:
+        xv = as_float_array(x, "x")
+        if xv.ndim == 1:
+            xv = xv[:, None]
+        if xv.ndim != 2 or xv.shape[0] != n:
+            raise ValueError(f"x must have one row per outcome ({n}), got shape {xv.shape}")
+        xv = xv[perm]
+        sd = xv.std(axis=0)
+        keep = sd > 0
+        Z = (xv[:, keep] - xv[:, keep].mean(axis=0)) / sd[keep]
+        X = np.column_stack([np.ones(n), Z])
+        beta, ok = _logistic_fit(X, arm.astype(np.float64), np.ones(n))
+        if not ok:
+            warnings.warn("the logistic propensity fit did not converge (separation or collinear x); "
+                          "weights may be extreme", ConvergenceWarning, stacklevel=4)
+        from scipy.special import expit
+
+        e = expit(X @ beta)
+        note = "Hajek inverse-propensity weights (propensity fitted by logistic regression on x)"
+    if propensity is not None or x is not None:
+        low, high = e < clip, e > 1 - clip
+        if low.any() or high.any():
+            warnings.warn(f"{int(low.sum() + high.sum())} propensity scores outside [{clip:g}, {1 - clip:g}] "
+                          "were clipped: overlap is poor there and the weighted marginals lean on few units",
+                          OverlapWarning, stacklevel=4)
+        e = np.clip(e, clip, 1 - clip)
+        inv_e = np.where(arm, 1 / e, 1 / (1 - e))
+        note += f", clipped to [{clip:g}, {1 - clip:g}]"
+    return _Design(yv, arm, codes, levels, p_s, cells, pooled, inv_e, X, beta, clip, note, perm)
+
+
+# ----------------------------------------------------------------------------------------------
+# one pass over replicates: values of both couplings, pooled and per stratum
+# ----------------------------------------------------------------------------------------------
+
+@dataclass
+class _Values:
+    co: np.ndarray          # pooled marginals, comonotone
+    counter: np.ndarray
+    lower: np.ndarray       # sharp bounds (per-stratum, averaged over strata when strata are given)
+    upper: np.ndarray
+    co_x: np.ndarray        # E_X of the per-stratum comonotone values
+    counter_x: np.ndarray
+    strata_rows: list = field(default_factory=list)   # per stratum (co, counter, lower, upper) for R = 1
+
+
+def _cell_weights(design: _Design, counts: np.ndarray) -> np.ndarray:
+    """Unit weights per replicate: each arm sums to one, each stratum-arm cell to its stratum share."""
+    raw = counts if design.inv_e is None else counts * design.inverse_propensity(counts)
+    w = np.zeros_like(raw)
+    for (s, a), idx in design.cells.items():
+        tot = raw[:, idx].sum(axis=1, keepdims=True)
+        w[:, idx] = raw[:, idx] * (design.p_s[s] / np.where(tot > 0, tot, 1.0))
+    return w
+
+
+def _lp_rows(y1s, W1, y0s, W0, fx: _F) -> tuple[np.ndarray, np.ndarray]:
+    u1, inv1 = np.unique(y1s, return_inverse=True)
+    u0, inv0 = np.unique(y0s, return_inverse=True)
+    if u1.size * u0.size > _MAX_LP_CELLS:
+        raise ValueError(f"f is neither supermodular nor submodular on the support and the transport "
+                         f"linear program would have {u1.size} x {u0.size} cells (> {_MAX_LP_CELLS}); "
+                         "round or bin the outcome first")
+    C = _eval_f(fx, np.repeat(u1, u0.size), np.tile(u0, u1.size)).reshape(u1.size, u0.size)
+    lo = np.empty(W1.shape[0])
+    hi = np.empty(W1.shape[0])
+    for r in range(W1.shape[0]):
+        a = np.bincount(inv1, weights=W1[r], minlength=u1.size)
+        b = np.bincount(inv0, weights=W0[r], minlength=u0.size)
+        lo[r], hi[r] = _ot_bounds(C, a, b)
+    return lo, hi
+
+
+def _pair_values(y1s, W1, y0s, W0, fx: _F, f_class: str):
+    co = _merge_values(y1s, W1, y0s, W0, fx, False)
+    counter = _merge_values(y1s, W1, y0s, W0, fx, True)
+    if f_class == "supermodular":
+        lo, hi = counter, co
+    elif f_class == "submodular":
+        lo, hi = co, counter
+    elif f_class == "modular":
+        lo, hi = np.minimum(co, counter), np.maximum(co, counter)
+    else:
+        lo, hi = _lp_rows(y1s, W1, y0s, W0, fx)
+    return co, counter, lo, hi
+
+
+def _values(design: _Design, counts: np.ndarray, fx: _F, f_class: str) -> _Values:
+    y = design.y
+    if design.exact:
+        # integer weights of equal totals: exact merge (counts * size of the other arm)
+        i1, i0 = design.pooled[True], design.pooled[False]
+        c1, c0 = counts[:, i1], counts[:, i0]
+        W1 = c1 * c0.sum(axis=1, keepdims=True)
+        W0 = c0 * c1.sum(axis=1, keepdims=True)
+        co, counter, lo, hi = _pair_values(y[i1], W1, y[i0], W0, fx, f_class)
+        return _Values(co, counter, lo, hi, co, counter)
+    w = _cell_weights(design, counts)
+    i1, i0 = design.pooled[True], design.pooled[False]
+    co, counter, lo_p, hi_p = _pair_values(y[i1], w[:, i1], y[i0], w[:, i0], fx, f_class)
+    if len(design.levels) == 1:
+        return _Values(co, counter, lo_p, hi_p, co, counter)
+    lo = np.zeros_like(co)
+    hi = np.zeros_like(co)
+    co_x = np.zeros_like(co)
+    counter_x = np.zeros_like(co)
+    rows = []
+    for s in range(len(design.levels)):
+        j1, j0 = design.cells[(s, True)], design.cells[(s, False)]
+        vals = _pair_values(y[j1], w[:, j1], y[j0], w[:, j0], fx, f_class)
+        ps = design.p_s[s]
+        co_x += ps * vals[0]
+        counter_x += ps * vals[1]
+        lo += ps * vals[2]
+        hi += ps * vals[3]
+        rows.append(tuple(float(v[0]) for v in vals))
+    return _Values(co, counter, lo, hi, co_x, counter_x, rows)
+
+
+def _weighted_means(design: _Design, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    if design.exact:
+        out = []
+        for a in (True, False):
+            idx = design.pooled[a]
+            c = counts[:, idx]
+            out.append((c @ design.y[idx]) / c.sum(axis=1))
+        return out[0], out[1]
+    w = _cell_weights(design, counts)
+    return tuple((w[:, design.pooled[a]] @ design.y[design.pooled[a]]) for a in (True, False))
