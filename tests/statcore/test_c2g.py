@@ -50,9 +50,14 @@ def test_nonparametric_oracle_pistar_and_upper_bound():
     assert np.ptp(pistar) == 0                       # covariate-free: one pi*
     # a conservative lower bound of pi = 0.3 that approaches it
     assert 0.22 <= res.erpf <= PI + 0.01
-    lo, hi = res.erpf_ci
-    assert lo <= hi
+    lo, hi = res.erpf_ci                             # basic bootstrap interval of the lower end
+    assert lo <= PI <= hi
     assert res.erpf_interval == (res.erpf, 1.0)
+    # CARE = 3 lies in the identification interval [mu_T - mu0, (mu_T - mu0) / pi*]
+    care = res.care().iloc[0]
+    assert care["lower"] < 3.0 < care["upper"]
+    assert abs(care["lower"] - PI * 3.0) < 0.15       # mu_T - mu0 = pi * CARE
+    assert care["upper_ci_low"] < 3.0 < care["upper_ci_high"]
     # the posterior null bound sits above the true local FDR (up to estimation noise)
     lt = np.asarray(res.lfdr)[t]
     tl = true_lfdr(y[t])
