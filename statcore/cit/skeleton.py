@@ -263,7 +263,7 @@ def _candidate_sets(adj_i: tuple, adj_j: tuple, level: int):
                 yield S
 
 
-def _test_edges(tester: _Tester, jobs: list, level: int, alpha: float) -> list:
+def _test_edges(tester: _Tester, jobs: list, level: int, alpha: float, bar=None) -> list:
     """Test a batch of edges at one level; one residual cache shared by the batch.
 
     ``jobs`` holds ``(i, j, adj_i_without_j, adj_j_without_i)``. Returns, per edge, the tests run
@@ -279,21 +279,48 @@ def _test_edges(tester: _Tester, jobs: list, level: int, alpha: float) -> list:
             if p >= alpha:
                 break
         out.append(done)
+        if bar is not None:
+            bar.update()
     return out
 
 
-def _run_level(tester, jobs, level, alpha, n_jobs):
+def _run_level(tester, jobs, level, alpha, n_jobs, bar):
     if n_jobs == 1 or len(jobs) < 2:
-        return _test_edges(tester, jobs, level, alpha)
+        return _test_edges(tester, jobs, level, alpha, bar)
     from joblib import Parallel, delayed, effective_n_jobs
 
     workers = effective_n_jobs(n_jobs)
     # contiguous batches of edges sorted by first node, so a batch reuses that node's residuals
     n_batches = min(len(jobs), 4 * workers)
-    bounds = np.linspace(0, len(jobs), n_batches + 1).astype(int)
-    parts = Parallel(n_jobs=n_jobs)(
-        delayed(_test_edges)(tester, jobs[a:b], level, alpha) for a, b in zip(bounds[:-1], bounds[1:]) if b > a)
-    return [r for part in parts for r in part]
+    cuts = np.linspace(0, len(jobs), n_batches + 1).astype(int)
+    bounds = [(a, b) for a, b in zip(cuts[:-1], cuts[1:]) if b > a]
+    parts = Parallel(n_jobs=n_jobs, return_as="generator")(
+        delayed(_test_edges)(tester, jobs[a:b], level, alpha) for a, b in bounds)
+    out = []
+    for (a, b), part in zip(bounds, parts):  # the generator keeps the order of submission
+        out.extend(part)
+        if bar is not None:
+            bar.update(b - a)
+    return out
+
+
+def _progress_bar(progress, total: int, level: int):
+    if progress is None:
+        import sys
+
+        progress = bool(getattr(sys.stderr, "isatty", lambda: False)())
+        if progress:
+            try:
+                import tqdm  # noqa: F401
+            except ImportError:
+                return None
+    if not progress:
+        return None
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:
+        raise ImportError("progress=True needs tqdm (pip install tqdm)") from None
+    return tqdm(total=total, desc=f"order {level}", unit="edge", leave=False)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -301,7 +328,8 @@ def _run_level(tester, jobs, level, alpha, n_jobs):
 # ----------------------------------------------------------------------------------------------
 
 def pc_skeleton(data, alpha: float = 0.01, test: str | Callable = "rpcit", groups: Mapping | None = None,
-                max_cond: int | None = None, n_jobs: int = 1, seed=None, **test_args) -> "SkeletonResult":
+                max_cond: int | None = None, n_jobs: int = 1, seed=None, progress: bool | None = None,
+                **test_args) -> "SkeletonResult":
     """Learn the skeleton of a causal graph by the PC-stable algorithm, nodes possibly groups of columns.
 
     Starting from the complete graph, an edge ``a - b`` is removed when a conditional independence
@@ -340,6 +368,9 @@ def pc_skeleton(data, alpha: float = 0.01, test: str | Callable = "rpcit", group
     seed : None, int or numpy.random.Generator
         Source of the random draws (projection directions, bootstrap multipliers, forests). Each
         test draws from a stream derived from this seed and the nodes it involves.
+    progress : bool, optional
+        Show a progress bar per level (tqdm). Default: when standard error is a terminal and tqdm
+        is installed.
     **test_args
         Passed on to the test, e.g. ``regression="krr"``, ``k=100``, ``type="max"``, ``B=999``.
 
@@ -395,7 +426,13 @@ def pc_skeleton(data, alpha: float = 0.01, test: str | Callable = "rpcit", group
         if not jobs:
             break
         max_order = level
-        for (i, j, _, _), done in zip(jobs, _run_level(tester, jobs, level, alpha, n_jobs)):
+        bar = _progress_bar(progress, len(jobs), level)
+        try:
+            results = _run_level(tester, jobs, level, alpha, n_jobs, bar)
+        finally:
+            if bar is not None:
+                bar.close()
+        for (i, j, _, _), done in zip(jobs, results):
             for S, p in done:
                 records.append((i, j, S, level, p))
                 if not p <= p_max[i, j]:  # also replaces NaN

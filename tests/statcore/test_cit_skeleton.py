@@ -241,6 +241,16 @@ def test_n_jobs_with_worker_processes():
     pd.testing.assert_frame_equal(one.tests, two.tests)
 
 
+def test_progress_bar(capsys):
+    pytest.importorskip("tqdm")
+    chain, _ = chain_collider_data(n=200)
+    quiet = pc_skeleton(chain, test="gcm")
+    assert "order 0" not in capsys.readouterr().err  # not a terminal: no bar by default
+    shown = pc_skeleton(chain, test="gcm", progress=True)
+    assert "order 0" in capsys.readouterr().err
+    pd.testing.assert_frame_equal(quiet.tests, shown.tests)
+
+
 def test_max_cond_limits_the_order():
     chain, _ = chain_collider_data()
     res = pc_skeleton(chain, test="gcm", max_cond=0)
