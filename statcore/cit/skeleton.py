@@ -76,6 +76,8 @@ def _validate_groups(groups, labels: list, is_frame: bool) -> tuple[list, list]:
             else:
                 kind = "a column label of data" if is_frame else f"a column index in [0, {len(labels)})"
                 raise ValueError(f"groups[{name!r}] lists {m!r}, which is not {kind}")
+            if owner.get(j) == name:
+                raise ValueError(f"groups[{name!r}] lists column {labels[j]!r} twice")
             if j in owner:
                 raise ValueError(f"groups[{name!r}] and groups[{owner[j]!r}] share column {labels[j]!r}; "
                                  "nodes must not overlap")

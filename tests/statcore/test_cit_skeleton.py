@@ -486,6 +486,8 @@ def test_bad_input():
         pc_skeleton(chain, groups={"a": ["X"], "b": ["W"]})
     with pytest.raises(ValueError, match="share column 'Y'"):
         pc_skeleton(chain, groups={"a": ["X", "Y"], "b": ["Y", "Z"]})
+    with pytest.raises(ValueError, match="lists column 'X' twice"):
+        pc_skeleton(chain, groups={"a": ["X", "X"], "b": ["Y"]})
     with pytest.raises(ValueError, match="column index"):
         pc_skeleton(chain.to_numpy(), groups={"a": [0], "b": [3]})
     dup = pd.DataFrame(chain.to_numpy(), columns=["X", "X", "Z"])
