@@ -226,11 +226,6 @@ class _AdditiveModel:
     def care(self, Z):
         return self.rff(Z) @ self.em.beta_mu - self.predict_mu0(Z)
 
-    def predict_pi(self, Z):
-        from scipy.special import expit
-
-        return expit(self.rff(Z) @ self.em.beta_pi)
-
 
 def _fit_additive(Z, y, treat, noise_method, rng):
     from scipy.special import expit
@@ -287,6 +282,9 @@ class C2GResult(TableResult):
     alpha : float
     lfdr : per-unit posterior null probability (container of ``y``); controls are known nulls (1).
         In the nonparametric model an upper bound of the true local FDR.
+    lfdr_model : ndarray
+        The model's posterior null probability at every unit, controls included (what
+        ``control="empirical"`` calibrates with; ``plot()`` shows it).
     qvalues : per-unit q-value (1 for controls): the smallest target FDR selecting the unit.
     selected : bool per unit; ``responders`` the integer positions of the selected units.
     pi : per-unit response probability pi(x) (additive) or its lower bound pi*(x) (nonparametric).
