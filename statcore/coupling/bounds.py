@@ -56,6 +56,7 @@ class JointBounds(TableResult):
     comonotone: float
     countercomonotone: float
     f_label: str
+    target: str
     f_class: str
     class_note: str
     assumption: str | None
@@ -93,7 +94,7 @@ class JointBounds(TableResult):
 
     def summary(self, digits: int = R_DIGITS) -> str:
         kind = "Identified value and sharp bounds" if self.assumption else "Sharp bounds"
-        lines = ["", f"\t{kind} on E[{self.f_label}] from the two marginals", "",
+        lines = ["", f"\t{kind} on {self.target} from the two marginals", "",
                  f"data:  {self.data_name} (n1 = {self.n1}, n0 = {self.n0})",
                  f"weights: {self.weights_note}",
                  f"f: {self.f_label}, {self.f_class} ({self.class_note})"]
@@ -326,7 +327,7 @@ def _bounds(y, treat, fx: _F, x, propensity, strata, assumption, f_class, conf_l
         lower=lower, upper=upper, estimate=estimate,
         conf_int=point_ci if assumption else set_ci, set_conf_int=set_ci, point_conf_int=point_ci,
         comonotone=est["comonotone"], countercomonotone=est["countercomonotone"],
-        f_label=fx.label, f_class=f_class, class_note=class_note, assumption=assumption,
+        f_label=fx.label, target=f"E[{fx.label}]" if adjust is None else "Var(Y1 - Y0)", f_class=f_class, class_note=class_note, assumption=assumption,
         conf_level=conf_level, ci=ci, B=B, bootstrap=bootstrap, m_ratio=ratio, kink=kink, n1=n1, n0=n0,
         weights_note=design.weights_note, data_name=data_name, se=se, boot=boot,
         strata_table=strata_table, notes=notes, _curves=curves,
@@ -444,10 +445,12 @@ def ite_variance_bounds(y, treat, x=None, propensity=None, strata=None, assumpti
     ----------
     Heckman, Smith & Clements (1997); Fan & Park (2010).
     """
-    fx = _F(lambda a, b: (a - b) ** 2, "(Y1 - Y0)^2 - (E Y1 - E Y0)^2 = Var(Y1 - Y0)", "submodular", 1)
+    fx = _F(lambda a, b: (a - b) ** 2, "(Y1 - Y0)^2", "submodular", 1)
     res = _bounds(y, treat, fx, x, propensity, strata, assumption, "auto", conf_level, B, ci, seed, n_jobs,
                   kwargs.pop("bootstrap", "auto"), kwargs.pop("m", None), kwargs.pop("clip", 0.01),
                   lambda m1, m0: (m1 - m0) ** 2, _data_name(y, treat), _pop_none(kwargs))
+    res.notes.insert(0, "Var(Y1 - Y0) = E[(Y1 - Y0)^2] - (E Y1 - E Y0)^2; the second term is identified and "
+                        "recomputed on every bootstrap replicate")
     # a variance is never negative: intersecting the intervals with [0, inf) keeps their coverage
     for name in ("conf_int", "set_conf_int", "point_conf_int"):
         ci_ = getattr(res, name)
