@@ -34,8 +34,18 @@ def _likelihood(x: np.ndarray, sd: np.ndarray, atoms: np.ndarray) -> tuple[np.nd
     L = np.empty((n, atoms.size), order="F")
     log_scale = np.empty(n)
     sdv = np.ascontiguousarray(np.broadcast_to(sd, (n,)), dtype=np.float64)
-    likelihood_matrix(np.ascontiguousarray(x), sdv, np.ascontiguousarray(atoms), L, log_scale)
+    likelihood_matrix(np.ascontiguousarray(x), sdv, np.ascontiguousarray(atoms), _uniform_step(atoms), L,
+                      log_scale)
     return L, log_scale
+
+
+def _uniform_step(atoms: np.ndarray) -> float:
+    """The spacing of an equally spaced grid (to 1e-12 relative), else 0."""
+    if atoms.size < 3:
+        return 0.0
+    gaps = np.diff(atoms)
+    step = float(gaps.mean())
+    return step if np.all(np.abs(gaps - step) <= 1e-12 * max(step, float(np.max(np.abs(atoms))))) else 0.0
 
 
 def _bin(x: np.ndarray, omega: np.ndarray, nbins: int) -> tuple[np.ndarray, np.ndarray]:
