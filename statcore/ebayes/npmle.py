@@ -127,10 +127,14 @@ class NPMLEResult(TableResult):
         """Posterior probabilities of the support atoms, (n, k), and the support atoms."""
         xv, sd, wrapper = self._new_data(x, sigma)
         s = self.support
-        L, _ = _likelihood(xv, np.asarray(sd, float), self.atoms[s])
-        P = L * self.weights[s]
+        a = self.atoms[s]
+        # log w_j + log N(x_i; a_j, sd_i^2) less its row maximum: the dominant term of each row is
+        # 1 even where the nearest atom has a vanishing weight (EM and interior-point fits)
+        logp = np.log(self.weights[s]) - (xv[:, None] - a) ** 2 * (0.5 / np.asarray(sd, float) ** 2)[:, None]
+        logp -= logp.max(axis=1, keepdims=True)
+        P = np.exp(logp, out=logp)
         P /= P.sum(axis=1, keepdims=True)
-        return P, self.atoms[s], wrapper
+        return P, a, wrapper
 
     def pdf(self, y: Any, sigma: Any = None) -> Any:
         """Fitted marginal density sum_j w_j N(y; atoms_j, sigma^2) at ``y`` (``sigma`` defaults to
