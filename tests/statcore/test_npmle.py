@@ -253,6 +253,31 @@ def test_posterior_far_in_tail_does_not_underflow():
     assert np.all(np.isfinite(fit.lfdr(0, x=np.array([-60.0, 80.0]))))
 
 
+def test_posterior_of_em_fit_with_vanishing_weights_far_away():
+    # EM leaves weights down to 1e-300 and below; the posterior at far points is a balance of
+    # log-weight and log-density, brute-forced here with logsumexp
+    from scipy.special import logsumexp
+
+    rng = np.random.default_rng(19)
+    x = rng.choice([0.0, 3.0], size=300) + rng.normal(size=300)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NPMLEConvergenceWarning)
+        fit = npmle(x, grid=50, method="em", max_iter=3000)
+    assert fit.weights[fit.weights > 0].min() < 1e-150
+    y = np.array([-40.0, -5.0, 1.0, 60.0])
+    s = fit.weights > 0
+    logp = np.log(fit.weights[s]) + stats.norm.logpdf(y[:, None], fit.atoms[s], 1.0)
+    post = np.exp(logp - logsumexp(logp, axis=1, keepdims=True))
+    np.testing.assert_allclose(fit.posterior_mean(y), post @ fit.atoms[s], rtol=1e-10)
+    # a prior whose atom nearest to y = -40 has weight 1e-200: log-weight -460.5 + log-density
+    # -450 loses to the atom at 0 (0 - 800), so the posterior sits at 0, not at -10
+    prior = NPMLEResult(atoms=np.array([-10.0, 0.0]), weights=np.array([1e-200, 1.0]), loglik=0.0,
+                        kkt=1.0, converged=True, iterations=0, method="sqp", sigma=1.0, x=np.zeros(1),
+                        nobs=1, bins=None, tol=1e-8)
+    assert prior.posterior_mean(np.array([-40.0]))[0] == pytest.approx(0.0, abs=1e-30)
+    assert prior.lfdr(0, x=np.array([-40.0]))[0] == pytest.approx(1.0)
+
+
 def test_heteroscedastic_posterior_brute_force():
     rng = np.random.default_rng(9)
     n = 300
