@@ -93,19 +93,22 @@ def fit_cond_kde(Z: np.ndarray | None, y: np.ndarray, n_boot: int, rng: np.rando
     return CondKDE(Z, y, int(k), float(hx), float(hy), counts, tree)
 
 
-def _pi_star(f0g: np.ndarray, f1g: np.ndarray, q: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Conservative pi*(x) from a simultaneous bootstrap band; the plain plug-in 1 - min_y exp(L(y))
-    and its value in each resample (for basic-bootstrap intervals).
+def _pi_star(f0g: np.ndarray, f1g: np.ndarray, q: float,
+             conf_level: float = 0.95) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Conservative pi*(x) from a simultaneous bootstrap band, and a confidence interval for pi*(x).
 
     f0g, f1g: (m, B, G) bootstrap densities on the grid. With L_b(y) = log f_t,b(y) - log f0_b(y),
     its bootstrap median L(y) and bootstrap sd s(y), the upper band L(y) + c s(y) holds for all y
     at once with bootstrap probability 1 - q when c is the (1 - q) quantile of
     max_y (L(y) - L_b(y)) / s(y) (a studentised sup-band); pi* = 1 - min_y exp(L(y) + c s(y)).
     A pointwise quantile would not do: the minimum over y of many noisy ratios is biased low.
+    The interval takes the same construction at level (1 - conf_level) / 2 on both sides (the
+    lower band uses max_y (L_b(y) - L(y)) / s(y)): the minimum over y of a curve inside a
+    simultaneous band lies between the minima of the band's edges.
     The minimum runs over the grid points where the median f_t is at least 5% of its maximum and
     every resample has both densities positive.
     """
-    m = f0g.shape[0]
+    a = (1.0 - conf_level) / 2.0
     with np.errstate(divide="ignore", invalid="ignore"):
         L_b = np.log(f1g) - np.log(f0g)                                   # (m, B, G)
         ok = np.all(np.isfinite(L_b), axis=1)
@@ -114,15 +117,20 @@ def _pi_star(f0g: np.ndarray, f1g: np.ndarray, q: float) -> tuple[np.ndarray, np
         L_b = np.where(ok[:, None, :], L_b, 0.0)
         L = np.median(L_b, axis=1)
         sd = np.std(L_b, axis=1)
-        sd = np.where(sd > 0, sd, np.inf)
-        t_b = np.where(ok[:, None, :], (L[:, None, :] - L_b) / sd[:, None, :], -np.inf).max(axis=2)
-        c = np.quantile(t_b, 1.0 - q, axis=1)
-        upper = np.where(ok, L + c[:, None] * np.where(np.isfinite(sd), sd, 0.0), np.inf)
-        pistar = np.where(ok.any(axis=1), np.clip(1.0 - np.exp(upper.min(axis=1)), 0.0, 1.0), 0.0)
-        raw = np.where(ok.any(axis=1), np.clip(1.0 - np.exp(np.where(ok, L, np.inf).min(axis=1)), 0.0, 1.0), 0.0)
-        ratio_b = np.where(ok[:, None, :], L_b, np.inf).min(axis=2)
-        pistar_b = np.clip(1.0 - np.exp(ratio_b), 0.0, 1.0)
-    return pistar, raw, pistar_b.reshape(m, -1)
+        sd_div = np.where(sd > 0, sd, np.inf)
+        dev = (L[:, None, :] - L_b) / sd_div[:, None, :]
+        t_up = np.where(ok[:, None, :], dev, -np.inf).max(axis=2)       # (m, B)
+        t_dn = np.where(ok[:, None, :], -dev, -np.inf).max(axis=2)
+        any_ok = ok.any(axis=1)
+
+        def bound(c):
+            edge = np.where(ok, L + c[:, None] * sd, np.inf)
+            return np.where(any_ok, np.clip(1.0 - np.exp(edge.min(axis=1)), 0.0, 1.0), 0.0)
+
+        pistar = bound(np.quantile(t_up, 1.0 - q, axis=1))
+        lo = bound(np.quantile(t_up, 1.0 - a, axis=1))
+        hi = bound(-np.quantile(t_dn, 1.0 - a, axis=1))
+    return pistar, lo, np.maximum(hi, pistar)
 
 
 def _lfdr_bound(pistar: np.ndarray, f0y: np.ndarray, f1y: np.ndarray, q: float) -> np.ndarray:
@@ -141,8 +149,8 @@ class NonparametricFit:
     grid: np.ndarray
     quantile: float
     pi_star: np.ndarray        # (n,)
-    pi_star_raw: np.ndarray    # (n,) plug-in 1 - min_y f_t / f0 (no band), centre of the intervals
-    pi_star_boot: np.ndarray   # (n, B) the plug-in in each resample
+    pi_star_lo: np.ndarray     # (n,) 95% interval of pi*(x) from the simultaneous bands
+    pi_star_hi: np.ndarray
     lfdr: np.ndarray           # (n,)
     mu0: np.ndarray            # (n,) kernel-regression means, full data
     mu_t: np.ndarray
@@ -176,7 +184,7 @@ def _query_chunk(kde0, kde1, Zq, yq, self0, self1, grid, q):
         curves.append((fg, fy))
         res["mu" + tag], res["mu" + tag + "_boot"] = _means(kde, idx, w)
     (f0g, f0y), (f1g, f1y) = curves
-    res["pi_star"], res["pi_star_raw"], res["pi_star_boot"] = _pi_star(f0g, f1g, q)
+    res["pi_star"], res["pi_star_lo"], res["pi_star_hi"] = _pi_star(f0g, f1g, q)
     res["lfdr"] = _lfdr_bound(res["pi_star"], f0y, f1y, q)
     return res
 
@@ -218,10 +226,8 @@ def _covariate_free(kde0, kde1, y, self0, self1, grid, q):
         res["mu" + tag] = np.full(n, kde.y.mean())
         res["mu" + tag + "_boot"] = np.repeat((kde.counts @ kde.y / total)[None, :], n, 0)
     (f0g, f0y), (f1g, f1y) = curves
-    pistar, raw, pistar_b = _pi_star(f0g, f1g, q)
-    res["pi_star"] = np.repeat(pistar, n)
-    res["pi_star_raw"] = np.repeat(raw, n)
-    res["pi_star_boot"] = np.repeat(pistar_b, n, axis=0)
+    for key, val in zip(("pi_star", "pi_star_lo", "pi_star_hi"), _pi_star(f0g, f1g, q)):
+        res[key] = np.repeat(val, n)
     res["lfdr"] = _lfdr_bound(res["pi_star"], f0y, f1y, q)
     return res
 
@@ -252,6 +258,6 @@ def fit_nonparametric(Z: np.ndarray | None, y: np.ndarray, treat: np.ndarray, n_
         res = _covariate_free(kde0, kde1, y, self0, self1, grid, quantile)
     else:
         res = _query_all(kde0, kde1, Z, y, self0, self1, grid, quantile, n_jobs)
-    return NonparametricFit(kde0, kde1, grid, quantile, res["pi_star"], res["pi_star_raw"], res["pi_star_boot"],
+    return NonparametricFit(kde0, kde1, grid, quantile, res["pi_star"], res["pi_star_lo"], res["pi_star_hi"],
                             res["lfdr"],
                             res["mu0"], res["mut"], res["mu0_boot"], res["mut_boot"])

@@ -294,8 +294,8 @@ class C2GResult(TableResult):
     erpf_interval : (float, float) or None
         Nonparametric: the identification interval [mean pi*, 1].
     erpf_ci : (float, float) or None
-        Nonparametric: 95% basic bootstrap interval of the lower end, centred at the plug-in mean of
-        1 - min_y f_t / f0 (``erpf`` itself uses the conservative simultaneous band).
+        Nonparametric: 95% bootstrap interval of the lower end, the means over the treated of the
+        per-unit intervals of pi*(x) from simultaneous bootstrap bands of log f_t / f0.
     """
 
     def __init__(self, *, model, y, treat, lfdr, lfdr_model, qvalues, selected, alpha, control, erpf, fit,
@@ -317,8 +317,7 @@ class C2GResult(TableResult):
         if model == "nonparametric":
             npf = fit.np_fit
             self.erpf_interval = (erpf, 1.0)
-            lo, hi = _basic_interval(npf.pi_star_raw[treat].mean(), npf.pi_star_boot[treat].mean(axis=0), 0.95)
-            self.erpf_ci = (float(np.clip(lo, 0, 1)), float(np.clip(hi, 0, 1)))
+            self.erpf_ci = (float(npf.pi_star_lo[treat].mean()), float(npf.pi_star_hi[treat].mean()))
         else:
             self.erpf_interval = None
             self.erpf_ci = None
@@ -359,8 +358,8 @@ class C2GResult(TableResult):
         Nonparametric model: CARE is not identified; returns a DataFrame with the identification
         interval [mu_T(x) - mu0(x), (mu_T(x) - mu0(x)) / pi*(x)] (ends swapped when the difference
         is negative; infinite when pi*(x) = 0), mu_T and mu0 the kernel-regression means of the
-        treated and controls, and ``conf_level`` basic bootstrap intervals of both ends (centred at
-        the plug-in ends, i.e. pi* without the conservative band).
+        treated and controls, and ``conf_level`` bootstrap intervals of both ends: each end over
+        the corners of the percentile interval of mu_T - mu0 and the band interval of pi*(x).
         ``x=None`` in the covariate-free model gives the single value.
         """
         Z = self._covariates(x)
@@ -385,19 +384,23 @@ class C2GResult(TableResult):
             m = 1 if Z is None else Z.shape[0]
             res = {k: np.repeat(getattr(npf, a)[[first]], m, axis=0)
                    for k, a in (("mu0", "mu0"), ("mut", "mu_t"), ("pi_star", "pi_star"),
-                                ("pi_star_raw", "pi_star_raw"), ("mu0_boot", "mu0_boot"),
-                                ("mut_boot", "mu_t_boot"), ("pi_star_boot", "pi_star_boot"))}
+                                ("pi_star_lo", "pi_star_lo"), ("pi_star_hi", "pi_star_hi"),
+                                ("mu0_boot", "mu0_boot"), ("mut_boot", "mu_t_boot"))}
         else:
             res = npf.query(Z)
         diff = res["mut"] - res["mu0"]
         lo, hi = _care_ends(diff, res["pi_star"])
-        lo_r, hi_r = _care_ends(diff, res["pi_star_raw"])
-        lo_b, hi_b = _care_ends(res["mut_boot"] - res["mu0_boot"], res["pi_star_boot"])
-        l_ci = _basic_interval(lo_r, lo_b, conf_level)
-        u_ci = _basic_interval(hi_r, hi_b, conf_level)
-        return pd.DataFrame({"lower": lo, "upper": hi, "lower_ci_low": l_ci[0], "lower_ci_high": l_ci[1],
-                             "upper_ci_low": u_ci[0], "upper_ci_high": u_ci[1], "pi_star": res["pi_star"]},
-                            index=index)
+        a = (1.0 - conf_level) / 2.0
+        with np.errstate(invalid="ignore"):
+            d_boot = res["mut_boot"] - res["mu0_boot"]
+            d_ci = (np.nanquantile(d_boot, a, axis=1), np.nanquantile(d_boot, 1 - a, axis=1))
+        # each end over the corners of (difference interval) x (pi* interval): a union, conservative
+        corners = [_care_ends(d, p) for d in d_ci for p in (res["pi_star_lo"], res["pi_star_hi"])]
+        lows = np.stack([c[0] for c in corners])
+        highs = np.stack([c[1] for c in corners])
+        return pd.DataFrame({"lower": lo, "upper": hi, "lower_ci_low": lows.min(0), "lower_ci_high": lows.max(0),
+                             "upper_ci_low": highs.min(0), "upper_ci_high": highs.max(0),
+                             "pi_star": res["pi_star"]}, index=index)
 
     def summary(self, digits: int = 4) -> str:
         title = ("Causal two-groups model, additive (semi-parametric)" if self.model == "additive"
@@ -464,19 +467,6 @@ class C2GResult(TableResult):
         ax.set_title(f"C2G ({self.model}), target FDR {format_number(self.alpha)}")
         ax.legend(loc="best", fontsize=8)
         return fig
-
-
-def _basic_interval(estimate, boot, conf_level):
-    """Basic (pivotal) bootstrap interval [2 est - Q(1 - a/2), 2 est - Q(a/2)] over the last axis.
-
-    The plug-in minimum over y of a noisy ratio is biased; the basic interval reflects the bias the
-    resamples show around the estimate instead of inheriting it as the percentile interval would.
-    """
-    a = (1.0 - conf_level) / 2.0
-    with np.errstate(invalid="ignore"):
-        hi_q = np.nanquantile(boot, 1.0 - a, axis=-1)
-        lo_q = np.nanquantile(boot, a, axis=-1)
-        return 2.0 * estimate - hi_q, 2.0 * estimate - lo_q
 
 
 def _care_ends(diff, pistar):

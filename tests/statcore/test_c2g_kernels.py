@@ -91,10 +91,10 @@ def test_pi_star_exact_on_noise_free_curves():
     ft = 0.7 * norm.pdf(grid) + 0.3 * norm.pdf(grid, 3)
     f0g = np.repeat(f0[None, None, :], 20, axis=1)
     f1g = np.repeat(ft[None, None, :], 20, axis=1)
-    pistar, raw, boot = _pi_star(f0g, f1g, 0.2)
+    pistar, lo, hi = _pi_star(f0g, f1g, 0.2)
     mask = ft >= 0.05 * ft.max()
     expected = 1 - np.min(ft[mask] / f0[mask])
     assert 0.2999 < expected < 0.3
     np.testing.assert_allclose(pistar, expected, rtol=1e-12)
-    np.testing.assert_allclose(raw, expected, rtol=1e-12)
-    np.testing.assert_allclose(boot, expected, rtol=1e-12)
+    np.testing.assert_allclose(lo, expected, rtol=1e-12)
+    np.testing.assert_allclose(hi, expected, rtol=1e-12)
