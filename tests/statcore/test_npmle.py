@@ -115,6 +115,20 @@ def test_random_problems_are_certified(method):
         assert kkt_direct(x, fit.atoms, fit.weights, sig) <= 1 + 1e-6
 
 
+def test_permutation_invariance_and_translation_equivariance():
+    x, _ = three_point_data(700, 23)
+    grid = np.linspace(-5, 6, 70)
+    base = npmle(x, grid=grid)
+    perm = npmle(x[np.random.default_rng(1).permutation(x.size)], grid=grid)
+    shifted = npmle(x + 2.5, grid=grid + 2.5)
+    scaled = npmle(3 * x, sigma=3.0, grid=3 * grid)
+    gap = x.size * np.log(base.kkt)
+    for other, jac in ((perm, 0.0), (shifted, 0.0), (scaled, x.size * np.log(3.0))):
+        # the same problem up to relabelling (a scale change adds -n log 3 to every log-density)
+        assert other.loglik + jac == pytest.approx(base.loglik, abs=gap + x.size * np.log(other.kkt) + 1e-8)
+    np.testing.assert_allclose(base.posterior_mean(), shifted.posterior_mean() - 2.5, atol=1e-5)
+
+
 def test_kkt_heteroscedastic():
     rng = np.random.default_rng(7)
     n = 800
