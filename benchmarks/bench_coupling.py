@@ -5,7 +5,7 @@
 
 Prints median wall times (several runs after a warm-up that also compiles the numba kernels) and the
 ratio peer / statcore. The numpy peer is the exact merge written with numpy only: sort both arms, merge
-the integer cumulative counts with np.union1d, locate both quantile functions with np.searchsorted.
+the integer cumulative counts (one stable sort of the two runs), locate both quantile functions with np.searchsorted.
 For the bootstrap its peer loops over replicates, re-sorting each resample (the plain way).
 """
 from __future__ import annotations
@@ -36,7 +36,8 @@ def numpy_merge(y1, y0, f, counter=False):
         b = b[::-1]
     c1 = np.arange(1, n1 + 1, dtype=np.int64) * n0
     c0 = np.arange(1, n0 + 1, dtype=np.int64) * n1
-    cuts = np.union1d(c1, c0)
+    cuts = np.sort(np.concatenate([c1, c0]), kind="stable")   # two sorted runs: a merge
+    cuts = cuts[np.r_[True, cuts[1:] != cuts[:-1]]]               # (np.union1d is far slower here)
     i = np.searchsorted(c1, cuts, side="left")
     j = np.searchsorted(c0, cuts, side="left")
     lengths = np.diff(cuts, prepend=0)

@@ -164,3 +164,13 @@ def sums(w1: np.ndarray, w0: np.ndarray, y1: np.ndarray, y0: np.ndarray, reverse
             np.ascontiguousarray(y1, dtype=np.float64), np.ascontiguousarray(y0, dtype=np.float64),
             bool(reverse0), int(fcode), float(s), float(t), out)
     return out
+
+
+@lazy_njit(parallel=True)
+def count_draws(draws, out):
+    """out[r, k] = number of times k occurs in draws[r] (bootstrap counts from drawn positions)."""
+    for r in prange(draws.shape[0]):
+        for k in range(out.shape[1]):
+            out[r, k] = 0.0
+        for q in range(draws.shape[1]):
+            out[r, draws[r, q]] += 1.0

@@ -107,13 +107,15 @@ class _Design:
     def resample(self, rng: np.random.Generator, n_rep: int, ratio: float | None) -> np.ndarray:
         """Counts (n_rep x n): n_cell draws with replacement within every stratum-by-arm cell
         (round(ratio * n_cell) of them for the m-out-of-n bootstrap)."""
+        from .._kernels.coupling import count_draws
+
         counts = np.empty((n_rep, self.y.size))
         for sl in self.cells.values():
             size = sl.stop - sl.start
             m = size if ratio is None else max(1, int(round(ratio * size)))
-            draws = rng.integers(0, size, size=(n_rep, m))
-            draws += (np.arange(n_rep) * size)[:, None]
-            counts[:, sl] = np.bincount(draws.ravel(), minlength=n_rep * size).reshape(n_rep, size)
+            cell = np.empty((n_rep, size))
+            count_draws(rng.integers(0, size, size=(n_rep, m), dtype=np.int32), cell)
+            counts[:, sl] = cell
         return counts
 
 
