@@ -100,6 +100,10 @@ class NPMLEResult(TableResult):
     tol: float
     _wrapper: InputWrapper = field(repr=False, default=InputWrapper("ndarray"))
 
+    def __repr__(self) -> str:
+        return (f"NPMLEResult(nobs={self.nobs}, atoms={self.atoms.size}, support={int(self.support.sum())}, "
+                f"loglik={self.loglik!r}, kkt={self.kkt!r}, method={self.method!r})")
+
     @property
     def support(self) -> np.ndarray:
         """Boolean mask of the atoms with positive weight."""

@@ -46,6 +46,10 @@ class PredictiveRecursionResult(TableResult):
     nobs: int
     weights_by_order: np.ndarray
 
+    def __repr__(self) -> str:
+        return (f"PredictiveRecursionResult(nobs={self.nobs}, grid={self.grid.size}, "
+                f"kernel_sd={self.kernel_sd!r}, sweeps={self.sweeps}, loglik={self.loglik!r})")
+
     def pdf(self, y: Any) -> Any:
         """The estimated mixture density sum_j w_j N(y; grid_j, kernel_sd^2) at ``y``."""
         return mixture_pdf(y, self.grid, self.weights, self.kernel_sd)
