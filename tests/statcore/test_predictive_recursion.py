@@ -98,6 +98,15 @@ def test_input_not_modified_and_summary():
     assert "Predictive recursion" in text and "observations: 4" in text
     frame = fit.to_frame()
     assert list(frame.columns) == ["atom", "weight"] and len(frame) == 10
+    assert "PredictiveRecursionResult(nobs=4" in repr(fit)
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig = fit.plot(data=x)
+    assert len(fig.axes) == 1 and len(fig.axes[0].lines) == 2
+    plt.close(fig)
 
 
 @pytest.mark.parametrize("kwargs, exc, match", [
