@@ -167,3 +167,13 @@ def test_bad_input():
         rpcit(None, None, resid_x=x, resid_y=y, base=lambda a, b, c: 0.5)
     with pytest.raises(ValueError, match="not a p-value"):
         rpcit(x, y, z, k=2, base=lambda a, b, c: 2.0)
+
+
+@pytest.mark.parametrize("regression", ["ols", "ridge", "krr", "rf"])
+def test_inputs_not_modified(regression):
+    x, y, z = data(n=80, seed=12)
+    copies = [x.copy(), y.copy(), z.copy()]
+    rpcit(x, y, z, k=5, regression=regression, aggregate="maxboot", B=19, seed=0)
+    residualize(x, z, regression, seed=0)
+    for a, b in zip([x, y, z], copies):
+        np.testing.assert_array_equal(a, b)
