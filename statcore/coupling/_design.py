@@ -253,9 +253,11 @@ def _pair_values(y1s, W1, y0s, W0, fx: _F, f_class: str):
     return co, counter, lo, hi
 
 
-def _values(design: _Design, counts: np.ndarray, fx: _F, f_class: str) -> _Values:
+def _values(design: _Design, counts: np.ndarray, fx: _F, f_class: str,
+            weights: np.ndarray | None = None) -> _Values:
+    """Both couplings per replicate from counts, or from final unit ``weights`` (each arm summing to 1)."""
     y = design.y
-    if design.exact:
+    if design.exact and weights is None:
         # integer weights of equal totals: exact merge (counts * size of the other arm)
         i1, i0 = design.pooled[True], design.pooled[False]
         c1, c0 = counts[:, i1], counts[:, i0]
@@ -263,7 +265,7 @@ def _values(design: _Design, counts: np.ndarray, fx: _F, f_class: str) -> _Value
         W0 = c0 * c1.sum(axis=1, keepdims=True)
         co, counter, lo, hi = _pair_values(y[i1], W1, y[i0], W0, fx, f_class)
         return _Values(co, counter, lo, hi, co, counter)
-    w = _cell_weights(design, counts)
+    w = _cell_weights(design, counts) if weights is None else weights
     i1, i0 = design.pooled[True], design.pooled[False]
     co, counter, lo_p, hi_p = _pair_values(y[i1], w[:, i1], y[i0], w[:, i0], fx, f_class)
     if len(design.levels) == 1:
@@ -285,7 +287,10 @@ def _values(design: _Design, counts: np.ndarray, fx: _F, f_class: str) -> _Value
     return _Values(co, counter, lo, hi, co_x, counter_x, rows)
 
 
-def _weighted_means(design: _Design, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _weighted_means(design: _Design, counts: np.ndarray,
+                    weights: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    if weights is not None:
+        return tuple((weights[:, design.pooled[a]] @ design.y[design.pooled[a]]) for a in (True, False))
     if design.exact:
         out = []
         for a in (True, False):
@@ -295,3 +300,25 @@ def _weighted_means(design: _Design, counts: np.ndarray) -> tuple[np.ndarray, np
         return out[0], out[1]
     w = _cell_weights(design, counts)
     return tuple((w[:, design.pooled[a]] @ design.y[design.pooled[a]]) for a in (True, False))
+
+
+def _perturbed_atom_weights(design: _Design, counts: np.ndarray, step: float) -> np.ndarray:
+    """Hong & Li (2018) numerical-delta replicates on the atoms: a + step * (a* - a) per atom.
+
+    ``a`` are the atoms' masses in the data, ``a*`` in the replicate (counts); each atom's mass sits on
+    its first unit (units of an atom are consecutive: cells are sorted by y). Masses are clipped at 0
+    and each cell rescaled to its stratum share.
+    """
+    base = _cell_weights(design, np.ones((1, design.y.size)))
+    star = _cell_weights(design, counts)
+    out = np.zeros_like(star)
+    for (s, _), sl in design.cells.items():
+        yy = design.y[sl]
+        starts = np.flatnonzero(np.r_[True, yy[1:] != yy[:-1]])
+        a = np.add.reduceat(base[:, sl], starts, axis=1)
+        a_star = np.add.reduceat(star[:, sl], starts, axis=1)
+        pert = np.maximum(a + step * (a_star - a), 0.0)
+        tot = pert.sum(axis=1, keepdims=True)
+        pert *= design.p_s[s] / np.where(tot > 0, tot, 1.0)
+        out[:, sl.start + starts] = pert
+    return out

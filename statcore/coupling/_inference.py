@@ -85,12 +85,21 @@ def _kink_boundaries(y: np.ndarray, w: np.ndarray) -> np.ndarray:
     Only for discrete outcomes (values seen at least twice hold >= 99% of the weight): the end of an
     atom followed by a continuous part (earnings with a mass at zero) is no jump of Q.
     """
+    mass, discrete = _atoms(y, w)
+    return np.cumsum(mass)[:-1] if discrete else np.empty(0)
+
+
+def _atoms(y: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, bool]:
+    """Masses of the distinct values, and whether values seen at least twice hold >= 99% of them."""
     u, inv, cnt = np.unique(y, return_inverse=True, return_counts=True)
     mass = np.bincount(inv, weights=w, minlength=u.size)
     mass = mass / mass.sum()
-    if mass[cnt >= 2].sum() < 0.99:
-        return np.empty(0)
-    return np.cumsum(mass)[:-1]
+    return mass, bool(mass[cnt >= 2].sum() >= 0.99)
+
+
+def _is_discrete(design: _Design) -> bool:
+    w = _cell_weights(design, np.ones((1, design.y.size)))[0]
+    return all(_atoms(design.y[sl], w[sl])[1] for sl in design.cells.values())
 
 
 def _kink(design: _Design, fx: _F) -> str | None:

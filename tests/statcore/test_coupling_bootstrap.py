@@ -105,13 +105,17 @@ def test_kink_detected_for_bernoulli_with_equal_probabilities():
     y = np.r_[np.ones(50), np.zeros(50), np.ones(50), np.zeros(50)]
     t = np.r_[np.ones(100), np.zeros(100)]
     r = joint_bounds(y, t, "product", B=99, seed=1)
-    assert r.kink and r.bootstrap == "m-out-of-n"
-    assert "m-out-of-n" in r.summary() and "kink" in r.summary()
-    assert r.m_ratio == pytest.approx(np.ceil(100 ** (2 / 3)) / 100)
+    assert r.kink and r.bootstrap == "numerical-delta"
+    assert "numerical-delta" in r.summary() and "kink" in r.summary()
+    assert r.nd_step == pytest.approx(100 ** 0.25)
     r2 = joint_bounds(y, t, "product", B=99, seed=1, bootstrap="n-out-of-n")
-    assert r2.bootstrap == "n-out-of-n" and "consider bootstrap='m-out-of-n'" in r2.summary()
+    assert r2.bootstrap == "n-out-of-n" and "consider bootstrap='numerical-delta'" in r2.summary()
     r3 = joint_bounds(y, t, "product", B=99, seed=1, bootstrap="m-out-of-n", m=50)
-    assert r3.m_ratio == 0.5
+    assert r3.m_ratio == 0.5 and "m-out-of-n bootstrap (m/n = 0.5)" in r3.summary()
+    r4 = joint_bounds(y, t, "product", B=99, seed=1, bootstrap="m-out-of-n")
+    assert r4.m_ratio == pytest.approx(np.ceil(100 ** (2 / 3)) / 100)
+    with pytest.raises(ValueError, match="numerical-delta' is for discrete outcomes"):
+        joint_bounds(*normal_arms(np.random.default_rng(1), 50, 50), "product", B=9, bootstrap="numerical-delta")
     # far-apart probabilities: no kink
     y = np.r_[np.ones(90), np.zeros(10), np.ones(30), np.zeros(70)]
     assert not joint_bounds(y, t, "product", B=0).kink
@@ -124,6 +128,32 @@ def test_kink_detected_for_bernoulli_with_equal_probabilities():
     # continuous outcomes: no kink
     rng = np.random.default_rng(0)
     assert not joint_bounds(*normal_arms(rng, 100, 100), "product", B=0).kink
+
+
+def test_numerical_delta_weights():
+    # step 1 reproduces the replicate's own atom masses, step 0 the data's
+    from statcore.coupling._design import _cell_weights, _perturbed_atom_weights
+
+    rng = np.random.default_rng(4)
+    y = np.r_[rng.integers(0, 4, 60), rng.integers(1, 5, 40)].astype(float)
+    t = np.r_[np.ones(60), np.zeros(40)]
+    design = _make_design(y, t, None, None, None, 0.01)
+    counts = design.resample(rng, 5, None)
+    star = _cell_weights(design, counts)
+    base = _cell_weights(design, np.ones((1, 100)))
+    for step, ref in ((1.0, star), (0.0, np.repeat(base, 5, axis=0))):
+        w = _perturbed_atom_weights(design, counts, step)
+        for a in (True, False):
+            sl = design.cells[(0, a)]
+            for v in np.unique(design.y[sl]):
+                m = design.y[sl] == v
+                np.testing.assert_allclose(w[:, sl][:, m].sum(axis=1), ref[:, sl][:, m].sum(axis=1), atol=1e-14)
+    # a replicate at step 1 is the resampled data set's own bounds
+    fx = _resolve_f("product")
+    v = _values(design, counts, fx, "supermodular", _perturbed_atom_weights(design, counts, 1.0))
+    v_counts = _values(design, counts, fx, "supermodular")
+    np.testing.assert_allclose(v.lower, v_counts.lower, atol=1e-13)
+    np.testing.assert_allclose(v.upper, v_counts.upper, atol=1e-13)
 
 
 def test_result_object():
@@ -235,9 +265,17 @@ def test_coverage_continuous_imbens_manski():
 
 
 @pytest.mark.slow
-def test_coverage_at_the_kink_m_out_of_n():
+def test_coverage_at_the_kink_numerical_delta():
     reps = 1000
     cov, r = coverage("bernoulli", reps, 200, 199, seed=2025)
+    assert r.bootstrap == "numerical-delta"
+    assert np.all(cov >= floor(0.95, reps)), cov
+
+
+@pytest.mark.slow
+def test_coverage_at_the_kink_m_out_of_n():
+    reps = 1000
+    cov, r = coverage("bernoulli", reps, 200, 199, seed=2025, bootstrap="m-out-of-n")
     assert r.bootstrap == "m-out-of-n"
     assert np.all(cov[:2] >= floor(0.95, reps)), cov  # both ends of the identified set
     if cov[2] < floor(0.95, reps):
