@@ -31,17 +31,14 @@ def _makarov_one(y1: np.ndarray, w1: np.ndarray, y0: np.ndarray, w0: np.ndarray,
     F1ext = np.concatenate([[0.0], F1])
     lower = np.empty(delta.size)
     upper = np.empty(delta.size)
-    step = max(1, 2_000_000 // max(u1.size, u0.size))
-    for s in range(0, delta.size, step):
-        d = delta[s:s + step, None]
+    for q, d in enumerate(delta):
+        # every comparison is of Y1 - d with Y0, through the one rounded array s1 = u1 - d, so the
+        # two bounds see the same ties (no lower > upper from different rounding of u1 - d and u0 + d)
+        s1 = u1 - d
         # the sup over y is attained at an atom of Y1 (F1 jumps up there; F0(. - d)- is left-continuous)
-        t = (u1[None, :] - d).ravel()
-        left0 = F0ext[np.searchsorted(u0, t, side="left")].reshape(d.shape[0], u1.size)
-        lower[s:s + step] = np.maximum(0.0, np.max(F1[None, :] - left0, axis=1))
-        # the inf at y = an atom of Y0 shifted by d (F0(. - d) jumps up there)
-        t = (u0[None, :] + d).ravel()
-        right1 = F1ext[np.searchsorted(u1, t, side="right")].reshape(d.shape[0], u0.size)
-        upper[s:s + step] = 1.0 + np.minimum(0.0, np.min(right1 - F0[None, :], axis=1))
+        lower[q] = max(0.0, float(np.max(F1 - F0ext[np.searchsorted(u0, s1, side="left")])))
+        # the inf at y = an atom of Y0 shifted by d (F0(. - d) jumps up there): F1(u0 + d) = P(s1 <= u0)
+        upper[q] = 1.0 + min(0.0, float(np.min(F1ext[np.searchsorted(s1, u0, side="right")] - F0)))
     return lower, upper
 
 

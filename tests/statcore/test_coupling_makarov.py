@@ -126,3 +126,10 @@ def test_weights_strata_and_containers():
         makarov_bounds(y, t, [np.nan])
     with pytest.raises(ValueError, match="weights must be non-negative"):
         makarov_bounds(y, t, 0.0, weights=-np.ones(50))
+
+
+def test_bounds_stay_ordered_under_rounding():
+    # found by hypothesis: 7e-44 - 1 rounds to -1 while 1 + (-1) does not round to 7e-44; both bounds
+    # must compare Y1 - delta with Y0 the same way
+    r = makarov_bounds([7.146622168056567e-44, 1.0], [1, 0], [-1.0, -0.5, 0.0])
+    assert np.all(r.lower <= r.upper)
