@@ -103,3 +103,14 @@ def test_strata_with_bootstrap_keeps_cells():
     assert r.set_conf_int[0] <= r.lower and r.upper <= r.set_conf_int[1]
     assert r.point_conf_int[0] <= r.estimate <= r.point_conf_int[1]
     assert "stratum-by-arm" in r.summary() or "strata" in r.summary()
+
+
+def test_separation_warns_about_convergence_and_overlap():
+    from statcore.coupling import ConvergenceWarning
+
+    x = np.r_[np.linspace(-3, -1, 20), np.linspace(1, 3, 20)]
+    t = np.r_[np.zeros(20), np.ones(20)]  # x separates the arms perfectly
+    y = x + np.r_[np.zeros(20), np.ones(20)]
+    with pytest.warns(ConvergenceWarning, match="did not converge"):
+        with pytest.warns(OverlapWarning):
+            joint_bounds(y, t, "product", x=x, B=0)

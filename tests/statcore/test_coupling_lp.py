@@ -156,3 +156,24 @@ def test_strata_tightened_bounds_brute_force():
     assert u.countercomonotone - 1e-12 <= r.lower and r.upper <= u.comonotone + 1e-12
     assert "comonotone given X" in r.summary()
     assert list(r.strata_table.columns) == ["share", "comonotone", "countercomonotone", "lower", "upper"]
+
+
+def test_large_support_general_f_asks_to_bin():
+    rng = np.random.default_rng(1)
+    y = rng.normal(size=1200)
+    t = np.r_[np.ones(600), np.zeros(600)]
+    with pytest.raises(ValueError, match="round or bin the outcome"):
+        joint_bounds(y, t, lambda a, b: np.sin(a * b), B=0)
+
+
+def test_subgrid_check_for_huge_supports(monkeypatch):
+    import statcore.coupling._functions as fun
+
+    monkeypatch.setattr(fun, "_MAX_CELLS", 100)
+    monkeypatch.setattr(fun, "_SUBGRID", 8)
+    rng = np.random.default_rng(2)
+    y = rng.normal(size=60)
+    t = np.r_[np.ones(30), np.zeros(30)]
+    r = joint_bounds(y, t, lambda a, b: np.exp(a + b), B=0)
+    assert r.f_class == "supermodular" and "sub-grid" in r.class_note
+    assert "8 x 8 sub-grid" in r.summary()
