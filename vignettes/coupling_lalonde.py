@@ -60,6 +60,9 @@ print(f"standard deviation of individual effects between {sd_lo:.0f} and {sd_hi:
 # %%
 abs_b = joint_bounds(y, treat, "abs_diff", assumption="comonotone", B=999, seed=1978)
 print(abs_b)
+# E|Q1(U) - Q0(U)| equals E Y1 - E Y0 exactly when Q1 >= Q0 everywhere (first-order dominance)
+print(f"comonotone E|Y1 - Y0| - average effect = {abs_b.comonotone - ate:.2e}: "
+      f"{'training' if abs(abs_b.comonotone - ate) < 1e-6 * abs(ate) else 'no'} first-order dominance")
 fig = abs_b.plot()
 fig.savefig(FIG / "nsw_couplings.png", dpi=120)
 
@@ -104,3 +107,13 @@ print(f"P(Y1 - Y0 <= 0) in [{at0.lower:.3f}, {at0.upper:.3f}]; "
 fig = band.plot()
 fig.axes[0].set_xlabel("individual effect on 1978 earnings (dollars)")
 fig.savefig(FIG / "nsw_makarov.png", dpi=120)
+
+# %% [markdown]
+# ## Reading
+#
+# The average gain is identified; its spread is not. Even the smallest spread compatible with the two
+# marginals (ranks kept) leaves individual effects with a standard deviation of a few thousand
+# dollars, and the largest (ranks reversed) is several times the average effect. Rank invariance
+# pins E|Y1 - Y0| down to the average effect here, because the trainees' earnings distribution
+# dominates the controls' at every quantile; without it, the data allow a mean absolute effect up to
+# about five times larger. Conditioning on a covariate narrows the bounds only a little.
