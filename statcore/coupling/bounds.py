@@ -345,10 +345,18 @@ def _bounds(y, treat, fx: _F, x, propensity, strata, assumption, f_class, conf_l
         f_label=fx.label, target=f"E[{fx.label}]" if adjust is None else "Var(Y1 - Y0)", f_class=f_class,
         class_note=class_note, assumption=assumption,
         conf_level=conf_level, ci=ci, B=B, bootstrap=bootstrap, m_ratio=ratio, nd_step=step, kink=kink, n1=n1, n0=n0,
-        weights_note=design.weights_note, data_name=data_name, se=se, boot=boot,
+        weights_note=design.weights_note + _kish_note(design, wts), data_name=data_name, se=se, boot=boot,
         strata_table=strata_table, notes=notes, _curves=curves,
         given_x={k: est[k] for k in ("comonotone given X", "countercomonotone given X")} if strata is not None
         else None)
+
+
+def _kish_note(design, w: np.ndarray) -> str:
+    """Kish's effective sample sizes of the weighted arms, when the weights are not equal."""
+    if design.inv_e is None:
+        return ""
+    ess = [float(w[design.pooled[a]].sum() ** 2 / (w[design.pooled[a]] ** 2).sum()) for a in (True, False)]
+    return f"; effective n1 = {ess[0]:.1f}, n0 = {ess[1]:.1f} (Kish)"
 
 
 def _data_name(y, treat) -> str:

@@ -26,6 +26,8 @@ def test_given_propensity_is_hajek_weighting():
     assert r.countercomonotone == pytest.approx(
         coupling_mean(y[t == 1], y[t == 0], "product", "countercomonotone", w1=w1, w0=w0), rel=1e-12)
     assert "propensity given" in r.summary()
+    kish1 = w1.sum() ** 2 / (w1 ** 2).sum()
+    assert f"effective n1 = {kish1:.1f}" in r.summary()
 
 
 def test_fitted_propensity_matches_statsmodels_logit():
