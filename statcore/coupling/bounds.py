@@ -429,6 +429,16 @@ def joint_bounds(y, treat, f, x=None, propensity=None, strata=None, assumption=N
     -------
     JointBounds
 
+    Notes
+    -----
+    Measured coverage at level 0.95 (seeded Monte Carlo, 1000 data sets, B = 199; in order: lower end,
+    upper end of the identified set, comonotone point): normal arms, E(Y1 - Y0)^2, n = 500 per arm:
+    0.958, 0.940, 0.942 (n = 200: 0.957, 0.922, 0.959; the plug-in couplings are biased towards
+    independence by O(log n / n), which the normal intervals do not correct); Bernoulli(0.5) arms,
+    E[Y1 Y0] at both kinks, n = 200: 0.964, 0.961, 0.943 (numerical delta) against 0.937, 0.890,
+    0.938 for the n-out-of-n bootstrap. With a fitted propensity (confounded normal design, 200 data
+    sets, n = 2400) it measured 0.895, 0.91, 0.925: with unequal weights expect some undercoverage.
+
     Examples
     --------
     >>> import numpy as np
