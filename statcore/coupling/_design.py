@@ -222,7 +222,7 @@ def _cell_weights(design: _Design, counts: np.ndarray) -> np.ndarray:
     return w
 
 
-def _lp_rows(y1s, W1, y0s, W0, fx: _F) -> tuple[np.ndarray, np.ndarray]:
+def _lp_rows(y1s, W1, y0s, W0, fx: _F, n_jobs: int = 1) -> tuple[np.ndarray, np.ndarray]:
     u1, inv1 = np.unique(y1s, return_inverse=True)
     u0, inv0 = np.unique(y0s, return_inverse=True)
     if u1.size * u0.size > _MAX_LP_CELLS:
@@ -230,16 +230,20 @@ def _lp_rows(y1s, W1, y0s, W0, fx: _F) -> tuple[np.ndarray, np.ndarray]:
                          f"linear program would have {u1.size} x {u0.size} cells (> {_MAX_LP_CELLS}); "
                          "round or bin the outcome first")
     C = _eval_f(fx, np.repeat(u1, u0.size), np.tile(u0, u1.size)).reshape(u1.size, u0.size)
-    lo = np.empty(W1.shape[0])
-    hi = np.empty(W1.shape[0])
-    for r in range(W1.shape[0]):
-        a = np.bincount(inv1, weights=W1[r], minlength=u1.size)
-        b = np.bincount(inv0, weights=W0[r], minlength=u0.size)
-        lo[r], hi[r] = _ot_bounds(C, a, b)
-    return lo, hi
+    A = [np.bincount(inv1, weights=W1[r], minlength=u1.size) for r in range(W1.shape[0])]
+    Bm = [np.bincount(inv0, weights=W0[r], minlength=u0.size) for r in range(W1.shape[0])]
+    if n_jobs == 1 or W1.shape[0] == 1:
+        res = [_ot_bounds(C, a, b) for a, b in zip(A, Bm)]
+    else:
+        # one linear program per replicate: joblib, so a Dask backend can take over
+        from joblib import Parallel, delayed
+
+        res = Parallel(n_jobs=n_jobs)(delayed(_ot_bounds)(C, a, b) for a, b in zip(A, Bm))
+    lo, hi = np.array(res).reshape(-1, 2).T
+    return lo.copy(), hi.copy()
 
 
-def _pair_values(y1s, W1, y0s, W0, fx: _F, f_class: str):
+def _pair_values(y1s, W1, y0s, W0, fx: _F, f_class: str, n_jobs: int = 1):
     co = _merge_values(y1s, W1, y0s, W0, fx, False)
     counter = _merge_values(y1s, W1, y0s, W0, fx, True)
     if f_class == "supermodular":
@@ -249,12 +253,12 @@ def _pair_values(y1s, W1, y0s, W0, fx: _F, f_class: str):
     elif f_class == "modular":
         lo, hi = np.minimum(co, counter), np.maximum(co, counter)
     else:
-        lo, hi = _lp_rows(y1s, W1, y0s, W0, fx)
+        lo, hi = _lp_rows(y1s, W1, y0s, W0, fx, n_jobs)
     return co, counter, lo, hi
 
 
 def _values(design: _Design, counts: np.ndarray, fx: _F, f_class: str,
-            weights: np.ndarray | None = None) -> _Values:
+            weights: np.ndarray | None = None, n_jobs: int = 1) -> _Values:
     """Both couplings per replicate from counts, or from final unit ``weights`` (each arm summing to 1)."""
     y = design.y
     if design.exact and weights is None:
@@ -263,11 +267,11 @@ def _values(design: _Design, counts: np.ndarray, fx: _F, f_class: str,
         c1, c0 = counts[:, i1], counts[:, i0]
         W1 = c1 * c0.sum(axis=1, keepdims=True)
         W0 = c0 * c1.sum(axis=1, keepdims=True)
-        co, counter, lo, hi = _pair_values(y[i1], W1, y[i0], W0, fx, f_class)
+        co, counter, lo, hi = _pair_values(y[i1], W1, y[i0], W0, fx, f_class, n_jobs)
         return _Values(co, counter, lo, hi, co, counter)
     w = _cell_weights(design, counts) if weights is None else weights
     i1, i0 = design.pooled[True], design.pooled[False]
-    co, counter, lo_p, hi_p = _pair_values(y[i1], w[:, i1], y[i0], w[:, i0], fx, f_class)
+    co, counter, lo_p, hi_p = _pair_values(y[i1], w[:, i1], y[i0], w[:, i0], fx, f_class, n_jobs)
     if len(design.levels) == 1:
         return _Values(co, counter, lo_p, hi_p, co, counter)
     lo = np.zeros_like(co)
@@ -277,7 +281,7 @@ def _values(design: _Design, counts: np.ndarray, fx: _F, f_class: str,
     rows = []
     for s in range(len(design.levels)):
         j1, j0 = design.cells[(s, True)], design.cells[(s, False)]
-        vals = _pair_values(y[j1], w[:, j1], y[j0], w[:, j0], fx, f_class)
+        vals = _pair_values(y[j1], w[:, j1], y[j0], w[:, j0], fx, f_class, n_jobs)
         ps = design.p_s[s]
         co_x += ps * vals[0]
         counter_x += ps * vals[1]

@@ -231,7 +231,7 @@ def _bounds(y, treat, fx: _F, x, propensity, strata, assumption, f_class, conf_l
     n0 = design.y.size - n1
 
     def compute(counts: np.ndarray, weights: np.ndarray | None = None) -> dict:
-        v = _values(design, counts, fx, f_class, weights)
+        v = _values(design, counts, fx, f_class, weights, n_jobs)
         out = {"lower": v.lower, "upper": v.upper, "comonotone": v.co, "countercomonotone": v.counter,
                "comonotone given X": v.co_x, "countercomonotone given X": v.counter_x}
         if adjust is not None:
@@ -409,7 +409,8 @@ def joint_bounds(y, treat, f, x=None, propensity=None, strata=None, assumption=N
         Interval for the identified set: Imbens & Manski (2004) or Stoye (2009).
     seed : None, int or numpy.random.Generator
     n_jobs : int
-        Threads for the bootstrap merges (-1: all).
+        Threads for the bootstrap merges (numba, -1: all); for general f the replicates' linear
+        programs run through joblib with this many workers.
     bootstrap : {"auto", "n-out-of-n", "m-out-of-n", "numerical-delta"}
         Where a jump of Q1 meets a jump of Q0 (discrete outcomes with p1 = p0) the functional has a
         kink and the n-out-of-n bootstrap is inconsistent. "m-out-of-n" resamples m of n (Bickel,

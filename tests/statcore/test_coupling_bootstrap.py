@@ -209,6 +209,9 @@ def test_general_f_bootstrap_runs_the_lp_per_replicate():
     r = joint_bounds(y, t, lambda a, b: np.cos(a * b), B=20, seed=1, bootstrap="n-out-of-n")
     assert r.f_class == "general"
     assert r.boot["lower"].shape == (20,) and np.all(r.boot["lower"] <= r.boot["upper"] + 1e-12)
+    r2 = joint_bounds(y, t, lambda a, b: np.cos(a * b), B=20, seed=1, bootstrap="n-out-of-n", n_jobs=2)
+    np.testing.assert_allclose(r2.boot["lower"], r.boot["lower"], atol=1e-12)
+    np.testing.assert_allclose(r2.boot["upper"], r.boot["upper"], atol=1e-12)
 
 
 # ----------------------------------------------------------------------------------------------
