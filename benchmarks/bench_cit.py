@@ -3,6 +3,7 @@
     python benchmarks/bench_cit.py                  # timings (issue 4, section 5), 3 runs each
     python benchmarks/bench_cit.py --quick          # 1 run each, naive route on 5 projections
     python benchmarks/bench_cit.py --size           # type I error (OLS, RF, KRR) and power tables
+    python benchmarks/bench_cit.py --size --nonlinear-only --n-nonlinear 2000 --reps-rf 100
 
 Setting (issue 4): n = 2000, dim X = dim Y = 20, dim Z = 5, k = 100, random-forest regression
 (100 trees, leaves of at least 5; statcore: one multi-output forest per variable, out-of-bag
@@ -165,7 +166,7 @@ def timings(reps: int, naive_k: int) -> None:
               f"{med[fz] / med[f'statcore rpcit k={K} parcor (fisher z)']:6.1f}x")
 
 
-def size_power(reps_ols: int, reps_rf: int) -> None:
+def size_power(reps_ols: int, reps_rf: int, n_nonlinear: int = 500, nonlinear_only: bool = False) -> None:
     alpha = 0.05
     rules = ["bonferroni", "cauchy", "maxboot", "topr", "hommel"]
 
@@ -197,12 +198,14 @@ def size_power(reps_ols: int, reps_rf: int) -> None:
         y = z @ rng.normal(size=(dz, 10)) + rng.normal(size=(n, 10))
         return x, y, z
 
-    table("Size, linear null, ols, n = 200, dims 10/10/3", null_ols, reps_ols, 50, "ols")
-    table("Size, nonlinear null, rf, n = 500, dims 20/20/5", lambda rng: simulate(500, seed=int(rng.integers(2**31))),
-          reps_rf, K, "rf")
-    table("Size, the same nonlinear null, krr, n = 500, dims 20/20/5",
-          lambda rng: simulate(500, seed=int(rng.integers(2**31))), reps_rf, K, "krr")
-
+    if not nonlinear_only:
+        table("Size, linear null, ols, n = 200, dims 10/10/3", null_ols, reps_ols, 50, "ols")
+    nn = n_nonlinear
+    for reg in ["rf", "krr"]:
+        table(f"Size, nonlinear null (bounded effects), {reg}, n = {nn}, dims 20/20/5",
+              lambda rng: simulate(nn, seed=int(rng.integers(2**31))), reps_rf, K, reg)
+    if nonlinear_only:
+        return
     print(f"\nPower on a planted rank-one alternative (ols, n = 200, dims 20/20/3, gamma = 1), "
           f"{reps_ols // 4} replicates")
     print(f"  {'k':>4} {'bonferroni':>11} {'maxboot':>8} {'cauchy':>7} {'topr':>7}")
@@ -230,11 +233,14 @@ def main():
     ap.add_argument("--naive", type=int, default=10, help="projections timed on the naive route")
     ap.add_argument("--size", action="store_true", help="size and power tables instead of timings")
     ap.add_argument("--reps-ols", type=int, default=4000)
-    ap.add_argument("--reps-rf", type=int, default=200)
+    ap.add_argument("--reps-rf", type=int, default=200, help="replicates of the nonlinear (rf, krr) size tables")
+    ap.add_argument("--n-nonlinear", type=int, default=500, help="n of the nonlinear size tables")
+    ap.add_argument("--nonlinear-only", action="store_true", help="only the rf / krr size tables")
     a = ap.parse_args()
     with threadpool_limits(1):
         if a.size:
-            size_power(a.reps_ols if not a.quick else 400, a.reps_rf if not a.quick else 20)
+            size_power(a.reps_ols if not a.quick else 400, a.reps_rf if not a.quick else 20, a.n_nonlinear,
+                       a.nonlinear_only)
         else:
             timings(1 if a.quick else a.reps, 5 if a.quick else a.naive)
 
