@@ -29,6 +29,7 @@ Stoye, J. (2009). More on confidence intervals for partially identified paramete
 1299-1315.
 Bickel, P. J., Goetze, F. & van Zwet, W. R. (1997). Resampling fewer than n observations. Statist.
 Sinica 7, 1-31.
+Hong, H. & Li, J. (2018). The numerical delta method. J. Econometrics 206, 379-394.
 """
 from ._design import ConvergenceWarning, OverlapWarning
 from ._functions import coupling_functions, coupling_mean
