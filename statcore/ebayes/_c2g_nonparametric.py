@@ -14,6 +14,7 @@ and x-weights are computed once and reused by every resample.
 """
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -109,7 +110,9 @@ def _pi_star(f0g: np.ndarray, f1g: np.ndarray, q: float,
     every resample has both densities positive.
     """
     a = (1.0 - conf_level) / 2.0
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore"), warnings.catch_warnings():
+        # resamples that leave a query without neighbours give NaN densities: those points drop out
+        warnings.simplefilter("ignore", RuntimeWarning)
         L_b = np.log(f1g) - np.log(f0g)                                   # (m, B, G)
         ok = np.all(np.isfinite(L_b), axis=1)
         f1_med = np.median(f1g, axis=1)
@@ -135,7 +138,8 @@ def _pi_star(f0g: np.ndarray, f1g: np.ndarray, q: float,
 
 def _lfdr_bound(pistar: np.ndarray, f0y: np.ndarray, f1y: np.ndarray, q: float) -> np.ndarray:
     """(1 - pi*) times the upper f0 quantile over the lower f_t quantile at each unit's outcome."""
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)     # all-NaN rows: no neighbour survived
         f0_hi = np.nanquantile(f0y, 1.0 - q, axis=1)
         f1_lo = np.nanquantile(f1y, q, axis=1)
         val = (1.0 - pistar) * f0_hi / f1_lo

@@ -125,15 +125,15 @@ def test_empirical_control_qvalues_brute_force():
     rng = np.random.default_rng(5)
     lt = np.round(rng.random(40), 2)          # ties on purpose
     lc = np.round(rng.random(30), 2)
-    erpf = 0.25
+    null_frac = 0.75
     bq = np.asarray(bfdr_select(lt, 0.1).qvalues)
-    q = _empirical_qvalues(lt, lc, bq, erpf)
+    q = _empirical_qvalues(lt, lc, bq, null_frac)
     for alpha in (0.05, 0.1, 0.2, 0.3, 0.5):
         # largest threshold t among the treated values with max(running mean, FDR_hat) <= alpha
         best = -np.inf
         for thr in np.unique(lt):
             k = np.sum(lt <= thr)
-            fdr_hat = (1 - erpf) * (lt.size / lc.size) * np.sum(lc <= thr) / k
+            fdr_hat = null_frac * (lt.size / lc.size) * np.sum(lc <= thr) / k
             run = np.mean(np.sort(lt)[:k])
             if max(run, fdr_hat) <= alpha:
                 best = thr
