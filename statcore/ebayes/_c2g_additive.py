@@ -260,6 +260,8 @@ class TreatedFit:
     resp: np.ndarray            # final posterior response probabilities of the treated
     n_iter: int
     converged: bool
+    evidence: float             # held-out log-likelihood gain over the null model, in standard errors
+    null_chosen: bool           # gain within one standard error: no response (pi = 0) is kept
 
 
 def _cv_mu(F, z, w, folds, lam_idx):
@@ -365,7 +367,26 @@ def fit_treated_em(F: np.ndarray, y: np.ndarray, mu0: np.ndarray, noise: NoiseDe
             break
     beta_mu = _weighted_ridge(F, y - shift, resp, _LAMS_MU[[lam_mu]])[:, 0]
     beta_pi = _soft_logistic(F, resp, _LAMS_PI[lam_pi], np.zeros(F.shape[1]))
-    return TreatedFit(mu1, pi, beta_mu, beta_pi, resp, it, converged)
+    # The null model (nobody responded) is the most parsimonious candidate of all: keep it unless
+    # the cross-fitted mixture beats it by more than one standard error of the held-out
+    # log-likelihood gain. Without this, a global null lets EM settle on pi(x) near 1 with
+    # mu1(x) near mu0(x), where every posterior null probability is small.
+    gain = posterior_loglik_gain(pi, noise.logpdf(y - mu1), log_null)
+    se = float(gain.std()) * np.sqrt(n)
+    evidence = float(gain.sum() / se) if se > 0 else 0.0
+    null_chosen = evidence <= 1.0
+    if null_chosen:
+        pi = np.zeros(n)
+        resp = np.zeros(n)
+        beta_pi = np.zeros(F.shape[1])
+        beta_pi[0] = -np.inf
+    return TreatedFit(mu1, pi, beta_mu, beta_pi, resp, it, converged, evidence, null_chosen)
+
+
+def posterior_loglik_gain(pi, log_alt, log_null):
+    """Per-unit log((1 - pi) g0 + pi g1) - log g0."""
+    pi = np.clip(pi, 1e-12, 1 - 1e-12)
+    return np.logaddexp(np.log1p(-pi) + log_null, np.log(pi) + log_alt) - log_null
 
 
 def posterior_null(pi: np.ndarray, log_null: np.ndarray, log_alt: np.ndarray) -> np.ndarray:

@@ -108,6 +108,8 @@ def c2g(y: Any, treat: Any, X: Any = None, model: str = "additive", alpha: float
         by the predictive-recursion marginal likelihood) or, with ``noise="npmle"``, the NPMLE of
         the mixing distribution at that sd; then EM on the treated for mu1(x) and pi(x)
         (random-feature regressions with a linear part, 5-fold cross-fitted and cross-validated).
+        If the cross-fitted mixture does not beat "nobody responded" by more than one standard
+        error of the held-out log-likelihood gain, pi(x) is set to 0 and nothing is selected.
         "nonparametric" (not identifiable, still testable): nearest-neighbour kernel estimates of
         f0(y | x) (controls) and f_t(y | x) (treated); pi*(x) = 1 - min_y f_t / f0, the lower bound
         of pi(x), from bootstrap quantiles (upper quantile of f_t over lower quantile of f0); the
@@ -426,7 +428,10 @@ class C2GResult(TableResult):
             g = self._fit.noise
             lines.append(f"noise density: {g.method}, kernel sd {format_number(g.sd, digits)}")
             em = self._fit.em
-            lines.append(f"EM: {em.n_iter} iterations{'' if em.converged else ' (not converged)'}")
+            lines.append(f"EM: {em.n_iter} iterations{'' if em.converged else ' (not converged)'}; "
+                         f"held-out gain over no response: {format_number(em.evidence, 3)} s.e.")
+            if em.null_chosen:
+                lines.append("no evidence of response (gain within one s.e.): pi(x) set to 0")
         else:
             lo, hi = self.erpf_ci
             lines.append("ERPF identification interval: [" + format_number(self.erpf, digits) + ", 1]")
