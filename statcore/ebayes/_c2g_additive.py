@@ -389,6 +389,29 @@ def posterior_loglik_gain(pi, log_alt, log_null):
     return np.logaddexp(np.log1p(-pi) + log_null, np.log(pi) + log_alt) - log_null
 
 
+def identified_pi(pi: np.ndarray, delta: np.ndarray, resid: np.ndarray, noise: NoiseDensity,
+                  n_grid: int = 200) -> np.ndarray:
+    """pi*(x) = pi(x) (1 - min_r g(r - delta(x)) / g(r)), the minimum over the observed residuals.
+
+    The treated density is f_t = (1 - pi) g(r) + pi g(r - delta) with r = y - mu0(x), so
+    1 - min_r f_t / f0 = pi (1 - min_r g(r - delta) / g(r)): the part of pi(x) that the outcomes
+    can reveal. Over the whole line it equals pi; over the range where outcomes are seen (and g is
+    at least 5% of its maximum) it shrinks towards 0 as the effect delta(x) shrinks, where
+    responders cannot be told from non-responders (the two-groups model's ridge pi * delta = const).
+    """
+    lo, hi = np.quantile(resid, [0.0, 1.0])
+    r = np.linspace(lo, hi, n_grid)
+    lg = noise.logpdf(r)
+    keep = lg >= lg.max() + np.log(0.05)
+    r, lg = r[keep], lg[keep]
+    out = np.empty_like(pi)
+    for s in range(0, pi.size, 2048):
+        d = delta[s:s + 2048, None]
+        lr = noise.logpdf((r[None, :] - d).ravel()).reshape(d.shape[0], -1) - lg[None, :]
+        out[s:s + 2048] = pi[s:s + 2048] * (1.0 - np.exp(np.minimum(lr.min(axis=1), 0.0)))
+    return out
+
+
 def posterior_null(pi: np.ndarray, log_null: np.ndarray, log_alt: np.ndarray) -> np.ndarray:
     """(1 - pi) g0 / ((1 - pi) g0 + pi g1), computed on the log scale."""
     a = np.log1p(-pi) + log_null

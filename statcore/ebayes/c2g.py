@@ -110,6 +110,12 @@ def c2g(y: Any, treat: Any, X: Any = None, model: str = "additive", alpha: float
         (random-feature regressions with a linear part, 5-fold cross-fitted and cross-validated).
         If the cross-fitted mixture does not beat "nobody responded" by more than one standard
         error of the held-out log-likelihood gain, pi(x) is set to 0 and nothing is selected.
+        The posterior null probability reported is the bound (1 - pi*(x)) g(y - mu0(x)) / f_t(y | x)
+        with the fitted treated density f_t = (1 - pi) g(. - mu0) + pi g(. - mu1) and
+        pi*(x) = pi(x) (1 - min_r g(r - mu1(x) + mu0(x)) / g(r)), the minimum over the observed
+        residuals: the part of pi(x) the outcomes can reveal. It equals the plain posterior null
+        probability when effects are large and stays conservative when they are small (where
+        pi(x) and mu1(x) - mu0(x) trade off along a flat likelihood ridge).
         "nonparametric" (not identifiable, still testable): nearest-neighbour kernel estimates of
         f0(y | x) (controls) and f_t(y | x) (treated); pi*(x) = 1 - min_y f_t / f0, the lower bound
         of pi(x), from bootstrap quantiles (upper quantile of f_t over lower quantile of f0); the
@@ -241,8 +247,8 @@ class _AdditiveModel:
 def _fit_additive(Z, y, treat, noise_method, rng):
     from scipy.special import expit
 
-    from ._c2g_additive import (fit_kernel_ridge, fit_noise, fit_treated_em, make_random_features,
-                                median_distance, posterior_null)
+    from ._c2g_additive import (fit_kernel_ridge, fit_noise, fit_treated_em, identified_pi,
+                                make_random_features, median_distance)
 
     ctrl = ~treat
     n = y.size
@@ -271,8 +277,13 @@ def _fit_additive(Z, y, treat, noise_method, rng):
     mu1[treat] = em.mu1_cf
     pi[treat] = em.pi_cf
     pi = np.clip(pi, 1e-6, 1 - 1e-6)
-    lfdr = posterior_null(pi, g.logpdf(y - mu0), g.logpdf(y - mu1))
+    log_null, log_alt = g.logpdf(y - mu0), g.logpdf(y - mu1)
+    pistar = identified_pi(pi, mu1 - mu0, y - mu0, g)
+    # posterior null bound (1 - pi*) g0 / f_t with the fitted f_t = (1 - pi) g0 + pi g1
+    f_t = np.logaddexp(np.log1p(-pi) + log_null, np.log(pi) + log_alt)
+    lfdr = np.minimum(np.exp(np.log1p(-pistar) + log_null - f_t), 1.0)
     model = _AdditiveModel(krr, rff, g, em, mu0, mu1, pi, lfdr)
+    model.pi_star = pistar
     model.mu0_const = mu0_const
     return model
 
