@@ -286,3 +286,15 @@ def test_boolean_treat_accepted():
     a = c2g(y, t, seed=0)
     b = c2g(y, t.astype(int), seed=0)
     np.testing.assert_array_equal(np.asarray(a.qvalues), np.asarray(b.qvalues))
+
+
+@pytest.mark.parametrize("model", ["additive", "nonparametric"])
+def test_global_null_fdr(model):
+    """Nobody responds: the FDR is the probability of any selection, at most alpha + 3 MC s.e."""
+    any_sel = []
+    for rep in range(20):
+        y, t, h = oracle_data(600, 7000 + rep, pi=0.0)
+        res = c2g(y, t, model=model, alpha=0.1, seed=rep)
+        any_sel.append(res.n_selected > 0)
+    v = np.array(any_sel, dtype=float)
+    assert v.mean() <= 0.1 + 3 * max(v.std(ddof=1), np.sqrt(0.1 * 0.9)) / np.sqrt(v.size)
