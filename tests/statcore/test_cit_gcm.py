@@ -298,3 +298,19 @@ def test_invariances():
     mix = np.array([[2.0, 1.0], [0.5, -1.0]])
     b = gcm_test(xx @ mix, np.column_stack([y[:, 0], z[:, 0] ** 2]), z, type="quadratic")
     assert b.statistic == pytest.approx(a.statistic, rel=1e-8)
+
+
+def test_max_one_sided_matches_brute_force():
+    x, y, z = linear_data(n=100, dx=2, dy=2, seed=13, dep=0.2)
+    rx, ry = residualize(x, z), residualize(y, z)
+    prod = np.column_stack([rx[:, j] * ry[:, k] for j in range(2) for k in range(2)])
+    n = len(prod)
+    tstat = np.sqrt(n) * prod.mean(0) / prod.std(0)
+    std = (prod - prod.mean(0)) / prod.std(0) / np.sqrt(n)
+    for alt, sign in [("greater", 1.0), ("less", -1.0)]:
+        rng = np.random.default_rng(77)
+        draws = (rng.standard_normal((199, n)) @ std * sign).max(axis=1)
+        expected = (1 + np.sum(draws >= (sign * tstat).max())) / 200
+        res = gcm_test(x, y, z, type="max", B=199, alternative=alt, seed=77)
+        assert res.statistic == pytest.approx((sign * tstat).max(), rel=1e-10)
+        assert res.p_value == expected
