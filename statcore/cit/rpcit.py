@@ -15,12 +15,11 @@ from __future__ import annotations
 from typing import Any, Callable
 
 import numpy as np
-from scipy import stats
 
 from .._checks import as_float_array, check_choice, check_positive_int, check_seed
 from .._result import HTest
 from .combine import COMBINE_METHODS, combine_pvalues, default_r
-from .gcm import max_bootstrap_pvalue, normal_pvalue, residual_pair, standardised_products
+from .gcm import _special, max_bootstrap_pvalue, normal_pvalue, residual_pair, standardised_products
 from .regress import as_matrix, check_same_n
 
 __all__ = ["rpcit", "random_directions", "parcor_pvalues"]
@@ -58,13 +57,13 @@ def parcor_pvalues(rx: np.ndarray, ry: np.ndarray, wx: np.ndarray, wy: np.ndarra
             raise ValueError(f"n = {n} is too small for a partial correlation given {q} variables")
         with np.errstate(divide="ignore"):
             t = rho * np.sqrt(df / (1.0 - rho ** 2))
-        return rho, np.minimum(1.0, 2.0 * stats.t.sf(np.abs(t), df))
+        return rho, np.minimum(1.0, 2.0 * _special().stdtr(df, -np.abs(t)))
     m = n - q - 3
     if m < 1:
         raise ValueError(f"n = {n} is too small for Fisher's z given {q} variables")
     with np.errstate(divide="ignore"):
         zstat = np.arctanh(rho) * np.sqrt(m)
-    return rho, np.minimum(1.0, 2.0 * stats.norm.sf(np.abs(zstat)))
+    return rho, np.minimum(1.0, 2.0 * _special().ndtr(-np.abs(zstat)))
 
 
 def _callable_pvalue(base: Callable, xp: np.ndarray, yp: np.ndarray, z: np.ndarray | None) -> float:
@@ -128,7 +127,8 @@ def rpcit(x: Any, y: Any, z: Any = None, k: int = 50, base: str | Callable = "gc
         The aggregated p-value; ``parameter`` k (and r); ``extras``: ``"p_values"`` (k,) per
         projection, ``"statistics"`` (k,) the GCM statistics or partial correlations,
         ``"directions_x"`` (dx, k), ``"directions_y"`` (dy, k), ``"aggregate"``, ``"base"``,
-        ``"regression"``.
+        ``"regression"``, ``"k_requested"``. When x and y are both one-dimensional every projection
+        is the same test up to sign, so the base test runs once (``k`` = 1 in ``parameter``).
 
     Examples
     --------
@@ -168,6 +168,7 @@ def rpcit(x: Any, y: Any, z: Any = None, k: int = 50, base: str | Callable = "gc
         if r > k:
             raise ValueError(f"r must be at most k = {k}, got r = {r}")
     rng = check_seed(seed)
+    k_requested = k
 
     if callable(base):
         if resid_x is not None or resid_y is not None:
@@ -175,6 +176,7 @@ def rpcit(x: Any, y: Any, z: Any = None, k: int = 50, base: str | Callable = "gc
         xa, ya = as_matrix(x, "x"), as_matrix(y, "y")
         za = as_matrix(z, "z", allow_none=True)
         n = check_same_n(x=xa, y=ya, z=za)
+        k, r = _effective_k(xa.shape[1], ya.shape[1], k, r)
         wx, wy = random_directions(xa.shape[1], k, rng), random_directions(ya.shape[1], k, rng)
         px, py = xa @ wx, ya @ wy
         if n_jobs == 1:
@@ -189,6 +191,7 @@ def rpcit(x: Any, y: Any, z: Any = None, k: int = 50, base: str | Callable = "gc
         # the directions come first, so a seed fixes them whatever the regression draws
         dx = _ncols(x if resid_x is None else resid_x, "x" if resid_x is None else "resid_x")
         dy = _ncols(y if resid_y is None else resid_y, "y" if resid_y is None else "resid_y")
+        k, r = _effective_k(dx, dy, k, r)
         wx, wy = random_directions(dx, k, rng), random_directions(dy, k, rng)
         rx, ry, reg = residual_pair(x, y, z, regression, rng, resid_x, resid_y, n_jobs)
         n = rx.shape[0]
@@ -214,7 +217,7 @@ def rpcit(x: Any, y: Any, z: Any = None, k: int = 50, base: str | Callable = "gc
             parameter["r"] = float(r)
     label = "GCM" if base_name == "gcm" else ("partial correlation" if base_name == "parcor" else base_name)
     extras = {"p_values": pvals, "statistics": stat, "directions_x": wx, "directions_y": wy,
-              "aggregate": aggregate, "base": base_name, "regression": reg, "n": n}
+              "aggregate": aggregate, "base": base_name, "regression": reg, "n": n, "k_requested": k_requested}
     if aggregate == "maxboot":
         extras["B"] = B
     both_resid = resid_x is not None and resid_y is not None
@@ -223,6 +226,14 @@ def rpcit(x: Any, y: Any, z: Any = None, k: int = 50, base: str | Callable = "gc
     return HTest(statistic=statistic, statistic_name=statistic_name, parameter=parameter, p_value=float(p),
                  alternative="two.sided", method=f"Random-projection conditional independence test "
                  f"({label} base, {_AGG_LABEL[aggregate]})", data_name=data_name, extras=extras)
+
+
+def _effective_k(dx: int, dy: int, k: int, r: int | None) -> tuple[int, int | None]:
+    """One-dimensional x and y have only the directions +1 and -1: every projection is the same test
+    up to sign, and aggregating k copies of one p-value would only inflate it (Bonferroni: k p)."""
+    if dx == 1 and dy == 1:
+        return 1, (None if r is None else 1)
+    return k, r
 
 
 def _check_n_jobs(n_jobs: Any) -> int:

@@ -177,3 +177,21 @@ def test_inputs_not_modified(regression):
     residualize(x, z, regression, seed=0)
     for a, b in zip([x, y, z], copies):
         np.testing.assert_array_equal(a, b)
+
+
+def test_one_dimensional_x_and_y_run_the_base_test_once():
+    # every direction in one dimension is +1 or -1: k copies of one p-value must not be Bonferroni'd
+    from statcore import gcm_test
+
+    rng = np.random.default_rng(11)
+    z = rng.normal(size=(300, 2))
+    x = z[:, :1] + rng.normal(size=(300, 1))
+    y = 0.2 * x + z[:, 1:] + rng.normal(size=(300, 1))
+    direct = gcm_test(x, y, z).p_value
+    for aggregate in ("bonferroni", "topr", "cauchy", "hommel"):
+        res = rpcit(x, y, z, k=50, seed=1, aggregate=aggregate)
+        assert res.parameter["k"] == 1.0 and res.extras["k_requested"] == 50
+        assert res.p_value == pytest.approx(direct, rel=1e-12)
+    # one-dimensional x with multivariate y still projects y
+    y2 = np.column_stack([y, rng.normal(size=300)])
+    assert rpcit(x, y2, z, k=20, seed=1).parameter["k"] == 20.0
