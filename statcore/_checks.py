@@ -65,7 +65,7 @@ def as_float_array(x: Any, name: str, *, allow_nan: bool = False, allow_inf: boo
         raise ValueError(f"{name} must be {ndim}-dimensional, got shape {arr.shape}")
     if not (allow_nan and allow_inf) and arr.size:
         if not allow_nan and np.isnan(arr).any():
-            raise ValueError(f"{name} contains NaN; remove missing values or pass nan_policy='omit'")
+            raise ValueError(f"{name} contains NaN; remove missing values first")
         if not allow_inf and np.isinf(arr).any():
             raise ValueError(f"{name} contains infinite values; all values must be finite")
     return arr
