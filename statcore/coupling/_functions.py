@@ -64,10 +64,9 @@ def _resolve_f(f: Any) -> _F:
 def _eval_f(fx: _F, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     out = np.asarray(fx.fn(a, b), dtype=np.float64)
     if out.shape != a.shape:
-        out = np.broadcast_to(out, a.shape) if out.ndim == 0 else out
-        if out.shape != a.shape:
-            raise ValueError(f"f must be vectorised: f(y1, y0) on arrays of shape {a.shape} returned shape "
-                             f"{out.shape}")
+        # a scalar is never broadcast: from a non-vectorised f it is one pair's value, not every pair's
+        raise TypeError(f"f must be vectorised: it must return one value per pair; f(y1, y0) on arrays of "
+                        f"shape {a.shape} returned shape {out.shape}")
     return out
 
 

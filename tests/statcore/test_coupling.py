@@ -205,8 +205,24 @@ def test_bad_input_coupling_mean():
         coupling_mean([1.0, 2.0], [2.0], "product", w1=[0.0, 0.0])
     with pytest.raises(ValueError, match="y0 contains NaN"):
         coupling_mean([1.0], [np.nan], "product")
-    with pytest.raises(ValueError, match="vectorised"):
+    with pytest.raises(TypeError, match="vectorised"):
         coupling_mean([1.0, 2.0], [2.0, 3.0], lambda a, b: np.array([1.0, 2.0, 3.0]))
+
+
+def test_non_vectorised_f_is_refused_not_broadcast():
+    # a scalar from f is one pair's value: broadcasting it to every pair gave a wrong mean silently
+    msg = "f must be vectorised: it must return one value per pair"
+    first_pair = lambda a, b: float(a[0] * b[0])  # noqa: E731
+    with pytest.raises(TypeError, match=msg):
+        coupling_mean([1.0, 2.0, 3.0], [10.0, 20.0, 30.0], first_pair)
+    with pytest.raises(TypeError, match=msg):
+        coupling_mean([1.0, 2.0], [2.0, 3.0], lambda a, b: np.float64(1.0))
+    with pytest.raises(TypeError, match=msg):
+        coupling_mean([1.0, 2.0], [2.0, 3.0], lambda a, b: (a * b)[:, None])
+    y, t = np.array([1.0, 2.0, 3.0, 2.0, 4.0, 6.0]), np.array([0, 0, 0, 1, 1, 1])
+    for f_class in ("auto", "general"):
+        with pytest.raises(TypeError, match=msg):
+            joint_bounds(y, t, first_pair, f_class=f_class, B=0)
 
 
 def test_bad_input_joint_bounds():
