@@ -61,12 +61,20 @@ def _resolve_f(f: Any) -> _F:
     return _F(f, "f(Y1, Y0)" if label == "<lambda>" else f"{label}(Y1, Y0)", None)
 
 
-def _eval_f(fx: _F, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    out = np.asarray(fx.fn(a, b), dtype=np.float64)
+def _eval_f(fx: _F, a: np.ndarray, b: np.ndarray, used: np.ndarray | None = None) -> np.ndarray:
+    """f on the pairs (a, b), checked: one finite value per pair (``used``: only where True matters)."""
+    with np.errstate(all="ignore"):  # non-finite results are reported below, with the pairs
+        out = np.asarray(fx.fn(a, b), dtype=np.float64)
     if out.shape != a.shape:
         # a scalar is never broadcast: from a non-vectorised f it is one pair's value, not every pair's
         raise TypeError(f"f must be vectorised: it must return one value per pair; f(y1, y0) on arrays of "
                         f"shape {a.shape} returned shape {out.shape}")
+    bad = ~np.isfinite(out) if used is None else ~np.isfinite(out) & used
+    if bad.any():
+        idx = np.flatnonzero(bad.ravel())
+        pairs = ", ".join(f"({a.ravel()[i]:g}, {b.ravel()[i]:g}) -> {out.ravel()[i]:g}" for i in idx[:5])
+        raise ValueError(f"f returned non-finite values at {idx.size} (y1, y0) pair(s) of the data, e.g. "
+                         f"{pairs}; f must be finite on the support of both arms")
     return out
 
 
@@ -92,7 +100,7 @@ def _merge_values(y1s: np.ndarray, W1: np.ndarray, y0s: np.ndarray, W0: np.ndarr
         vals = _eval_f(fx, y1s[pi[0, :k]], y0s[pj[0, :k]])
         with np.errstate(invalid="ignore"):
             return np.array([np.dot(vals, plen[0, :k]) / total[0]])
-    vals = _eval_f(fx, y1s[pi], y0s[pj])
+    vals = _eval_f(fx, y1s[pi], y0s[pj], plen > 0)  # rows are padded with zero-length pieces
     with np.errstate(invalid="ignore"):
         return np.sum(vals * plen, axis=1, where=plen > 0) / total
 
@@ -200,8 +208,6 @@ def _detect_class(fx: _F, u1: np.ndarray, u0: np.ndarray) -> tuple[str, str]:
     for start in range(1, u1.size, rows):
         block = u1[start:start + rows]
         F = _eval_f(fx, np.repeat(block, u0.size), np.tile(u0, block.size)).reshape(block.size, u0.size)
-        if not np.isfinite(F).all():
-            raise ValueError("f returned non-finite values on the support of the data")
         G = np.vstack([prev[None, :], F])
         D = np.diff(np.diff(G, axis=0), axis=1)
         tol = 1e-12 * max(1.0, float(np.abs(G).max()))

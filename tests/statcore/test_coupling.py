@@ -259,3 +259,20 @@ def test_bad_input_joint_bounds():
         joint_bounds(np.r_[y[:5], np.nan], [0, 1] * 3, "product", B=0)
     with pytest.raises(TypeError, match="unexpected keyword"):
         ite_variance_bounds(y, [0, 1] * 3, B=0, foo=1)
+
+
+def test_non_finite_f_values_are_refused_with_the_pairs():
+    log_times = lambda a, b: np.log(a) * b  # noqa: E731  (NaN for a < 0, -inf for a = 0)
+    with pytest.raises(ValueError, match=r"f returned non-finite values at 1 \(y1, y0\) pair.*\(-1, 10\) -> nan"):
+        coupling_mean([-1.0, 1.0, 2.0], [10.0, 20.0, 30.0], log_times)
+    with pytest.raises(ValueError, match=r"non-finite values .*\(0, 30\) -> -inf"):
+        coupling_mean([0.0, 1.0, 2.0], [10.0, 20.0, 30.0], log_times, coupling="countercomonotone")
+    # only the pairs the coupling uses matter: f is NaN off the diagonal, the comonotone pairs are on it
+    diag = lambda a, b: np.where(a == b, a, np.nan)  # noqa: E731
+    assert coupling_mean([0.0, 1.0], [0.0, 1.0], diag) == 0.5
+    with pytest.raises(ValueError, match="non-finite"):
+        coupling_mean([0.0, 1.0], [0.0, 1.0], diag, coupling="countercomonotone")
+    y, t = np.array([-1.0, 1.0, 2.0, 10.0, 20.0, 30.0]), np.array([1, 1, 1, 0, 0, 0])
+    for f_class in ("auto", "general", "supermodular"):
+        with pytest.raises(ValueError, match=r"non-finite values .*\(-1, "):
+            joint_bounds(y, t, log_times, f_class=f_class, B=0)
