@@ -32,6 +32,22 @@ __all__ = ["residualize", "fit_residualizer", "fit_residualizers", "RegressionFi
 #: Regression names accepted by ``residualize`` (besides a scikit-learn regressor instance).
 REGRESSIONS = ("ols", "ridge", "krr", "rf")
 
+#: Residual degrees of freedom every linear smoother must leave (n minus the trace of its hat matrix,
+#: intercept included). With one, all residual vectors lie on the same line: the residuals of x and
+#: of y are proportional, their products are a multiple of e^2 for a vector e fixed by z, and the GCM
+#: p-value depends on z alone (n = 5, p = 3: every x, y gave p = 0.002191). Two is the least that
+#: lets the data decide; OLS therefore needs n >= p + 3, and the GCV search of ridge and kernel ridge
+#: is confined to penalties with effective degrees of freedom at most n - 2.
+MIN_RESIDUAL_DF = 2
+
+#: Smallest n per named regression besides "ols" (which needs p + 3). "ridge", "krr": the intercept,
+#: at least one effective degree of freedom for z and the MIN_RESIDUAL_DF residual ones. "rf": leaves
+#: hold at least 5 observations, so a tree splits only if its bootstrap sample holds 10 distinct
+#: observations; a bootstrap sample holds about 0.632 n of them, at n = 20 at least 10 in 99.3% of
+#: draws (16: 75%). Below that most trees are a single leaf, the out-of-bag fit is a constant and the
+#: test would ignore z.
+MIN_N = {"ridge": 2 + MIN_RESIDUAL_DF, "krr": 2 + MIN_RESIDUAL_DF, "rf": 20}
+
 
 # ----------------------------------------------------------------------------------------------
 # input handling shared by the CI tests
@@ -127,12 +143,17 @@ def _gcv_penalty(eig: np.ndarray, coef2: np.ndarray, rss0: float, n: int, lo: fl
         f = eig / (eig + np.exp(logpen))
         rss = rss0 - float(((2.0 - f) * f) @ coef2)
         dof = 1.0 + f.sum()
-        return n * max(rss, 0.0) / (n - dof) ** 2 if dof < n else np.inf
+        # keep at least MIN_RESIDUAL_DF residual degrees of freedom, as OLS must (see _ols_basis):
+        # unconstrained, GCV can pick a near-interpolating fit whose residuals vanish
+        return n * max(rss, 0.0) / (n - dof) ** 2 if dof <= n - MIN_RESIDUAL_DF else np.inf
 
     grid = np.linspace(np.log(lo), np.log(hi), 61)
     vals = np.array([gcv(g) for g in grid])
     i = int(np.argmin(vals))
-    a, b = grid[max(i - 1, 0)], grid[min(i + 1, grid.size - 1)]
+    # refine between the finite neighbours (penalties below the df cap have GCV = inf)
+    lo_i = i - 1 if i > 0 and np.isfinite(vals[i - 1]) else i
+    hi_i = i + 1 if i + 1 < grid.size and np.isfinite(vals[i + 1]) else i
+    a, b = grid[lo_i], grid[hi_i]
     if b > a:
         res = minimize_scalar(gcv, bounds=(a, b), method="bounded", options={"xatol": 1e-4})
         if res.fun <= vals[i]:
@@ -173,9 +194,10 @@ class _SpectralBasis:
 
 def _ols_basis(z):
     n, p = z.shape
-    if n < p + 2:
-        raise ValueError(f"ols regression on z with {p} column(s) needs at least {p + 2} observations, "
-                         f"got n = {n}; use regression='ridge' or fewer conditioning columns")
+    if n < p + 1 + MIN_RESIDUAL_DF:
+        raise ValueError(f"regression='ols' on z with {p} column(s) needs at least {p + 1 + MIN_RESIDUAL_DF} "
+                         f"observations (n - p - 1 >= {MIN_RESIDUAL_DF} residual degrees of freedom), got "
+                         f"n = {n}; use regression='ridge' or fewer conditioning columns")
     u, s = _centred_svd(z, scale=False)
     return _SpectralBasis(u, s ** 2, "ols")
 
@@ -312,6 +334,11 @@ def fit_residualizers(vs: list, z: Any, regression: Any = "ols", seed: Any = Non
     n = arrays[0].shape[0]
     if n < 3:
         raise ValueError(f"at least 3 observations are needed, got n = {n}")
+    if isinstance(reg, str) and reg in MIN_N and z is not None and n < MIN_N[reg]:
+        raise ValueError(f"regression={reg!r} needs at least {MIN_N[reg]} observations, got n = {n}"
+                         + ("; its trees (leaves of at least 5, grown on bootstrap samples) cannot split "
+                            "below that and would ignore z" if reg == "rf" else
+                            f" (the intercept, z and {MIN_RESIDUAL_DF} residual degrees of freedom)"))
     if z is None:
         empty = SpectralSmoother(np.zeros((n, 0)), np.zeros(0), "mean")
         return [RegressionFit(empty.residuals(v), empty, name) for v in arrays]
@@ -354,6 +381,10 @@ def residualize(v: Any, z: Any, regression: Any = "ols", seed: Any = None, n_job
         eigendecomposition of the centred kernel matrix serves all outputs and penalties), ``"rf"``
         (a 100-tree multi-output random forest, leaves of at least 5, out-of-bag residuals), or any
         scikit-learn regressor instance (cloned, fitted multi-output, in-sample residuals).
+        Every named regression leaves at least two residual degrees of freedom (with one, the
+        residuals of any two responses are proportional); smallest n: ``"ols"`` p + 3, ``"ridge"``
+        and ``"krr"`` 4 (their GCV penalty keeps the effective degrees of freedom at most n - 2),
+        ``"rf"`` 20 (below that most trees cannot split). See ``MIN_RESIDUAL_DF`` and ``MIN_N``.
     seed : None, int or numpy.random.Generator
         For ``"rf"`` only.
     n_jobs : int

@@ -7,7 +7,7 @@ import pytest
 from scipy import stats
 
 from statcore._result import HTest
-from statcore.cit import GCMWarning, fit_residualizer, gcm_test, residualize
+from statcore.cit import GCMWarning, fit_residualizer, gcm_test, residualize, rpcit
 from statcore.cit.gcm import max_bootstrap_pvalue
 
 
@@ -264,8 +264,8 @@ def test_bad_input():
         gcm_test(xn, y, z)
     # no statcore CI test has a nan_policy argument: the message must not suggest one
     assert "nan_policy" not in str(err.value)
-    with pytest.raises(ValueError, match="needs at least 7 observations"):
-        gcm_test(x[:6], y[:6], np.random.default_rng(0).normal(size=(6, 5)))
+    with pytest.raises(ValueError, match="needs at least 8 observations"):
+        gcm_test(x[:7], y[:7], np.random.default_rng(0).normal(size=(7, 5)))
     with pytest.raises(ValueError, match="type='scalar'"):
         gcm_test(x, y, z, type="scalar")
     with pytest.raises(ValueError, match="unknown type"):
@@ -316,3 +316,44 @@ def test_max_one_sided_matches_brute_force():
         res = gcm_test(x, y, z, type="max", B=199, alternative=alt, seed=77)
         assert res.statistic == pytest.approx((sign * tstat).max(), rel=1e-10)
         assert res.p_value == expected
+
+
+# ----------------------------------------------------------------------------------------------
+# minimum sample sizes per regression
+# ----------------------------------------------------------------------------------------------
+
+def test_ols_needs_two_residual_degrees_of_freedom():
+    # n = p + 2 leaves one residual df: the residuals of x and y are proportional and the p-value was a
+    # function of z alone (0.002191 for every x, y). Refused; n = p + 3 is accepted and depends on x, y.
+    rng = np.random.default_rng(5)
+    z = rng.normal(size=(5, 3))
+    with pytest.raises(ValueError, match=r"regression='ols' on z with 3 column\(s\) needs at least 6 "
+                                         r"observations.*got n = 5"):
+        gcm_test(rng.normal(size=5), rng.normal(size=5), z)
+    z6 = rng.normal(size=(6, 3))
+    p = {round(gcm_test(rng.normal(size=6), rng.normal(size=6), z6).p_value, 10) for _ in range(20)}
+    assert len(p) == 20
+
+
+@pytest.mark.parametrize("regression, n_min", [("ridge", 4), ("krr", 4), ("rf", 20)])
+def test_minimum_n_per_regression(regression, n_min):
+    rng = np.random.default_rng(6)
+    x, y, z = rng.normal(size=(n_min, 2)), rng.normal(size=n_min), rng.normal(size=n_min)
+    with pytest.raises(ValueError, match=f"regression='{regression}' needs at least {n_min} observations, "
+                                         f"got n = {n_min - 1}"):
+        gcm_test(x[:-1, 0], y[:-1], z[:-1], regression=regression, seed=0)
+    with pytest.raises(ValueError, match=f"needs at least {n_min} observations"):
+        rpcit(x[:-1], np.column_stack([y, z])[:-1], z[:-1], regression=regression, seed=0)
+    assert 0 <= gcm_test(x[:, 0], y, z, regression=regression, seed=0).p_value <= 1
+
+
+@pytest.mark.parametrize("regression, n, p", [("ridge", 30, 50), ("ridge", 6, 3), ("krr", 6, 3), ("krr", 8, 1)])
+def test_gcv_leaves_two_residual_degrees_of_freedom(regression, n, p):
+    # unconstrained, GCV chose near-interpolating fits here (effective df = n, residuals ~ 0)
+    rng = np.random.default_rng(7)
+    z = rng.normal(size=(n, p))
+    for _ in range(30):
+        v = z @ rng.normal(size=p) / np.sqrt(p) + rng.normal(size=n)
+        fit = fit_residualizer(v, z, regression)
+        assert fit.smoother.df <= n - 2 + 1e-9
+        assert np.sum(fit.residuals ** 2) > 1e-6 * np.sum((v - v.mean()) ** 2)

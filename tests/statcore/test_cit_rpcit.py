@@ -159,7 +159,7 @@ def test_bad_input():
         rpcit(xn, y, z)
     with pytest.raises(ValueError, match="y has constant column"):
         rpcit(x, np.column_stack([y, np.zeros(40)]), z)
-    with pytest.raises(ValueError, match="needs at least 42 observations"):
+    with pytest.raises(ValueError, match="needs at least 43 observations"):
         rpcit(x, y, np.random.default_rng(1).normal(size=(40, 40)))
     with pytest.raises(ValueError, match="n_jobs"):
         rpcit(x, y, z, n_jobs=0)
