@@ -191,18 +191,19 @@ _MAX_CELLS = 10 ** 8     # full check of the mixed differences up to this many s
 _SUBGRID = 4000          # otherwise on this many quantiles of each support
 
 
-def _detect_class(fx: _F, u1: np.ndarray, u0: np.ndarray) -> tuple[str, str]:
-    """("supermodular" | "submodular" | "modular" | "general", how it was found)."""
-    if u1.size < 2 or u0.size < 2:
-        return "modular", "one support point in an arm: every coupling is the same"
-    if fx.known_class is not None:
-        return fx.known_class, "by construction"
-    note = "mixed differences on the support"
-    if u1.size * u0.size > _MAX_CELLS:
-        u1 = u1[np.unique(np.linspace(0, u1.size - 1, _SUBGRID).round().astype(int))]
-        u0 = u0[np.unique(np.linspace(0, u0.size - 1, _SUBGRID).round().astype(int))]
-        note = f"mixed differences on a {u1.size} x {u0.size} sub-grid of quantiles of the support"
-    pos = neg = False
+_CHECK_GRID = 200        # a class stated for a callable is checked on this many quantiles of each support
+
+
+def _subgrid(u: np.ndarray, k: int) -> np.ndarray:
+    """At most k of the sorted values u, at evenly spaced ranks (both ends kept)."""
+    return u[np.unique(np.linspace(0, u.size - 1, k).round().astype(int))]
+
+
+def _mixed_signs(fx: _F, u1: np.ndarray, u0: np.ndarray) -> tuple[tuple | None, tuple | None]:
+    """A positive and a negative mixed difference f(a', b') - f(a', b) - f(a, b') + f(a, b) of
+    neighbours a < a' in u1, b < b' in u0, each as (a, a', b, b', value), or None when there is none
+    (beyond a relative 1e-12); stops once both are found."""
+    found: dict[bool, tuple | None] = {True: None, False: None}
     rows = max(1, 2_000_000 // u0.size)
     prev = _eval_f(fx, np.full(u0.size, u1[0]), u0)
     for start in range(1, u1.size, rows):
@@ -211,16 +212,64 @@ def _detect_class(fx: _F, u1: np.ndarray, u0: np.ndarray) -> tuple[str, str]:
         G = np.vstack([prev[None, :], F])
         D = np.diff(np.diff(G, axis=0), axis=1)
         tol = 1e-12 * max(1.0, float(np.abs(G).max()))
-        pos |= bool((D > tol).any())
-        neg |= bool((D < -tol).any())
+        for sign, hit in ((True, D > tol), (False, D < -tol)):
+            if found[sign] is None and hit.any():
+                i, j = np.unravel_index(int(np.argmax(hit)), D.shape)
+                found[sign] = (u1[start + i - 1], u1[start + i], u0[j], u0[j + 1], float(D[i, j]))
         prev = F[-1]
-        if pos and neg:
-            return "general", note
-    if pos:
+        if found[True] is not None and found[False] is not None:
+            break
+    return found[True], found[False]
+
+
+def _detect_class(fx: _F, u1: np.ndarray, u0: np.ndarray) -> tuple[str, str]:
+    """("supermodular" | "submodular" | "modular" | "general", how it was found)."""
+    if u1.size < 2 or u0.size < 2:
+        return "modular", "one support point in an arm: every coupling is the same"
+    if fx.known_class is not None:
+        return fx.known_class, "by construction"
+    note = "mixed differences on the support"
+    if u1.size * u0.size > _MAX_CELLS:
+        u1, u0 = _subgrid(u1, _SUBGRID), _subgrid(u0, _SUBGRID)
+        note = f"mixed differences on a {u1.size} x {u0.size} sub-grid of quantiles of the support"
+    pos, neg = _mixed_signs(fx, u1, u0)
+    if pos is not None and neg is not None:
+        return "general", note
+    if pos is not None:
         return "supermodular", note
-    if neg:
+    if neg is not None:
         return "submodular", note
     return "modular", note
+
+
+def _check_stated_class(fx: _F, f_class: str, u1: np.ndarray, u0: np.ndarray) -> str:
+    """How a class stated by the user was checked; a ValueError when it contradicts f.
+
+    A named f has a known class. For a callable the mixed differences are checked on a sub-grid of
+    quantiles of the supports (a sub-grid cell's mixed difference is the sum of the support's
+    cells in it, so one of the wrong sign proves the statement wrong; the converse is not checked
+    off the sub-grid).
+    """
+    if f_class == "general":
+        return "as stated by the user: the linear program is sharp for any f"
+    if fx.known_class is not None:
+        if fx.known_class != f_class:
+            raise ValueError(f"f_class={f_class!r} contradicts f = {fx.label}, which is {fx.known_class}; "
+                             "use f_class='auto' (or 'general' to force the linear program)")
+        return "as stated by the user, and by construction"
+    if u1.size < 2 or u0.size < 2:
+        return "as stated by the user; one support point in an arm: every coupling is the same"
+    g1, g0 = _subgrid(u1, _CHECK_GRID), _subgrid(u0, _CHECK_GRID)
+    pos, neg = _mixed_signs(fx, g1, g0)
+    wrong = neg if f_class == "supermodular" else pos
+    if wrong is not None:
+        a, a2, b, b2, d = wrong
+        raise ValueError(f"f_class={f_class!r} contradicts f: its mixed difference f(a', b') - f(a', b) - "
+                         f"f(a, b') + f(a, b) is {d:.4g} at y1 values a = {a:g} < a' = {a2:g} and y0 values "
+                         f"b = {b:g} < b' = {b2:g}; use f_class='auto' (or 'general')")
+    where = ("the support" if g1.size == u1.size and g0.size == u0.size
+             else f"a {g1.size} x {g0.size} sub-grid of quantiles of the support")
+    return f"as stated by the user; no mixed difference of the other sign on {where}"
 
 
 # ----------------------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ from .._checks import check_choice, check_positive_int, check_probability, check
 from .._result import TableResult
 from .._rformat import R_DIGITS, format_numbers, format_table
 from ._design import _cell_weights, _make_design, _perturbed_atom_weights, _values, _weighted_means
-from ._functions import _F, _detect_class, _eval_f, _resolve_f
+from ._functions import _F, _check_stated_class, _detect_class, _eval_f, _resolve_f
 from ._inference import _is_discrete, _kink, imbens_manski_interval, stoye_interval
 
 __all__ = ["JointBounds", "joint_bounds", "ite_variance_bounds"]
@@ -223,10 +223,11 @@ def _bounds(y, treat, fx: _F, x, propensity, strata, assumption, f_class, conf_l
     design = _make_design(y, treat, x, propensity, strata, clip, weights)
     rng = check_seed(seed)
     i1, i0 = design.pooled[True], design.pooled[False]
+    u1, u0 = np.unique(design.y[i1]), np.unique(design.y[i0])
     if f_class == "auto":
-        f_class, class_note = _detect_class(fx, np.unique(design.y[i1]), np.unique(design.y[i0]))
+        f_class, class_note = _detect_class(fx, u1, u0)
     else:
-        class_note = "as stated by the user"
+        class_note = _check_stated_class(fx, f_class, u1, u0)
     n1 = int(design.arm.sum())
     n0 = design.y.size - n1
 
@@ -250,6 +251,9 @@ def _bounds(y, treat, fx: _F, x, propensity, strata, assumption, f_class, conf_l
         point = compute(np.ones((1, design.y.size)))
         est = {k: float(v[0]) for k, v in point.items() if k != "_rows"}
         lower, upper = est["lower"], est["upper"]
+        if lower > upper + 1e-9 * max(1.0, abs(lower), abs(upper)):
+            raise ValueError(f"lower bound {lower:.6g} > upper bound {upper:.6g}: f is not {f_class} on the "
+                             f"support (f_class={f_class!r}, {class_note}); use f_class='general' (or 'auto')")
         estimate = est[assumption] if assumption else None
         notes = []
         why = _kink(design, fx)
@@ -399,7 +403,10 @@ def joint_bounds(y, treat, f, x=None, propensity=None, strata=None, assumption=N
         whole population); "comonotone given X" ranks kept within strata, E_X of the within-stratum
         coupling. They differ; the choice is printed.
     f_class : {"auto", "supermodular", "submodular", "general"}
-        "auto" detects it; "general" forces the linear program.
+        "auto" detects it; "general" forces the linear program. A stated "supermodular" or
+        "submodular" is checked: a ValueError if it contradicts the known class of a named f, or a
+        mixed difference of the other sign on a sub-grid of the support of a callable f, or if the
+        resulting lower bound exceeds the upper one.
     conf_level : float
     B : int
         Bootstrap replicates (0: no interval). Resampling is within arms (within stratum-by-arm cells

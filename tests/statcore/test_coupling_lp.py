@@ -177,3 +177,55 @@ def test_subgrid_check_for_huge_supports(monkeypatch):
     r = joint_bounds(y, t, lambda a, b: np.exp(a + b), B=0)
     assert r.f_class == "supermodular" and "sub-grid" in r.class_note
     assert "8 x 8 sub-grid" in r.summary()
+
+
+def test_stated_class_contradicting_a_named_f_is_refused():
+    y = np.array([1.0, 2.0, 3.0, 4.0, 2.0, 4.0, 6.0, 8.0])
+    t = np.array([0, 0, 0, 0, 1, 1, 1, 1])
+    # was silent: lower (countercomonotone) > upper (comonotone) for a submodular f stated supermodular
+    with pytest.raises(ValueError, match=r"f_class='supermodular' contradicts f = \(Y1 - Y0\)\^2, which is "
+                                         "submodular"):
+        joint_bounds(y, t, "sq_diff", f_class="supermodular", B=0)
+    for name in ("product", "sq_diff", "abs_diff", "min", "max", "indicator(3, 3)"):
+        known = _resolve_f(name).known_class
+        other = "submodular" if known == "supermodular" else "supermodular"
+        with pytest.raises(ValueError, match=f"f_class='{other}' contradicts"):
+            joint_bounds(y, t, name, f_class=other, B=0)
+        auto = joint_bounds(y, t, name, B=0)
+        for stated in (known, "general"):  # consistent statements, and the LP, give the same bounds
+            r = joint_bounds(y, t, name, f_class=stated, B=0)
+            assert (r.lower, r.upper) == pytest.approx((auto.lower, auto.upper), abs=1e-9)
+            assert r.lower <= r.upper
+
+
+def test_stated_class_of_a_callable_is_checked_on_the_support():
+    y = np.r_[np.arange(5.0), np.arange(4.0) * 1.5]
+    t = np.r_[np.ones(5), np.zeros(4)]
+    r = joint_bounds(y, t, lambda a, b: np.exp(a + b), f_class="supermodular", B=0)
+    assert r.f_class == "supermodular" and "no mixed difference of the other sign on the support" in r.class_note
+    with pytest.raises(ValueError, match=r"f_class='submodular' contradicts f: its mixed difference .* is "):
+        joint_bounds(y, t, lambda a, b: np.exp(a + b), f_class="submodular", B=0)
+    with pytest.raises(ValueError, match="f_class='supermodular' contradicts f"):
+        joint_bounds(y, t, lambda a, b: np.sin(a * b), f_class="supermodular", B=0)
+    # a modular f is both
+    for stated in ("supermodular", "submodular"):
+        r = joint_bounds(y, t, lambda a, b: a - b, f_class=stated, B=0)
+        assert r.lower == pytest.approx(r.upper, abs=1e-12)
+
+
+def test_stated_class_wrong_off_the_checked_subgrid_gives_an_error_not_lower_above_upper(monkeypatch):
+    import statcore.coupling._functions as fun
+
+    monkeypatch.setattr(fun, "_CHECK_GRID", 2)  # only the corners of the support are checked
+    u = np.arange(5.0)
+    # (a - b)^2 plus 33 at (0, 0): the corners' mixed difference is 33 - 16 - 16 = 1 > 0, but the
+    # comonotone value 33/5 = 6.6 is below the countercomonotone (16 + 4 + 0 + 4 + 16)/5 = 8
+    f = lambda a, b: (a - b) ** 2 + 33.0 * ((a == 0) & (b == 0))  # noqa: E731
+    y, t = np.r_[u, u], np.r_[np.ones(5), np.zeros(5)]
+    assert coupling_mean(u, u, f) == pytest.approx(6.6)
+    assert coupling_mean(u, u, f, "countercomonotone") == pytest.approx(8.0)
+    with pytest.raises(ValueError, match=r"lower bound 8 > upper bound 6.6: f is not supermodular .*"
+                                         "f_class='supermodular'"):
+        joint_bounds(y, t, f, f_class="supermodular", B=0)
+    r = joint_bounds(y, t, f, B=0)  # detected on the whole support: general, the LP
+    assert r.f_class == "general" and r.lower <= r.upper
