@@ -43,6 +43,13 @@ def _as_labels(v: Any, n: int, name: str) -> tuple[np.ndarray, list]:
     arr = np.asarray(v.to_numpy() if hasattr(v, "to_numpy") else v)
     if arr.ndim != 1 or arr.size != n:
         raise ValueError(f"{name} must have one label per outcome ({n}), got shape {arr.shape}")
+    import pandas as pd
+
+    missing = np.asarray(pd.isna(arr), dtype=bool)
+    if missing.any():
+        # NaN, None, pandas NA and NaT would otherwise form a stratum of their own (NaN != NaN: several)
+        raise ValueError(f"{name} has {int(missing.sum())} missing value(s) (NaN, None or NA), the first at "
+                         f"position {int(np.argmax(missing))}; drop those units or give them a stratum label")
     try:
         levels, codes = np.unique(arr, return_inverse=True)
     except TypeError:

@@ -397,7 +397,7 @@ def joint_bounds(y, treat, f, x=None, propensity=None, strata=None, assumption=N
         Known propensity scores P(treat = 1 | x) in (0, 1).
     strata : array_like, optional
         Discrete covariate: bounds become E_X[bounds given X] (tighter), with the stratum shares of
-        the sample.
+        the sample. Missing labels (NaN, None, NA) are refused.
     assumption : {None, "comonotone", "countercomonotone", "comonotone given X", "countercomonotone given X"}
         None: sharp bounds only. "comonotone" restricts the unconditional joint law (ranks kept in the
         whole population); "comonotone given X" ranks kept within strata, E_X of the within-stratum

@@ -121,7 +121,7 @@ def makarov_bounds(y, treat, delta, weights=None, strata=None) -> MakarovBounds:
         Non-negative unit weights (e.g. inverse propensity), normalised within arms (within
         stratum-by-arm cells with ``strata``).
     strata : array_like, optional
-        Discrete covariate.
+        Discrete covariate (missing labels are refused).
 
     Returns
     -------

@@ -2,10 +2,11 @@
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy.special import expit
 
-from statcore.coupling import OverlapWarning, coupling_mean, joint_bounds
+from statcore.coupling import OverlapWarning, coupling_mean, joint_bounds, makarov_bounds
 
 
 def confounded(rng, n):
@@ -116,3 +117,19 @@ def test_separation_warns_about_convergence_and_overlap():
     with pytest.warns(ConvergenceWarning, match="did not converge"):
         with pytest.warns(OverlapWarning):
             joint_bounds(y, t, "product", x=x, B=0)
+
+
+@pytest.mark.parametrize("strata", [
+    [1.0, 1.0, 2.0, 2.0, np.nan, np.nan, 1.0, 2.0],
+    ["a", "a", "b", "b", None, None, "a", "b"],
+    pd.Series(["a", "a", "b", "b", pd.NA, "b", "a", "b"], dtype="string"),
+    pd.Series(pd.Categorical(["a", "a", "b", "b", None, "b", "a", "b"])),
+    pd.array([1, 1, 2, 2, None, 2, 1, 2], dtype="Int64"),
+], ids=["float-nan", "object-none", "string-na", "categorical", "Int64"])
+def test_missing_strata_values_are_refused(strata):
+    # they formed a stratum of their own (NaN: one per value) and changed the bounds silently
+    y, t = np.arange(8.0), np.array([0, 1] * 4)
+    with pytest.raises(ValueError, match=r"strata has \d missing value\(s\).*first at position 4"):
+        joint_bounds(y, t, "product", strata=strata, B=0)
+    with pytest.raises(ValueError, match=r"strata has \d missing value\(s\)"):
+        makarov_bounds(y, t, [0.0, 1.0], strata=strata)
