@@ -26,7 +26,8 @@ __all__ = ["rpcit", "random_directions", "parcor_pvalues"]
 
 _AGGREGATES = COMBINE_METHODS + ("maxboot",)
 _BASES = ("gcm", "parcor")
-_AGG_LABEL = {"bonferroni": "Bonferroni-max", "topr": "top-r (Ruger)", "hommel": "Hommel",
+_AGG_LABEL = {"bonferroni": "Bonferroni-max", "topr": "top-r (Ruger)", "hommel": "Hommel (1983)",
+              "simes": "Simes",
               "cauchy": "Cauchy combination", "maxboot": "max multiplier bootstrap"}
 
 
@@ -99,7 +100,8 @@ def rpcit(x: Any, y: Any, z: Any = None, k: int = 50, base: str | Callable = "gc
         function ``base(x_proj, y_proj, z)`` returning a p-value or an HTest (run k times, on
         ``n_jobs`` workers through joblib).
     aggregate : str
-        "bonferroni", "topr", "hommel", "cauchy" (see :func:`combine_pvalues`) or "maxboot": the
+        "bonferroni", "topr", "hommel", "simes", "cauchy" (see :func:`combine_pvalues`; "simes" assumes
+        positively dependent projections, the others do not) or "maxboot": the
         Gaussian multiplier bootstrap of the maximum of the k standardised projected GCM statistics,
         valid under their dependence and less conservative than Bonferroni (``base="gcm"`` only).
     r : int, optional

@@ -64,7 +64,7 @@ def test_aggregates_are_combine_pvalues_of_the_projection_pvalues():
     x, y, z = data(seed=6, dep=0.1)
     ref = rpcit(x, y, z, k=30, seed=1, aggregate="maxboot")
     p = ref.extras["p_values"]
-    for agg in ["bonferroni", "topr", "hommel", "cauchy"]:
+    for agg in ["bonferroni", "topr", "hommel", "simes", "cauchy"]:
         res = rpcit(x, y, z, k=30, seed=1, aggregate=agg)
         np.testing.assert_array_equal(res.extras["p_values"], p)
         assert res.p_value == combine_pvalues(p, agg)
@@ -188,7 +188,7 @@ def test_one_dimensional_x_and_y_run_the_base_test_once():
     x = z[:, :1] + rng.normal(size=(300, 1))
     y = 0.2 * x + z[:, 1:] + rng.normal(size=(300, 1))
     direct = gcm_test(x, y, z).p_value
-    for aggregate in ("bonferroni", "topr", "cauchy", "hommel"):
+    for aggregate in ("bonferroni", "topr", "cauchy", "hommel", "simes"):
         res = rpcit(x, y, z, k=50, seed=1, aggregate=aggregate)
         assert res.parameter["k"] == 1.0 and res.extras["k_requested"] == 50
         assert res.p_value == pytest.approx(direct, rel=1e-12)
