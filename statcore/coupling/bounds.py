@@ -184,11 +184,13 @@ class JointBounds(TableResult):
 # joint_bounds
 # ----------------------------------------------------------------------------------------------
 
-def _n_threads(n_jobs: int):
+def _n_threads(n_jobs: int) -> int:
+    """numba threads for ``n_jobs`` in joblib's convention: n > 0 at most the cores, -1 all, -2 all but one."""
     import numba
 
     mx = numba.config.NUMBA_NUM_THREADS
-    return mx if n_jobs == -1 else max(1, min(n_jobs, mx))
+    k = n_jobs if n_jobs > 0 else mx + 1 + n_jobs
+    return max(1, min(k, mx))
 
 
 def _check_args(conf_level, B, ci, bootstrap, assumption, f_class, n_jobs, clip, strata, x):
@@ -206,8 +208,10 @@ def _check_args(conf_level, B, ci, bootstrap, assumption, f_class, n_jobs, clip,
                          "within strata. Without strata choose 'comonotone' or 'countercomonotone', "
                          "which restrict the unconditional joint law")
     f_class = check_choice(f_class, "f_class", ("auto", "supermodular", "submodular", "general"))
-    if n_jobs != -1:
-        n_jobs = check_positive_int(n_jobs, "n_jobs")
+    n_jobs = check_positive_int(n_jobs, "n_jobs", minimum=-(2 ** 31))
+    if n_jobs == 0:
+        raise ValueError("n_jobs must be a non-zero integer: a number of workers, or negative as in joblib "
+                         "(-1: all cores, -2: all but one), not 0")
     clip = check_probability(clip, "clip", open_left=False, open_right=True)
     if clip >= 0.5:
         raise ValueError(f"clip must be below 0.5, got {clip!r}")
@@ -416,8 +420,8 @@ def joint_bounds(y, treat, f, x=None, propensity=None, strata=None, assumption=N
         Interval for the identified set: Imbens & Manski (2004) or Stoye (2009).
     seed : None, int or numpy.random.Generator
     n_jobs : int
-        Threads for the bootstrap merges (numba, -1: all); for general f the replicates' linear
-        programs run through joblib with this many workers.
+        Threads for the bootstrap merges (numba; negative as in joblib: -1 all cores, -2 all but
+        one); for general f the replicates' linear programs run through joblib with this many workers.
     bootstrap : {"auto", "n-out-of-n", "m-out-of-n", "numerical-delta"}
         Where a jump of Q1 meets a jump of Q0 (discrete outcomes with p1 = p0) the functional has a
         kink and the n-out-of-n bootstrap is inconsistent. "m-out-of-n" resamples m of n (Bickel,

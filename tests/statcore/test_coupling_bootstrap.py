@@ -295,3 +295,27 @@ def test_coverage_shared_atom_abs_diff():
     cov, r = coverage("shared-atom", reps, 300, 199, seed=2026)
     assert r.bootstrap == "n-out-of-n" and not r.kink
     assert np.all(cov >= floor(0.95, reps)), cov
+
+
+def test_n_jobs_follows_joblib_convention():
+    import numba
+
+    from statcore.coupling.bounds import _n_threads
+
+    mx = numba.config.NUMBA_NUM_THREADS
+    assert _n_threads(-1) == mx and _n_threads(-2) == max(1, mx - 1) and _n_threads(-10 ** 6) == 1
+    assert _n_threads(1) == 1 and _n_threads(10 ** 6) == mx
+    rng = np.random.default_rng(4)
+    y, t = normal_arms(rng, 60, 50)
+    ref = joint_bounds(y, t, "sq_diff", B=30, seed=5)
+    for n_jobs in (-1, -2, -3):  # -2 was refused while -1 was accepted
+        r = joint_bounds(y, t, "sq_diff", B=30, seed=5, n_jobs=n_jobs)
+        np.testing.assert_array_equal(r.boot["upper"], ref.boot["upper"])
+    y = np.round(y)  # general f: the replicates' linear programs through joblib
+    g = joint_bounds(y, t, lambda a, b: np.cos(a * b), B=4, seed=1, bootstrap="n-out-of-n")
+    g2 = joint_bounds(y, t, lambda a, b: np.cos(a * b), B=4, seed=1, bootstrap="n-out-of-n", n_jobs=-2)
+    np.testing.assert_allclose(g2.boot["lower"], g.boot["lower"], atol=1e-9)
+    with pytest.raises(ValueError, match="n_jobs must be a non-zero integer"):
+        joint_bounds(y, t, "sq_diff", B=0, n_jobs=0)
+    with pytest.raises(TypeError, match="n_jobs must be an integer"):
+        joint_bounds(y, t, "sq_diff", B=0, n_jobs=1.5)
