@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from .._checks import as_float_array, check_choice, check_seed
+from .._checks import InputWrapper, as_float_array, check_choice, check_seed
 
 __all__ = ["residualize", "fit_residualizer", "fit_residualizers", "RegressionFit", "SpectralSmoother", "REGRESSIONS"]
 
@@ -365,7 +365,7 @@ def fit_residualizer(v: Any, z: Any, regression: Any = "ols", seed: Any = None, 
     return fit_residualizers([v], z, regression, seed, n_jobs)[0]
 
 
-def residualize(v: Any, z: Any, regression: Any = "ols", seed: Any = None, n_jobs: int = 1) -> np.ndarray:
+def residualize(v: Any, z: Any, regression: Any = "ols", seed: Any = None, n_jobs: int = 1) -> Any:
     """Residuals of every column of ``v`` regressed on ``z``, one multi-output fit.
 
     Parameters
@@ -392,8 +392,9 @@ def residualize(v: Any, z: Any, regression: Any = "ols", seed: Any = None, n_job
 
     Returns
     -------
-    ndarray (n, d)
-        Residuals; a new array, ``v`` is not modified.
+    ndarray (n, d), pandas.Series or pandas.DataFrame
+        Residuals; a new array, ``v`` is not modified. A Series ``v`` gives a Series, a DataFrame a
+        DataFrame, with ``v``'s index and name or columns; any other input an (n, d) ndarray.
 
     Examples
     --------
@@ -404,10 +405,19 @@ def residualize(v: Any, z: Any, regression: Any = "ols", seed: Any = None, n_job
     >>> r = residualize(v, z, "ols")
     >>> r.shape, bool(np.allclose(r.T @ z, 0)), bool(np.allclose(r.mean(axis=0), 0))
     ((100, 2), True, True)
+    >>> import pandas as pd
+    >>> s = pd.Series(v[:, 0], index=[f"id{i}" for i in range(100)], name="v0")
+    >>> rs = residualize(s, z)
+    >>> type(rs).__name__, rs.name, rs.index[0], bool(np.allclose(rs.to_numpy(), r[:, 0]))
+    ('Series', 'v0', 'id0', True)
 
     References
     ----------
     Golub, Heath & Wahba (1979), Generalized cross-validation as a method for choosing a good ridge
     parameter, Technometrics 21(2). Breiman (2001), Random forests, Machine Learning 45.
     """
-    return fit_residualizer(v, z, regression, seed, n_jobs).residuals
+    wrapper = InputWrapper.of(v)
+    res = fit_residualizer(v, z, regression, seed, n_jobs).residuals
+    if wrapper.kind == "series":
+        return wrapper.wrap(res[:, 0])
+    return wrapper.wrap(res) if wrapper.kind == "frame" else res

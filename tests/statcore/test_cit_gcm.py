@@ -357,3 +357,23 @@ def test_gcv_leaves_two_residual_degrees_of_freedom(regression, n, p):
         fit = fit_residualizer(v, z, regression)
         assert fit.smoother.df <= n - 2 + 1e-9
         assert np.sum(fit.residuals ** 2) > 1e-6 * np.sum((v - v.mean()) ** 2)
+
+
+def test_residualize_pandas_in_pandas_out():
+    rng = np.random.default_rng(8)
+    z = pd.DataFrame(rng.normal(size=(40, 2)), columns=["a", "b"])
+    idx = pd.Index([f"s{i}" for i in range(40)], name="sample")
+    frame = pd.DataFrame(z.to_numpy() @ [[1.0, 0.5, 0.0], [0.0, 1.0, -1.0]] + rng.normal(size=(40, 3)),
+                         index=idx, columns=["x1", "x2", "x3"])
+    expected = residualize(frame.to_numpy(), z.to_numpy())
+    for regression in ["ols", "krr"]:
+        out = residualize(frame, z, regression)
+        assert isinstance(out, pd.DataFrame)
+        assert out.index.equals(idx) and list(out.columns) == ["x1", "x2", "x3"]
+        if regression == "ols":
+            np.testing.assert_allclose(out.to_numpy(), expected, atol=1e-12)
+        s = residualize(frame["x2"], z, regression)
+        assert isinstance(s, pd.Series) and s.index.equals(idx) and s.name == "x2"
+        np.testing.assert_allclose(s.to_numpy(), residualize(frame[["x2"]], z, regression)["x2"], atol=1e-12)
+    # plain arrays keep the (n, d) ndarray
+    assert residualize(frame["x2"].to_numpy(), z).shape == (40, 1)
