@@ -88,7 +88,7 @@ def combine_pvalues(p: Any, method: str = "bonferroni", r: int | None = None) ->
         min_i k p_(i) / i (the smallest Hommel-adjusted p-value, ``p_adjust(p, "hommel").min()``),
         valid for independent or positively dependent (PRDS) p-values only. ``"cauchy"``: Cauchy combination, the standard Cauchy upper tail of mean tan((1/2 - p) pi).
     r : int, optional
-        The rank used by ``"topr"``, 1 <= r <= k; default ``ceil(k / 10)``. Ignored otherwise.
+        The rank used by ``"topr"``, 1 <= r <= k; default ``ceil(k / 10)``. An error with other methods.
 
     Returns
     -------
@@ -139,6 +139,6 @@ def combine_pvalues(p: Any, method: str = "bonferroni", r: int | None = None) ->
         if r > k:
             raise ValueError(f"r must be at most k = {k} (the number of p-values), got r = {r}")
     elif r is not None:
-        check_positive_int(r, "r")
+        raise ValueError(f"r = {r!r} is used only by method='topr', got method={method!r}; drop r or use 'topr'")
     out = _RULES[method](arr, r)
     return float(out) if arr.ndim == 1 else np.asarray(out, dtype=np.float64)

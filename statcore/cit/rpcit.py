@@ -105,7 +105,7 @@ def rpcit(x: Any, y: Any, z: Any = None, k: int = 50, base: str | Callable = "gc
         Gaussian multiplier bootstrap of the maximum of the k standardised projected GCM statistics,
         valid under their dependence and less conservative than Bonferroni (``base="gcm"`` only).
     r : int, optional
-        Rank for "topr" (default ceil(k / 10)), at most k.
+        Rank for "topr" (default ceil(k / 10)), at most k. Giving it with another aggregate is an error.
     regression : str or scikit-learn regressor
         Regression of x and y on z, each once for all its columns (see ``residualize``). For
         "ols", "ridge", "krr" and "rf" (one fixed multi-output forest) the projected residuals are
@@ -169,6 +169,9 @@ def rpcit(x: Any, y: Any, z: Any = None, k: int = 50, base: str | Callable = "gc
         r = default_r(k) if r is None else check_positive_int(r, "r")
         if r > k:
             raise ValueError(f"r must be at most k = {k}, got r = {r}")
+    elif r is not None:
+        raise ValueError(f"r = {r!r} is used only by aggregate='topr', got aggregate={aggregate!r}; "
+                         f"drop r or use aggregate='topr'")
     rng = check_seed(seed)
     k_requested = k
 

@@ -90,6 +90,8 @@ def test_bad_input():
         combine_pvalues(P, "topr", r=7)
     with pytest.raises(ValueError, match="r must be >= 1"):
         combine_pvalues(P, "topr", r=0)
+    with pytest.raises(ValueError, match="r = 2 is used only by method='topr', got method='hommel'"):
+        combine_pvalues(P, "hommel", r=2)
     with pytest.raises(ValueError, match="p contains NaN"):
         combine_pvalues([0.1, np.nan], "cauchy")
     with pytest.raises(ValueError, match=r"p must lie in \[0, 1\]"):

@@ -147,6 +147,11 @@ def test_bad_input():
         rpcit(x, y, z, k=0)
     with pytest.raises(ValueError, match="r must be at most k = 5"):
         rpcit(x, y, z, k=5, aggregate="topr", r=6)
+    for aggregate in ["bonferroni", "hommel", "simes", "cauchy", "maxboot"]:
+        with pytest.raises(ValueError, match=f"r = 3 is used only by aggregate='topr', got aggregate='{aggregate}'"):
+            rpcit(x, y, z, k=5, aggregate=aggregate, r=3)
+    with pytest.raises(ValueError, match="r = 2 is used only by aggregate='topr'"):
+        rpcit(x, y, z, k=5, r=2)  # default aggregate: bonferroni
     with pytest.raises(ValueError, match="needs base='gcm'"):
         rpcit(x, y, z, base="parcor", aggregate="maxboot")
     with pytest.raises(ValueError, match="unknown aggregate"):
