@@ -319,7 +319,39 @@ def fit_residualizers(vs: list, z: Any, regression: Any = "ols", seed: Any = Non
 
     Each response (an (n, d) array) is regressed once for all its columns and gets its own
     penalty (ridge, kernel ridge); the SVD or kernel eigendecomposition of ``z`` is computed once.
-    ``names`` label the responses in error messages (default "v").
+
+    Parameters
+    ----------
+    vs : list of array_like (n,) or (n, d)
+        The responses.
+    z, regression, seed, n_jobs
+        As in :func:`residualize` (minimum sample sizes included).
+    names : tuple of str, optional
+        Labels of the responses in error messages (default "v").
+
+    Returns
+    -------
+    list of RegressionFit
+        One per response, in order.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> z = rng.normal(size=(80, 2))
+    >>> x = np.sin(z) + 0.3 * rng.normal(size=(80, 2))
+    >>> y = z[:, :1] ** 2 + 0.3 * rng.normal(size=(80, 1))
+    >>> fx, fy = fit_residualizers([x, y], z, "krr", names=("x", "y"))
+    >>> fx.residuals.shape, fy.residuals.shape
+    ((80, 2), (80, 1))
+    >>> fx.smoother.basis is fy.smoother.basis  # one kernel eigendecomposition for both
+    True
+
+    References
+    ----------
+    Golub, Heath & Wahba (1979), Generalized cross-validation as a method for choosing a good ridge
+    parameter, Technometrics 21(2). Hastie, Tibshirani & Friedman (2009), The Elements of
+    Statistical Learning, 2nd ed., Springer, Sections 5.4.1 (linear smoothers) and 7.10.
     """
     names = names or ("v",) * len(vs)
     arrays = [as_matrix(v, nm) for v, nm in zip(vs, names)]
@@ -359,8 +391,35 @@ def fit_residualizers(vs: list, z: Any, regression: Any = "ols", seed: Any = Non
 def fit_residualizer(v: Any, z: Any, regression: Any = "ols", seed: Any = None, n_jobs: int = 1) -> RegressionFit:
     """Regress all columns of ``v`` on ``z`` at once; see :func:`residualize`.
 
-    Returns a :class:`RegressionFit` holding the residuals and, for the linear smoothers, the
-    smoother itself.
+    Parameters
+    ----------
+    v, z, regression, seed, n_jobs
+        As in :func:`residualize`.
+
+    Returns
+    -------
+    RegressionFit
+        The residuals (an (n, d) ndarray whatever the input) and, for "ols", "ridge" and "krr",
+        the fitted smoother, which gives the residuals of any other response on the same ``z`` with
+        the same tuning.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> z = rng.normal(size=(60, 3))
+    >>> v = z @ rng.normal(size=(3, 4)) + rng.normal(size=(60, 4))
+    >>> fit = fit_residualizer(v, z, "ridge")
+    >>> w = rng.normal(size=4)
+    >>> bool(np.allclose(fit.smoother.residuals(v @ w), fit.residuals @ w))  # linear in v
+    True
+    >>> fit.regression, round(fit.smoother.df, 2) <= 4
+    ('ridge', True)
+
+    References
+    ----------
+    Golub, Heath & Wahba (1979), Technometrics 21(2). Breiman (2001), Random forests, Machine
+    Learning 45.
     """
     return fit_residualizers([v], z, regression, seed, n_jobs)[0]
 

@@ -31,8 +31,41 @@ _AGG_LABEL = {"bonferroni": "Bonferroni-max", "topr": "top-r (Ruger)", "hommel":
               "cauchy": "Cauchy combination", "maxboot": "max multiplier bootstrap"}
 
 
-def random_directions(d: int, k: int, rng: np.random.Generator) -> np.ndarray:
-    """k directions uniform on the unit sphere of R^d, as the columns of a (d, k) array."""
+def random_directions(d: int, k: int, rng: Any = None) -> np.ndarray:
+    """k directions uniform on the unit sphere of R^d, as the columns of a (d, k) array.
+
+    Parameters
+    ----------
+    d : int
+        Dimension of the space.
+    k : int
+        Number of directions.
+    rng : None, int or numpy.random.Generator
+        Source of randomness (a Generator is used as is, so successive calls continue its stream).
+
+    Returns
+    -------
+    ndarray (d, k)
+        Unit-norm columns: standard normal vectors divided by their norms, which are uniform on the
+        sphere because the standard normal distribution is rotation invariant (Muller 1959).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> w = random_directions(3, 4, np.random.default_rng(0))
+    >>> w.shape, bool(np.allclose(np.linalg.norm(w, axis=0), 1.0))
+    ((3, 4), True)
+    >>> bool(np.array_equal(w, random_directions(3, 4, np.random.default_rng(0))))
+    True
+
+    References
+    ----------
+    Muller (1959), A note on a method for generating points uniformly on n-dimensional spheres,
+    Communications of the ACM 2(4).
+    """
+    d = check_positive_int(d, "d")
+    k = check_positive_int(k, "k")
+    rng = check_seed(rng, "rng")
     w = rng.standard_normal((d, k))
     w /= np.linalg.norm(w, axis=0)
     return w
@@ -46,6 +79,47 @@ def parcor_pvalues(rx: np.ndarray, ry: np.ndarray, wx: np.ndarray, wy: np.ndarra
     wx_j' Cxy wy_j / sqrt(wx_j' Cxx wx_j wy_j' Cyy wy_j); ``q`` conditioning columns leave
     n - 2 - q degrees of freedom for the t test (as pingouin's ``partial_corr``), or
     sqrt(n - q - 3) atanh(r) against N(0, 1) for Fisher's z (as causal-learn's ``fisherz``).
+
+    Parameters
+    ----------
+    rx, ry : ndarray (n, dx), (n, dy)
+        Residuals of x and y on the q conditioning columns (least squares with intercept for the
+        p-values to be exact under Gaussian data), e.g. from ``residualize``.
+    wx, wy : ndarray (dx, k), (dy, k)
+        The k directions of x and of y (columns), e.g. from :func:`random_directions`.
+    q : int
+        Number of conditioning columns (it sets the degrees of freedom).
+    method : {"t", "fisher"}
+        Student t with n - 2 - q degrees of freedom, or Fisher's z.
+
+    Returns
+    -------
+    rho : ndarray (k,)
+        Partial correlation of ``x @ wx[:, j]`` and ``y @ wy[:, j]`` given z.
+    p : ndarray (k,)
+        Two-sided p-values.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from statcore.cit import residualize
+    >>> rng = np.random.default_rng(0)
+    >>> z = rng.normal(size=(100, 2))
+    >>> x = z @ [[1.0, 0.5, 0.0], [0.0, 1.0, 1.0]] + rng.normal(size=(100, 3))
+    >>> y = z @ [[0.5, 1.0], [1.0, 0.0]] + rng.normal(size=(100, 2))
+    >>> rx, ry = residualize(x, z), residualize(y, z)
+    >>> wx, wy = random_directions(3, 5, rng), random_directions(2, 5, rng)
+    >>> rho, p = parcor_pvalues(rx, ry, wx, wy, q=2)
+    >>> bool(np.isclose(rho[0], np.corrcoef(rx @ wx[:, 0], ry @ wy[:, 0])[0, 1]))
+    True
+    >>> p.shape, bool(np.all((0 <= p) & (p <= 1)))
+    ((5,), True)
+
+    References
+    ----------
+    Fisher (1921), On the "probable error" of a coefficient of correlation deduced from a small
+    sample, Metron 1. Fisher (1924), The distribution of the partial correlation coefficient,
+    Metron 3.
     """
     n = rx.shape[0]
     cxy = np.einsum("jk,jk->k", wx, (rx.T @ ry) @ wy)
