@@ -152,6 +152,12 @@ def test_bad_input():
             rpcit(x, y, z, k=5, aggregate=aggregate, r=3)
     with pytest.raises(ValueError, match="r = 2 is used only by aggregate='topr'"):
         rpcit(x, y, z, k=5, r=2)  # default aggregate: bonferroni
+    with pytest.raises(ValueError, match="k must be >= 1"):
+        random_directions(3, 0, 0)
+    with pytest.raises(TypeError, match="d must be an integer"):
+        random_directions(2.5, 3, 0)
+    with pytest.raises(TypeError, match="rng must be None, an int or a numpy.random.Generator"):
+        random_directions(3, 2, "seed")
     with pytest.raises(ValueError, match="needs base='gcm'"):
         rpcit(x, y, z, base="parcor", aggregate="maxboot")
     with pytest.raises(ValueError, match="unknown aggregate"):
