@@ -38,6 +38,7 @@ def test_additive_setting_fdr_table():
     df = _run("additive", ("additive",))
     print("\n" + table(df).to_string())
     _check(df, "BH (oracle null)")
+    _check(df, "C2G additive")
     _check(df, "C2G additive-EC")
 
 
