@@ -71,8 +71,8 @@ def stoye_interval(lower: float, upper: float, se_lower: float, se_upper: float,
             need.append(brentq(lambda cu: f(cu) - conf_level, -12.0, 12.0, xtol=1e-7))
         return max(need)
 
-    lo_cl = z + 1e-6 if delta > 0 else norm.ppf(conf_level) + 1e-6
-    res = minimize_scalar(lambda cl: cl * se_lower + cu_for(cl) * se_upper, bounds=(lo_cl, 8.0),
+    # the lower end alone must be covered: P(Z_l <= c_l) >= level, so c_l >= z whatever delta is
+    res = minimize_scalar(lambda cl: cl * se_lower + cu_for(cl) * se_upper, bounds=(z + 1e-6, 8.0),
                           method="bounded", options={"xatol": 1e-6})
     cl = float(res.x)
     cu = cu_for(cl)

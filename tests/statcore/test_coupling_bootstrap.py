@@ -101,6 +101,45 @@ def test_stoye_limits_and_coverage_constraints():
     assert cover == pytest.approx(0.9, abs=1e-4)
 
 
+@pytest.mark.parametrize("rho", [0.6, -0.5])
+@pytest.mark.parametrize("D, n", [(0.5, 50), (0.25, 3)])
+def test_stoye_is_the_shortest_interval_meeting_both_coverage_constraints(rho, D, n):
+    # Stoye (2009): minimise c_l se_l + c_u se_u subject to, for the true value at either end,
+    # P(Z_l <= c_l, Z_u >= -c_u - D/se_u) >= level and P(Z_l <= c_l + D/se_l, Z_u >= -c_u) >= level,
+    # (Z_l, Z_u) standard bivariate normal with correlation rho; here D passes the pre-test (D = 0.25:
+    # both constraints bind, D = 0.5: a corner)
+    lower, upper, sl, su, level = 0.0, D, 0.1, 0.2, 0.9
+    assert upper - lower > max(sl, su) * np.sqrt(np.log(max(n, 3)))
+    bvn = stats.multivariate_normal(mean=[0, 0], cov=[[1, rho], [rho, 1]])
+
+    def cover(a, b):  # P(Z_l <= a, Z_u >= -b) = P(Z_l <= a) - P(Z_l <= a, Z_u < -b)
+        return stats.norm.cdf(a) - bvn.cdf([a, -b])
+
+    lo, hi = stoye_interval(lower, upper, sl, su, rho, level, n)
+    cl, cu = (lower - lo) / sl, (hi - upper) / su
+    assert cl >= stats.norm.ppf(level) and cu >= stats.norm.ppf(level)
+    assert cover(cl, cu + D / su) >= level - 1e-5 and cover(cl + D / sl, cu) >= level - 1e-5
+    # brute force over c_l (a coarse grid, then a fine one around its best): the smallest feasible
+    # c_u by bisection, and the shortest length
+    def length(c):
+        a, b = -10.0, 30.0
+        for _ in range(45):
+            mid = (a + b) / 2
+            a, b = (a, mid) if cover(c, mid + D / su) >= level and cover(c + D / sl, mid) >= level else (mid, b)
+        return c * sl + b * su
+
+    z = stats.norm.ppf(level)
+    grid, width = np.linspace(z + 1e-6, 3.5, 60), 0.06
+    for _ in range(4):
+        lengths = [length(c) for c in grid]
+        c0, best = grid[int(np.argmin(lengths))], min(lengths)
+        grid, width = np.linspace(max(z + 1e-6, c0 - width), c0 + width, 25), width / 10
+    # no feasible grid point is shorter; nothing is shorter than z (se_l + se_u), as each end alone
+    # needs c >= z
+    assert z * (sl + su) - 1e-9 <= cl * sl + cu * su <= best + 1e-7
+    assert cl * sl + cu * su >= best - 1e-5
+
+
 def test_kink_detected_for_bernoulli_with_equal_probabilities():
     y = np.r_[np.ones(50), np.zeros(50), np.ones(50), np.zeros(50)]
     t = np.r_[np.ones(100), np.zeros(100)]
