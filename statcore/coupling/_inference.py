@@ -27,7 +27,47 @@ def _bvn_upper_lower(a: float, b: float, rho: float) -> float:
 
 def imbens_manski_interval(lower: float, upper: float, se_lower: float, se_upper: float,
                            conf_level: float) -> tuple[float, float]:
-    """Imbens & Manski (2004): [l - c se_l, u + c se_u], Phi(c + D / max(se)) - Phi(-c) = level."""
+    """Imbens & Manski (2004) confidence interval for a parameter known to lie in [lower, upper].
+
+    The interval [l - c se_l, u + c se_u] with c solving Phi(c + D / max(se_l, se_u)) - Phi(-c) =
+    ``conf_level``, D = u - l (clipped at 0): it covers every point of the identified set (not
+    the whole set at once) with probability ``conf_level`` asymptotically. c moves from the
+    one-sided z_(level) when the bounds are far apart to the two-sided z_((1 + level) / 2) when
+    they meet. Its uniform validity needs a superefficient estimate of D (Stoye 2009), which
+    :func:`stoye_interval` does without.
+
+    Parameters
+    ----------
+    lower, upper : float
+        Estimates of the two ends of the identified set.
+    se_lower, se_upper : float
+        Their standard errors (zero or less for both: the estimates themselves are returned).
+    conf_level : float
+        Confidence level in (0, 1).
+
+    Returns
+    -------
+    tuple of float
+        (lower end, upper end) of the interval.
+
+    Examples
+    --------
+    >>> from statcore.coupling import imbens_manski_interval
+    >>> lo, hi = imbens_manski_interval(0.0, 1.0, 0.1, 0.1, 0.95)  # far apart: c = 1.645
+    >>> round(lo, 4), round(hi, 4)
+    (-0.1645, 1.1645)
+    >>> lo, hi = imbens_manski_interval(0.5, 0.5, 0.1, 0.1, 0.95)  # a point: c = 1.96
+    >>> round(lo, 4), round(hi, 4)
+    (0.304, 0.696)
+
+    References
+    ----------
+    Imbens, G. W. & Manski, C. F. (2004). Confidence intervals for partially identified
+    parameters. Econometrica 72(6), 1845-1857.
+
+    Stoye, J. (2009). More on confidence intervals for partially identified parameters.
+    Econometrica 77(4), 1299-1315.
+    """
     from scipy.optimize import brentq
     from scipy.stats import norm
 
@@ -41,12 +81,53 @@ def imbens_manski_interval(lower: float, upper: float, se_lower: float, se_upper
 
 def stoye_interval(lower: float, upper: float, se_lower: float, se_upper: float, rho: float,
                    conf_level: float, n: int) -> tuple[float, float]:
-    """Stoye (2009): shortest [l - c_l se_l, u + c_u se_u] covering both ends with probability level.
+    """Stoye (2009) confidence interval for a parameter known to lie in [lower, upper].
 
-    The bounds' estimation errors are taken as bivariate normal with the bootstrap correlation rho;
-    the width D = u - l enters after the pre-test of Stoye (2009, Sec. 3.3): D is used when it
-    exceeds max(se) * sqrt(log n) and set to 0 otherwise (superefficient D, no Imbens-Manski
-    discontinuity when the bounds nearly meet).
+    The shortest [l - c_l se_l, u + c_u se_u] (smallest c_l se_l + c_u se_u) that covers the true
+    value with probability ``conf_level`` when it is at either end of the identified set:
+    P(Z_l <= c_l, Z_u >= -c_u - D / se_u) >= level and P(Z_l <= c_l + D / se_l, Z_u >= -c_u) >=
+    level, with the estimation errors (Z_l, Z_u) of the two ends standard bivariate normal with
+    correlation ``rho`` (covering every point of the set, not the whole set at once). The width
+    D = u - l enters after the pre-test of Stoye (2009, Sec. 3.3): it is used when it exceeds
+    max(se_l, se_u) sqrt(log n) and set to 0 otherwise, so no superefficient estimate of D is
+    needed and the interval does not jump when the bounds nearly meet.
+
+    Parameters
+    ----------
+    lower, upper : float
+        Estimates of the two ends of the identified set.
+    se_lower, se_upper : float
+        Their standard errors (if either is zero or less: :func:`imbens_manski_interval`).
+    rho : float
+        Correlation of the two estimates (e.g. of their bootstrap replicates); clipped to
+        [-0.995, 0.995].
+    conf_level : float
+        Confidence level in (0, 1).
+    n : int
+        Sample size, for the pre-test threshold.
+
+    Returns
+    -------
+    tuple of float
+        (lower end, upper end) of the interval.
+
+    Examples
+    --------
+    >>> from statcore.coupling import stoye_interval
+    >>> lo, hi = stoye_interval(0.0, 1.0, 0.1, 0.2, 0.5, 0.95, n=500)  # far apart: c = 1.645 each
+    >>> round(lo, 4), round(hi, 4)
+    (-0.1645, 1.329)
+    >>> lo, hi = stoye_interval(0.0, 0.05, 0.1, 0.1, 0.5, 0.95, n=500)  # D below the pre-test
+    >>> round(lo, 3), round(hi, 3)
+    (-0.196, 0.246)
+
+    References
+    ----------
+    Stoye, J. (2009). More on confidence intervals for partially identified parameters.
+    Econometrica 77(4), 1299-1315.
+
+    Imbens, G. W. & Manski, C. F. (2004). Confidence intervals for partially identified
+    parameters. Econometrica 72(6), 1845-1857.
     """
     from scipy.optimize import brentq, minimize_scalar
     from scipy.stats import norm
