@@ -34,9 +34,13 @@ class JointBounds(TableResult):
     estimate : float or None
         The identified value under ``assumption`` (None without one).
     conf_int : tuple or None
-        Confidence interval for the point under ``assumption``, else for the identified set.
+        Confidence interval for the point under ``assumption``, else ``set_conf_int``.
     set_conf_int, point_conf_int : tuple or None
-        Both intervals (the point interval only with an assumption).
+        Both intervals (the point interval only with an assumption). ``set_conf_int`` from the
+        n-out-of-n bootstrap is the Imbens-Manski or Stoye interval, which covers the true value
+        wherever it lies in the identified set (each point, not the whole set at once); from the
+        m-out-of-n or numerical-delta bootstrap each end is one-sided at 1 - alpha/2, which covers
+        the whole set.
     comonotone, countercomonotone : float
         E f(Q1(U), Q0(U)) and E f(Q1(U), Q0(1 - U)) of the (weighted) marginals.
     f_class : str
@@ -134,8 +138,11 @@ class JointBounds(TableResult):
                     "numerical-delta": f"numerical-delta bootstrap (step {self.nd_step or 0:.3g}), B = {self.B}",
                     }[self.bootstrap]
             if self.set_conf_int is not None:
-                set_how = how if self.bootstrap == "n-out-of-n" else "equal-tailed per end"
-                lines.append(f"{level} percent confidence interval for the identified set ({set_how}; {boot}):")
+                # Imbens-Manski/Stoye cover each point of the identified set; equal-tailed ends at
+                # 1 - alpha/2 each cover the whole set (Bonferroni)
+                what = ("the true value in the identified set (" + how if self.bootstrap == "n-out-of-n"
+                        else "the identified set (equal-tailed per end")
+                lines.append(f"{level} percent confidence interval for {what}; {boot}):")
                 lines.append(" " + " ".join(format_numbers(self.set_conf_int, digits)))
             if self.point_conf_int is not None:
                 lines.append(f"{level} percent confidence interval for the value under '{self.assumption}' "
@@ -417,7 +424,8 @@ def joint_bounds(y, treat, f, x=None, propensity=None, strata=None, assumption=N
         with strata, the propensity refitted on each replicate when it was fitted); each replicate is a
         vector of counts on the once-sorted data, and the merges of all replicates run in parallel.
     ci : {"imbens-manski", "stoye"}
-        Interval for the identified set: Imbens & Manski (2004) or Stoye (2009).
+        Interval for the true value in the identified set (covering each of its points):
+        Imbens & Manski (2004) or Stoye (2009).
     seed : None, int or numpy.random.Generator
     n_jobs : int
         Threads for the bootstrap merges (numba; negative as in joblib: -1 all cores, -2 all but

@@ -206,7 +206,8 @@ def test_result_object():
     assert r.point_conf_int[0] <= r.estimate <= r.point_conf_int[1]
     s = r.summary()
     for part in ("earnings by training", "assumption: comonotone", "Std. Error", "Imbens-Manski",
-                 "percent confidence interval for the identified set", "under 'comonotone'"):
+                 "percent confidence interval for the true value in the identified set (Imbens-Manski;",
+                 "under 'comonotone'"):
         assert part in s, part
     assert str(r) == s
     df = r.to_frame()
