@@ -42,7 +42,8 @@ print(f"average effect on 1978 earnings: {ate:.1f} dollars")
 #
 # Var(Y1 - Y0) = E(Y1 - Y0)^2 - (E Y1 - E Y0)^2; (y1 - y0)^2 is submodular, so the comonotone
 # coupling gives the lower bound and the countercomonotone one the upper bound. The interval covers
-# the identified set (Imbens & Manski 2004), from 999 bootstrap replicates drawn within arms.
+# the true value in the identified set (Imbens & Manski 2004), from 999 bootstrap replicates drawn
+# within arms.
 
 # %%
 var_b = ite_variance_bounds(y, treat, B=999, seed=1978)
