@@ -70,11 +70,18 @@ class KernelRidge:
         return self.unpenalized(Z) @ self.gamma + self.features(Z) @ self.beta
 
 
+def _orthonormal_basis(U: np.ndarray) -> np.ndarray:
+    """Orthonormal basis of the column span of U, by SVD (rank-revealing: constant or duplicated
+    columns add no direction; a plain QR would return spurious orthonormal columns for them)."""
+    Q, s, _ = np.linalg.svd(U, full_matrices=False)
+    return Q[:, s > s[0] * max(U.shape) * np.finfo(float).eps]
+
+
 def fit_kernel_ridge(Z: np.ndarray, y: np.ndarray, rng: np.random.Generator) -> KernelRidge:
     n, p = Z.shape
     linear = n > 5 * (p + 1)
     U0 = np.column_stack([np.ones(n), Z]) if linear else np.ones((n, 1))
-    Q0, _ = np.linalg.qr(U0)
+    Q0 = _orthonormal_basis(U0)
     y_t = y - Q0 @ (Q0.T @ y)
     lev0 = (Q0 * Q0).sum(1)
     lm = Z if n <= _N_LANDMARKS else Z[np.sort(rng.choice(n, _N_LANDMARKS, replace=False))]
@@ -88,10 +95,14 @@ def fit_kernel_ridge(Z: np.ndarray, y: np.ndarray, rng: np.random.Generator) -> 
         F = np.exp(-_sq_dists(Z, lm) / (2.0 * bw ** 2)) @ proj
         F_t = F - Q0 @ (Q0.T @ F)
         U, s, Vt = np.linalg.svd(F_t, full_matrices=False)
+        # directions of F inside the unpenalised span (rounding residue: all of F when the
+        # covariates are constant) carry no signal; fitting them would fit rounding noise
+        keep = s > 1e-9 * np.sqrt(float((F * F).sum()))
+        U, s, Vt = U[:, keep], s[keep], Vt[keep]
         s2 = s * s
         uy = U.T @ y_t
         rss_perp = float(y_t @ y_t - uy @ uy)
-        for lam in s2.max() * np.logspace(-8, 0, 17):
+        for lam in (s2.max() if s2.size else 1.0) * np.logspace(-8, 0, 17):
             d = s2 / (s2 + lam)
             rss = rss_perp + float(((1.0 - d) * uy) @ ((1.0 - d) * uy))
             df = Q0.shape[1] + float(d.sum())

@@ -306,3 +306,35 @@ def test_global_null_fdr(model):
         any_sel.append(res.n_selected > 0)
     v = np.array(any_sel, dtype=float)
     assert v.mean() <= 0.1 + 3 * max(v.std(ddof=1), np.sqrt(0.1 * 0.9)) / np.sqrt(v.size)
+
+
+# ---------------------------------------------------------------------------------------------
+# degenerate covariates and outcomes
+# ---------------------------------------------------------------------------------------------
+
+def test_kernel_ridge_constant_covariate_changes_nothing():
+    """A constant covariate column (zero after standardisation) adds nothing to the span of the
+    unpenalised part [1, x] nor to the kernel distances: the leave-one-out predictions must not
+    change. (A Householder QR of the rank-deficient [1, x] gave spurious orthonormal
+    directions: leverages near 1 and leave-one-out residuals with sd 60 instead of 1.)"""
+    from statcore.ebayes._c2g_additive import fit_kernel_ridge
+
+    rng = np.random.default_rng(3)
+    Z = rng.normal(size=(120, 3))
+    y = np.sin(Z[:, 0]) + rng.normal(size=120)
+    ref = fit_kernel_ridge(Z, y, np.random.default_rng(0))
+    for extra in (np.zeros((120, 1)), np.zeros((120, 2))):
+        fit = fit_kernel_ridge(np.hstack([Z, extra]), y, np.random.default_rng(0))
+        np.testing.assert_allclose(fit.loo, ref.loo, rtol=1e-6, atol=1e-8)
+        np.testing.assert_allclose(fit.predict(np.hstack([Z, extra])[:5]), ref.predict(Z[:5]), atol=1e-8)
+
+
+def test_constant_covariates_select_no_null_unit():
+    """Covariates constant across units carry no information: the controls' mu0 must equal the
+    covariate-free leave-one-out means (was: 23 selections, all false)."""
+    y, t, h = oracle_data(200, 11, pi=0.0)
+    res = c2g(y, t, np.ones((200, 2)), seed=1)
+    mu0 = res.to_frame()["mu0"].to_numpy()
+    y0 = y[~t]
+    np.testing.assert_allclose(mu0[~t], (y0.sum() - y0) / (y0.size - 1), atol=1e-8)
+    assert res.n_selected == 0
