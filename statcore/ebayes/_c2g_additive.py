@@ -168,12 +168,16 @@ class NoiseDensity:
         return (p @ a) / p.sum(axis=1)
 
 
-def fit_noise(resid: np.ndarray, noise: str, seed: np.random.Generator) -> NoiseDensity:
+def fit_noise(resid: np.ndarray, noise: str, seed: np.random.Generator, min_scale: float = 0.0
+              ) -> NoiseDensity:
+    """Noise density of the residuals; their scale is taken as at least ``min_scale`` (residuals
+    below it are rounding errors of the regression, not noise)."""
     from statcore.ebayes import npmle, predictive_recursion
 
     r = np.asarray(resid, dtype=float)
     q75, q25 = np.percentile(r, [75, 25])
     s = min(float(r.std()), float(q75 - q25) / 1.349) or float(r.std()) or 1.0
+    s = max(s, min_scale)
     span = float(r.max() - r.min()) or s
     grid = np.linspace(r.min() - 0.1 * span, r.max() + 0.1 * span, 200)
     int_seed = int(seed.integers(2 ** 31))

@@ -268,7 +268,10 @@ def _fit_additive(Z, y, treat, noise_method, rng):
         mu0[treat] = krr.predict(Z[treat])
         mu0_const = None
         bandwidth = krr.bandwidth if Z.shape[1] else median_distance(Z, rng)
-    g = fit_noise(y[ctrl] - mu0[ctrl], noise_method, rng)
+    # residual scales below 1e-8 of the outcomes' magnitude are rounding errors of the regression
+    # (constant outcomes): without this floor they were fitted as noise and every treated unit
+    # whose rounding error differed looked like a responder
+    g = fit_noise(y[ctrl] - mu0[ctrl], noise_method, rng, min_scale=1e-8 * float(np.max(np.abs(y))))
     rff = make_random_features(Zc.shape[1], bandwidth, rng)
     F = rff(Zc)
     em = fit_treated_em(F[treat], y[treat], mu0[treat], g, rng)

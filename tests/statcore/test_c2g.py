@@ -338,3 +338,17 @@ def test_constant_covariates_select_no_null_unit():
     y0 = y[~t]
     np.testing.assert_allclose(mu0[~t], (y0.sum() - y0) / (y0.size - 1), atol=1e-8)
     assert res.n_selected == 0
+
+
+@pytest.mark.parametrize("level", [0.1, 1.0, 1e6])
+@pytest.mark.parametrize("model", ["additive", "nonparametric"])
+def test_constant_outcome_selects_nobody(model, level):
+    """All outcomes equal: nothing responded. (The additive model with covariates fitted the
+    regression's rounding errors, sd 1e-16 relative, as the noise and selected about half of the
+    treated.)"""
+    rng = np.random.default_rng(0)
+    t = rng.random(200) < 0.5
+    X = rng.normal(size=(200, 3))
+    for cov in (None, X):
+        res = c2g(np.full(200, level), t, cov, model=model, seed=1, n_boot=20)
+        assert res.n_selected == 0
