@@ -62,6 +62,11 @@ def _validate(y, treat, X, alpha, model, control, noise, n_boot, boot_quantile, 
             Xv = None
     alpha = check_probability(alpha, "alpha", open_right=True)
     model = check_choice(model, "model", _MODELS)
+    if model == "additive" and Xv is not None and n - n1 < 4:
+        # the kernel ridge regression of the controls needs two residual degrees of freedom
+        # beyond its intercept and half a degree per kernel direction: guaranteed from 4 controls
+        raise ValueError(f"treat has {n - n1} control units; the additive model with covariates X needs "
+                         "at least 4 controls (or pass X=None, or model='nonparametric')")
     control = check_choice(control, "control", _CONTROLS)
     noise = check_choice(noise, "noise", _NOISES, aliases={"predictive_recursion": "pr"})
     n_boot = check_positive_int(n_boot, "n_boot", minimum=10)

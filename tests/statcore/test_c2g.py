@@ -281,6 +281,8 @@ def test_noise_npmle_option():
     (dict(control="bh"), ValueError, "unknown control"),
     (dict(treat="010101"), TypeError, "treat"),
     (dict(n_jobs=0), TypeError, "n_jobs"),
+    (dict(treat=[0, 1, 0, 1, 0, 1], X=[[0.0], [1.0], [2.0], [1.5], [0.5], [2.5]]), ValueError,
+     "at least 4 controls"),
 ])
 def test_bad_input(kwargs, exc, match):
     args = dict(y=[0.1, 0.2, 0.3, 0.2, 0.5, 1.0], treat=[0, 1, 0, 1, 0, 1])
@@ -352,3 +354,13 @@ def test_constant_outcome_selects_nobody(model, level):
     for cov in (None, X):
         res = c2g(np.full(200, level), t, cov, model=model, seed=1, n_boot=20)
         assert res.n_selected == 0
+
+
+def test_four_controls_with_covariates_suffice():
+    """The smallest additive fit with covariates: 4 controls, 2 treated (was a TypeError from the
+    kernel ridge tuning with 2 or 3 controls, now a ValueError; 4 always admit a GCV candidate)."""
+    y = np.array([0.0, 1.0, 0.5, -0.3, 5.0, 6.0])
+    X = np.array([[1.0], [2.0], [3.0], [4.0], [1.5], [3.5]])
+    res = c2g(y, [0, 0, 0, 0, 1, 1], X, seed=1)
+    lt = np.asarray(res.lfdr)
+    assert np.all((lt >= 0) & (lt <= 1)) and np.all(lt[:4] == 1)
