@@ -9,7 +9,7 @@ import numpy as np
 from .._checks import as_float_array, check_positive_int, check_seed
 from .._result import TableResult
 from .._rformat import format_number, format_table
-from ._mixture import make_grid, mixture_pdf, positive_scale
+from ._mixture import make_grid, mixture_loglik, mixture_pdf, positive_scale
 
 __all__ = ["predictive_recursion", "PredictiveRecursionResult"]
 
@@ -169,9 +169,7 @@ def predictive_recursion(x: Any, kernel_sd: float, grid: Any, sweeps: int = 10, 
     predictive_recursion_sweeps(np.ascontiguousarray(xv), orders, atoms, sd, decay, w_by, pll)
     weights = w_by.mean(axis=0)
     weights /= weights.sum()
-    dens = mixture_pdf(xv, atoms, weights, sd)
-    with np.errstate(divide="ignore"):
-        ll = float(np.sum(np.log(dens)))
+    ll = mixture_loglik(xv, atoms, weights, sd)
     return PredictiveRecursionResult(grid=atoms, weights=weights, kernel_sd=sd, loglik=ll,
                                      predictive_loglik=float(pll.mean()), sweeps=sweeps, decay=decay,
                                      nobs=n, weights_by_order=w_by)

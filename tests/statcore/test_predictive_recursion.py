@@ -87,6 +87,10 @@ def test_far_observation_does_not_underflow():
     fit = predictive_recursion(x, 0.5, np.linspace(-1, 1, 11), sweeps=2, seed=0)
     assert np.all(np.isfinite(fit.weights)) and fit.weights.sum() == pytest.approx(1.0)
     assert np.isfinite(fit.predictive_loglik)
+    # the log-likelihood too (was -inf: the density at 60 underflows, its log does not)
+    from scipy.special import logsumexp
+    logp = np.log(fit.weights) + stats.norm.logpdf(x[:, None], fit.grid, 0.5)
+    assert fit.loglik == pytest.approx(float(logsumexp(logp, axis=1).sum()), rel=1e-12)
 
 
 def test_input_not_modified_and_summary():
