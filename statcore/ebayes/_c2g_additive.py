@@ -168,10 +168,12 @@ class NoiseDensity:
         return (p @ a) / p.sum(axis=1)
 
 
-def fit_noise(resid: np.ndarray, noise: str, seed: np.random.Generator, min_scale: float = 0.0
-              ) -> NoiseDensity:
+def fit_noise(resid: np.ndarray, noise: str, seed: np.random.Generator, min_scale: float = 0.0,
+              min_kernel_sd: float = 0.0) -> NoiseDensity:
     """Noise density of the residuals; their scale is taken as at least ``min_scale`` (residuals
-    below it are rounding errors of the regression, not noise)."""
+    below it are rounding errors of the regression, not noise), the kernel sd at least
+    ``min_kernel_sd`` (the spacing of outcomes recorded on a lattice: a narrower kernel resolves
+    the lattice, and treated residuals, shifted off it by mu0(x), then look like responses)."""
     from statcore.ebayes import npmle, predictive_recursion
 
     r = np.asarray(resid, dtype=float)
@@ -183,7 +185,7 @@ def fit_noise(resid: np.ndarray, noise: str, seed: np.random.Generator, min_scal
     int_seed = int(seed.integers(2 ** 31))
     best = None
     # kernel sd by the predictive-recursion marginal likelihood (Newton 2002; Martin & Tokdar 2011)
-    for h in s * np.array([0.1, 0.2, 0.3, 0.45, 0.65, 0.9]):
+    for h in np.unique(np.maximum(s * np.array([0.1, 0.2, 0.3, 0.45, 0.65, 0.9]), min_kernel_sd)):
         pr = predictive_recursion(r, h, grid, sweeps=10, seed=int_seed)
         if best is None or pr.predictive_loglik > best[0]:
             best = (pr.predictive_loglik, h, pr)

@@ -110,7 +110,9 @@ def c2g(y: Any, treat: Any, X: Any = None, model: str = "additive", alpha: float
         (Gaussian kernel, unpenalised linear part when n_controls > 5 (p + 1), bandwidth and
         penalty by GCV; Nystrom features on 500 landmarks beyond 500 controls); g a Gaussian
         mixture fitted to the controls' leave-one-out residuals by predictive recursion (kernel sd
-        by the predictive-recursion marginal likelihood) or, with ``noise="npmle"``, the NPMLE of
+        by the predictive-recursion marginal likelihood, at least the median spacing of the
+        distinct outcomes so that rounded or discrete outcomes do not give a spiky g) or, with
+        ``noise="npmle"``, the NPMLE of
         the mixing distribution at that sd; then EM on the treated for mu1(x) and pi(x)
         (random-feature regressions with a linear part, 5-fold cross-fitted and cross-validated).
         If the cross-fitted mixture does not beat "nobody responded" by more than one standard
@@ -276,7 +278,12 @@ def _fit_additive(Z, y, treat, noise_method, rng):
     # residual scales below 1e-8 of the outcomes' magnitude are rounding errors of the regression
     # (constant outcomes): without this floor they were fitted as noise and every treated unit
     # whose rounding error differed looked like a responder
-    g = fit_noise(y[ctrl] - mu0[ctrl], noise_method, rng, min_scale=1e-8 * float(np.max(np.abs(y))))
+    # outcomes on a lattice (rounded, discrete): the kernel sd is at least the median spacing of
+    # the distinct outcomes (for continuous outcomes about range / n, which no candidate is below)
+    levels = np.unique(y)
+    spacing = float(np.median(np.diff(levels))) if levels.size > 1 else 0.0
+    g = fit_noise(y[ctrl] - mu0[ctrl], noise_method, rng, min_scale=1e-8 * float(np.max(np.abs(y))),
+                  min_kernel_sd=spacing)
     rff = make_random_features(Zc.shape[1], bandwidth, rng)
     F = rff(Zc)
     em = fit_treated_em(F[treat], y[treat], mu0[treat], g, rng)

@@ -364,3 +364,36 @@ def test_four_controls_with_covariates_suffice():
     res = c2g(y, [0, 0, 0, 0, 1, 1], X, seed=1)
     lt = np.asarray(res.lfdr)
     assert np.all((lt >= 0) & (lt <= 1)) and np.all(lt[:4] == 1)
+
+
+def _rounded_data(rep, step, n=700):
+    rng = np.random.default_rng(rep)
+    t = rng.random(n) < 0.5
+    h = t & (rng.random(n) < 0.3)
+    y = np.round(rng.normal(3.0 * h) / step) * step
+    return y, t, h, rng.normal(size=(n, 2))
+
+
+@pytest.mark.parametrize("with_x", [False, True])
+def test_lattice_outcomes_kernel_not_narrower_than_spacing(with_x):
+    """Outcomes recorded on a lattice of step 1 (= the noise sd): the noise kernel sd must not be
+    narrower than the lattice spacing (it was 0.1: the fitted g had spikes at the lattice points)."""
+    y, t, h, X = _rounded_data(0, 1.0)
+    res = c2g(y, t, X if with_x else None, seed=0)
+    assert res.noise.sd >= 1.0
+
+
+@pytest.mark.slow
+def test_lattice_outcomes_fdr_monte_carlo():
+    """Outcomes rounded to steps of 0.5 and 1 (noise sd 1), covariates, 12 seeded replicates of 700
+    units each: realised FDR at most alpha + 3 MC s.e. (alpha = 0.1). Before the kernel-sd floor:
+    0.190 and 0.257 (step 1 above its bound 0.254). Measured after: 0.096 (s.e. 0.007) and 0.088
+    (s.e. 0.005)."""
+    for step in (0.5, 1.0):
+        fdp = []
+        for rep in range(12):
+            y, t, h, X = _rounded_data(rep, step)
+            res = c2g(y, t, X, alpha=0.1, seed=rep)
+            fdp.append(np.mean(~h[res.responders]) if res.n_selected else 0.0)
+        fdp = np.array(fdp)
+        assert fdp.mean() <= 0.1 + 3 * fdp.std(ddof=1) / np.sqrt(fdp.size), (step, fdp.mean())
