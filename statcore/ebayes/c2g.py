@@ -275,14 +275,14 @@ def _fit_additive(Z, y, treat, noise_method, rng):
         mu0[treat] = krr.predict(Z[treat])
         mu0_const = None
         bandwidth = krr.bandwidth if Z.shape[1] else median_distance(Z, rng)
-    # residual scales below 1e-8 of the outcomes' magnitude are rounding errors of the regression
+    # residual scales below 1e-10 of the outcomes' magnitude are rounding errors of the regression
     # (constant outcomes): without this floor they were fitted as noise and every treated unit
     # whose rounding error differed looked like a responder
     # outcomes on a lattice (rounded, discrete): the kernel sd is at least the median spacing of
     # the distinct outcomes (for continuous outcomes about range / n, which no candidate is below)
     levels = np.unique(y)
     spacing = float(np.median(np.diff(levels))) if levels.size > 1 else 0.0
-    g = fit_noise(y[ctrl] - mu0[ctrl], noise_method, rng, min_scale=1e-8 * float(np.max(np.abs(y))),
+    g = fit_noise(y[ctrl] - mu0[ctrl], noise_method, rng, min_scale=1e-10 * float(np.max(np.abs(y))),
                   min_kernel_sd=spacing)
     rff = make_random_features(Zc.shape[1], bandwidth, rng)
     F = rff(Zc)

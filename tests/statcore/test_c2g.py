@@ -397,3 +397,16 @@ def test_lattice_outcomes_fdr_monte_carlo():
             fdp.append(np.mean(~h[res.responders]) if res.n_selected else 0.0)
         fdp = np.array(fdp)
         assert fdp.mean() <= 0.1 + 3 * fdp.std(ddof=1) / np.sqrt(fdp.size), (step, fdp.mean())
+
+
+@pytest.mark.parametrize("with_x", [False, True])
+def test_location_offset_changes_nothing(with_x):
+    """Adding 1e9 to every outcome selects the same units (the rounding-error floor of the noise
+    scale must be far below the noise: at 1e-8 of max |y| it forced the scale to 10 here)."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(400, 3))
+    y, t, h = oracle_data(400, 5)
+    a = c2g(y, t, X if with_x else None, seed=1)
+    b = c2g(y + 1e9, t, X if with_x else None, seed=1)
+    np.testing.assert_array_equal(a.responders, b.responders)
+    assert b.noise.sd == pytest.approx(a.noise.sd, rel=1e-6)
