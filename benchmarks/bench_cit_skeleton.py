@@ -19,12 +19,12 @@ distance of skeletons) and recall / false positives against the true DAG's skele
 from __future__ import annotations
 
 import argparse
-import time
 
 import numpy as np
 import pandas as pd
 
 from statcore.cit.skeleton import pc_skeleton
+from _timing import median_time
 
 
 def simulate(p: int, n: int, degree: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -36,15 +36,6 @@ def simulate(p: int, n: int, degree: float, seed: int) -> tuple[np.ndarray, np.n
         x[:, j] = x @ w[:, j] + rng.standard_normal(n)
     x /= x.std(axis=0)
     return x, (dag | dag.T).astype(np.int64)
-
-
-def median_time(fn, reps: int):
-    out, ts = None, []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        out = fn()
-        ts.append(time.perf_counter() - t0)
-    return float(np.median(ts)), out
 
 
 def shd(a: np.ndarray, b: np.ndarray) -> int:
@@ -96,7 +87,7 @@ def main():
             runs["causal-learn + statcore_gcm"] = lambda: cl_skeleton(x, "statcore_gcm")
         adj = {}
         for name, fn in runs.items():
-            t, out = median_time(fn, reps)
+            t, out = median_time(fn, reps, warmup=False, with_output=True)
             a = out.adjacency.to_numpy() if hasattr(out, "adjacency") else out
             adj[name] = a
             recall, fp = versus_truth(a, truth)

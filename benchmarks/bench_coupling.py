@@ -11,21 +11,11 @@ For the bootstrap its peer loops over replicates, re-sorting each resample (the 
 from __future__ import annotations
 
 import argparse
-import time
 
 import numpy as np
 
 from statcore.coupling import coupling_mean, joint_bounds
-
-
-def median_time(fn, reps):
-    fn()
-    ts = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        ts.append(time.perf_counter() - t0)
-    return float(np.median(ts))
+from _timing import median_time
 
 
 def numpy_merge(y1, y0, f, counter=False):

@@ -13,7 +13,6 @@ Prints median wall times of several runs for
 from __future__ import annotations
 
 import argparse
-import time
 
 import numpy as np
 import pandas as pd
@@ -21,16 +20,7 @@ import statsmodels.api as sm
 
 import statcore as sc
 from statcore import LogLik
-
-
-def median_time(fn, reps):
-    fn()
-    ts = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        ts.append(time.perf_counter() - t0)
-    return float(np.median(ts))
+from _timing import median_time
 
 
 def main():

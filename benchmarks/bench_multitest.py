@@ -14,23 +14,13 @@ import argparse
 import shutil
 import subprocess
 import tempfile
-import time
 import tracemalloc
 from pathlib import Path
 
 import numpy as np
 
 import statcore as sc
-
-
-def median_time(fn, reps):
-    fn()  # warm-up (imports, first-call costs)
-    ts = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        ts.append(time.perf_counter() - t0)
-    return float(np.median(ts))
+from _timing import median_time
 
 
 def peak_arrays(fn, n):

@@ -313,7 +313,7 @@ def test_compare_by_group_counts_and_bootstrap():
     best = {g: min(a, key=a.get) for g, a in aics.items()}
     for m in ("1L", "2L", "2NL"):
         assert res.wins[m] == sum(b == m for b in best.values())
-        assert res.table.loc[m, f"sum.AIC"] == pytest.approx(sum(a[m] for a in aics.values()))
+        assert res.table.loc[m, "sum.AIC"] == pytest.approx(sum(a[m] for a in aics.values()))
         assert res.table.loc[m, "sum.deltaAIC"] == pytest.approx(
             sum(a[m] - min(a.values()) for a in aics.values()))
     assert list(res.per_group["best"]) == [best[g] for g in fits]
