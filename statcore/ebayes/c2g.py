@@ -297,6 +297,11 @@ def _fit_additive(Z, y, treat, noise_method, rng):
     # posterior null bound (1 - pi*) g0 / f_t with the fitted f_t = (1 - pi) g0 + pi g1
     f_t = np.logaddexp(np.log1p(-pi) + log_null, np.log(pi) + log_alt)
     lfdr = np.minimum(np.exp(np.log1p(-pistar) + log_null - f_t), 1.0)
+    if em.null_chosen:
+        # as stated: pi(x) = 0, so every posterior null probability is 1 (the clip above only
+        # guards the logarithms)
+        pi = pistar = np.zeros(n)
+        lfdr = np.ones(n)
     model = _AdditiveModel(krr, rff, g, em, mu0, mu1, pi, lfdr)
     model.pi_star = pistar
     model.mu0_const = mu0_const
