@@ -119,7 +119,7 @@ class NPMLEResult(TableResult):
                 raise ValueError("sigma is given without x; pass both, or neither for the fitted data")
             return self.x, np.broadcast_to(np.asarray(self.sigma, float), self.x.shape), self._wrapper
         wrapper = InputWrapper.of(x)
-        arr = as_float_array(x, "x").ravel()
+        arr = _vector(x, "x")
         if sigma is None:
             if not self.homoscedastic:
                 raise ValueError("the fit has one sigma per observation: pass sigma for the new x")
@@ -232,9 +232,18 @@ class NPMLEResult(TableResult):
         return fig
 
 
+def _vector(x, name):
+    """A number or a 1-dimensional array of numbers, as a float64 vector (a matrix or DataFrame is
+    refused: per-observation results could not be returned in its shape)."""
+    arr = as_float_array(x, name)
+    if arr.ndim > 1:
+        raise ValueError(f"{name} must be a vector (one value per observation), got shape {arr.shape}")
+    return arr.reshape(-1)
+
+
 def _validate(x, sigma, weights, bins, tol):
     wrapper = InputWrapper.of(x)
-    xv = as_float_array(x, "x").ravel()
+    xv = _vector(x, "x")
     if xv.size == 0:
         raise ValueError("x is empty; the NPMLE needs at least one observation")
     sd = positive_scale(sigma, "sigma", xv.size)
@@ -243,7 +252,7 @@ def _validate(x, sigma, weights, bins, tol):
         wsum = float(xv.size)
         nobs = xv.size
     else:
-        wv = as_float_array(weights, "weights").ravel()
+        wv = _vector(weights, "weights")
         if wv.size != xv.size:
             raise ValueError(f"weights must have one value per observation ({xv.size}), got {wv.size}")
         if np.any(wv < 0) or not np.any(wv > 0):

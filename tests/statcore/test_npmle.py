@@ -407,6 +407,9 @@ def test_summary_frame_plot():
     (dict(x=[1.0, 2.0], method="newton"), ValueError, "method"),
     (dict(x=[1.0, 2.0], method="ip", max_iter=-1), ValueError, "max_iter"),
     (dict(x=[1.0, 2.0], tol=0.0), ValueError, "tol"),
+    (dict(x=np.zeros((3, 2))), ValueError, "x must be a vector"),
+    (dict(x=pd.DataFrame({"a": [1.0, 2.0], "b": [0.5, 0.1]})), ValueError, "x must be a vector"),
+    (dict(x=[1.0, 2.0], weights=np.ones((2, 1))), ValueError, "weights must be a vector"),
 ])
 def test_bad_input(kwargs, exc, match):
     with pytest.raises(exc, match=match):
@@ -444,3 +447,12 @@ cat(sprintf("%.17g", fit$x), sep = "\\n")""")
     for lo, hi in [(-np.inf, -1.0), (-1.0, 1.5), (1.5, np.inf)]:
         sel = (a > lo) & (a <= hi)
         assert abs(fit.weights[sel].sum() - wr[sel].sum()) <= 0.0067
+
+
+def test_new_x_matrix_refused():
+    """posterior_mean/lfdr of a matrix of new points: refused (the flattened result lost the
+    shape; for a DataFrame x, npmle itself failed later in pandas with 'Shape of passed values')."""
+    fit = npmle(np.linspace(-2, 2, 30), grid=21)
+    with pytest.raises(ValueError, match="x must be a vector"):
+        fit.posterior_mean(np.zeros((2, 2)))
+    assert fit.posterior_mean(0.5) == pytest.approx(float(fit.posterior_mean([0.5])[0]))
