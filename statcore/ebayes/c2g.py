@@ -104,6 +104,7 @@ def c2g(y: Any, treat: Any, X: Any = None, model: str = "additive", alpha: float
         Treatment indicator; controls (0) are known non-responders.
     X : array_like (n, p), pandas.DataFrame or None
         Covariates (biomarkers, confounders). ``None`` gives the covariate-free two-sample version.
+        The additive model with covariates needs at least 4 controls.
     model : {"additive", "nonparametric"}
         "additive" (semi-parametric, identifiable): y = mu0(x) + eps for non-responders and
         y = mu1(x) + eps for responders, eps ~ g. mu0 is a kernel ridge regression on the controls
