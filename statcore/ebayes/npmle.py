@@ -295,9 +295,12 @@ def _fit(xs, sds, om, atoms, homo, solve, tol, max_iter, method):
             xb, ob = _bin(xs, om, _WARM_START_BINS)
             Lb, _ = _likelihood(xb, sds[:1], atoms)
         else:
-            step = max(1, xs.size // _WARM_START_BINS)
-            xb, ob = xs[::step], om[::step] / om[::step].sum()
-            Lb, _ = _likelihood(xb, sds[::step] if sds.size > 1 else sds, atoms)
+            # stride over the observations with positive weight (a stride over all of them can
+            # hit only zero weights)
+            pos = np.flatnonzero(om > 0)
+            sub = pos[::max(1, pos.size // _WARM_START_BINS)]
+            xb, ob = xs[sub], om[sub] / om[sub].sum()
+            Lb, _ = _likelihood(xb, sds[sub] if sds.size > 1 else sds, atoms)
         w0, _, _, _ = solve(Lb, ob, w0, 1e-6, max_iter, **cold)
         cold = {}
         del Lb
@@ -399,11 +402,15 @@ def npmle(x: Any, sigma: Any = 1.0, grid: Any = 300, weights: Any = None, bins: 
     atoms = make_grid(grid, xv, scale, align=0.0)
     solve = {"sqp": _solvers.mixsqp, "ip": _solvers.interior_point, "em": _solvers.em}[method]
 
+    # observations of weight 0 change nothing; leaving them out keeps (L w)_i > 0 (one far from
+    # the support had (L w)_i = 0: 0/0 in the solvers and 0 log 0 in the log-likelihood)
+    pos = omega > 0
+    xp, omp, sdp = (xv, omega, sd) if pos.all() else (xv[pos], omega[pos], sd[pos] if sd.size > 1 else sd)
     if bins is not None:
-        xs, om = _bin(xv, omega, bins)
+        xs, om = _bin(xp, omp, bins)
         sds = sd[:1]
     else:
-        xs, om, sds = xv, omega, sd
+        xs, om, sds = xp, omp, sdp
     with _blas_single_thread():
         w, kkt, iters, converged = _fit(xs, sds, om, atoms, homo, solve, tol, max_iter, method)
     if not converged:
@@ -412,8 +419,8 @@ def npmle(x: Any, sigma: Any = 1.0, grid: Any = 300, weights: Any = None, bins: 
                       NPMLEConvergenceWarning, stacklevel=2)
     # log-likelihood of the unbinned data, on the support only
     s = w > 0
-    Ls, log_scale = _likelihood(xv, sd, atoms[s])
-    ll = float(wsum * (omega @ (np.log(Ls @ w[s]) + log_scale)))
+    Ls, log_scale = _likelihood(xp, sdp, atoms[s])
+    ll = float(wsum * (omp @ (np.log(Ls @ w[s]) + log_scale)))
     sigma_out = float(sd[0]) if homo else sd.copy()
     return NPMLEResult(atoms=atoms, weights=w, loglik=ll, kkt=kkt, converged=converged, iterations=iters,
                        method=method, sigma=sigma_out, x=xv.copy(), nobs=nobs, bins=bins, tol=tol,
