@@ -19,7 +19,7 @@ import numpy as np
 
 from .._checks import (InputWrapper, as_float_array, check_choice, check_positive_int, check_probability,
                        check_seed)
-from .._result import TableResult
+from .._result import StatcoreWarning, TableResult
 from .._rformat import format_number, format_numbers
 
 __all__ = ["c2g", "C2GResult"]
@@ -394,7 +394,7 @@ class C2GResult(TableResult):
             raise ValueError(f"x must have {self._center.size} covariate columns, got shape {xv.shape}")
         return (xv - self._center) / self._scale
 
-    def care(self, x: Any = None, conf_level: float = 0.95):
+    def care(self, x: Any = None, conf_level: float | None = None):
         """Conditional average response effect CARE(x) = mu1(x) - mu0(x).
 
         Additive model: the point estimate at each row of ``x`` (a Series for a DataFrame ``x``).
@@ -403,20 +403,30 @@ class C2GResult(TableResult):
         is negative; infinite when pi*(x) = 0), mu_T and mu0 the kernel-regression means of the
         treated and controls, and ``conf_level`` bootstrap intervals of both ends: each end over
         the corners of the percentile interval of mu_T - mu0 and the band interval of pi*(x).
-        ``x=None`` in the covariate-free model gives the single value.
+        ``x=None`` in the covariate-free model gives the single value. ``conf_level`` (default
+        0.95) applies to the nonparametric model's intervals only. When the additive fit found no
+        evidence of response (pi(x) set to 0), mu1 and so CARE are not estimable: NaN with a warning.
         """
+        if self.model == "additive" and conf_level is not None:
+            raise ValueError("conf_level applies to the nonparametric model's CARE intervals; the "
+                             "additive model gives a point estimate (leave conf_level unset)")
         Z = self._covariates(x)
         index = x.index if hasattr(x, "index") and hasattr(x, "columns") else None
         if self.model == "additive":
             if Z is None:
                 Z = np.zeros((1, 0))
             val = self._fit.care(Z)
+            if self._fit.em.null_chosen:
+                warnings.warn("the fit found no evidence of response (pi(x) set to 0): CARE(x) is not "
+                              "estimable and is returned as NaN", StatcoreWarning, stacklevel=2)
+                val = np.full(np.shape(val), np.nan)
             if index is not None:
                 import pandas as pd
 
                 return pd.Series(val, index=index, name="care")
             return float(val[0]) if x is None else val
-        return self._care_interval(Z, index, check_probability(conf_level, "conf_level", open_right=True))
+        level = 0.95 if conf_level is None else conf_level
+        return self._care_interval(Z, index, check_probability(level, "conf_level", open_right=True))
 
     def _care_interval(self, Z, index, conf_level):
         import pandas as pd

@@ -420,3 +420,19 @@ def test_no_evidence_of_response_reports_pi_zero():
     assert "pi(x) set to 0" in res.summary()
     assert res.erpf == 0.0 and np.all(np.asarray(res.pi) == 0.0)
     assert np.all(np.asarray(res.lfdr) == 1.0) and res.n_selected == 0
+
+
+def test_care_when_nobody_responded_and_conf_level_misuse():
+    import statcore as sc
+
+    rng = np.random.default_rng(21)
+    n = 400
+    X = rng.normal(size=(n, 2))
+    t = (rng.random(n) < 0.5).astype(int)
+    y = X[:, 0] + rng.normal(size=n)            # no unit responds
+    res = c2g(y, t, X=X, seed=3)
+    assert res._fit.em.null_chosen and res.n_selected == 0
+    with pytest.warns(sc.StatcoreWarning, match="not estimable"):
+        assert np.all(np.isnan(res.care(X[:5])))
+    with pytest.raises(ValueError, match="conf_level applies to the nonparametric"):
+        res.care(X[:5], conf_level=0.9)
