@@ -19,6 +19,7 @@ __all__ = [
     "check_positive_int",
     "check_choice",
     "check_seed",
+    "check_n_jobs",
     "InputWrapper",
 ]
 
@@ -147,6 +148,17 @@ def check_seed(seed: Any, name: str = "seed") -> np.random.Generator:
     if isinstance(seed, np.random.RandomState):
         raise TypeError(f"{name}: legacy RandomState is not accepted; pass numpy.random.default_rng(...)")
     raise TypeError(f"{name} must be None, an int or a numpy.random.Generator, got {type(seed).__name__}")
+
+
+def check_n_jobs(n_jobs: Any, name: str = "n_jobs") -> int:
+    """joblib's convention: a positive number of workers, or negative to count back from all cores
+    (-1: all, -2: all but one); 0 and non-integers are refused."""
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral):
+        raise TypeError(f"{name} must be a non-zero integer (-1 for all cores), got {n_jobs!r}")
+    if n_jobs == 0:
+        raise ValueError(f"{name} must be a positive number of workers or negative as in joblib "
+                         "(-1: all cores, -2: all but one), not 0")
+    return int(n_jobs)
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-from ._checks import check_choice, check_positive_int, check_probability, check_seed
+from ._checks import check_choice, check_n_jobs, check_positive_int, check_probability, check_seed
 from ._result import HTest, StatcoreWarning, TableResult
 from ._rformat import R_DIGITS, format_number, format_table
 
@@ -827,7 +827,7 @@ def compare_by_group(fits: Mapping[Any, Mapping[str, Any]], criterion: str = "AI
     B = check_positive_int(B, "B", minimum=0)
     level = check_probability(conf_level, "conf_level", open_right=True)
     rng = check_seed(seed)
-    n_jobs = int(n_jobs)
+    n_jobs = check_n_jobs(n_jobs)
     groups = list(fits)
     first = fits[groups[0]]
     if not isinstance(first, Mapping) or not first:

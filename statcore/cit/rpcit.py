@@ -16,7 +16,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .._checks import as_float_array, check_choice, check_positive_int, check_seed
+from .._checks import as_float_array, check_choice, check_n_jobs, check_positive_int, check_seed
 from .._result import HTest
 from .combine import COMBINE_METHODS, combine_pvalues, default_r
 from .gcm import _special, max_bootstrap_pvalue, normal_pvalue, residual_pair, standardised_products
@@ -230,7 +230,7 @@ def rpcit(x: Any, y: Any, z: Any = None, k: int = 50, base: str | Callable = "gc
     """
     k = check_positive_int(k, "k")
     B = check_positive_int(B, "B")
-    n_jobs = _check_n_jobs(n_jobs)
+    n_jobs = check_n_jobs(n_jobs)
     aggregate = check_choice(aggregate, "aggregate", _AGGREGATES)
     parcor = check_choice(parcor, "parcor", ("t", "fisher"))
     if callable(base):
@@ -314,12 +314,6 @@ def _effective_k(dx: int, dy: int, k: int, r: int | None) -> tuple[int, int | No
         return 1, (None if r is None else 1)
     return k, r
 
-
-def _check_n_jobs(n_jobs: Any) -> int:
-    n_jobs = check_positive_int(n_jobs, "n_jobs", minimum=-(2 ** 31))
-    if n_jobs == 0:
-        raise ValueError("n_jobs must be a positive number of workers or negative (joblib: -1 = all cores), not 0")
-    return n_jobs
 
 
 def _ncols(v: Any, name: str) -> int:

@@ -21,7 +21,7 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from .._checks import as_float_array, check_choice, check_positive_int, check_probability, check_seed
+from .._checks import as_float_array, check_choice, check_n_jobs, check_positive_int, check_probability, check_seed
 from .._result import TableResult
 from .._rformat import R_DIGITS, format_numbers, format_table, strwrap
 
@@ -117,8 +117,7 @@ def _validate(data, alpha, test, groups, max_cond, n_jobs) -> tuple[_Design, flo
         test = check_choice(test, "test", _TESTS)
     if max_cond is not None:
         max_cond = check_positive_int(max_cond, "max_cond", minimum=0)
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral) or n_jobs == 0:
-        raise ValueError(f"n_jobs must be a non-zero integer (-1 for all cores), got {n_jobs!r}")
+    n_jobs = check_n_jobs(n_jobs)
     design = _Design(values, labels, names, cols, groups is not None)
     return design, alpha, test, max_cond, int(n_jobs)
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from .._checks import check_choice, check_positive_int, check_probability, check_seed
+from .._checks import check_choice, check_n_jobs, check_positive_int, check_probability, check_seed
 from .._result import TableResult
 from .._rformat import R_DIGITS, format_numbers, format_table
 from ._design import _cell_weights, _make_design, _perturbed_atom_weights, _values, _weighted_means
@@ -215,10 +215,7 @@ def _check_args(conf_level, B, ci, bootstrap, assumption, f_class, n_jobs, clip,
                          "within strata. Without strata choose 'comonotone' or 'countercomonotone', "
                          "which restrict the unconditional joint law")
     f_class = check_choice(f_class, "f_class", ("auto", "supermodular", "submodular", "general"))
-    n_jobs = check_positive_int(n_jobs, "n_jobs", minimum=-(2 ** 31))
-    if n_jobs == 0:
-        raise ValueError("n_jobs must be a non-zero integer: a number of workers, or negative as in joblib "
-                         "(-1: all cores, -2: all but one), not 0")
+    n_jobs = check_n_jobs(n_jobs)
     clip = check_probability(clip, "clip", open_left=False, open_right=True)
     if clip >= 0.5:
         raise ValueError(f"clip must be below 0.5, got {clip!r}")

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from .._checks import (InputWrapper, as_float_array, check_choice, check_positive_int, check_probability,
+from .._checks import (InputWrapper, as_float_array, check_choice, check_n_jobs, check_positive_int, check_probability,
                        check_seed)
 from .._result import StatcoreWarning, TableResult
 from .._rformat import format_number, format_numbers
@@ -73,8 +73,7 @@ def _validate(y, treat, X, alpha, model, control, noise, n_boot, boot_quantile, 
     boot_quantile = check_probability(boot_quantile, "boot_quantile", open_right=True)
     if boot_quantile >= 0.5:
         raise ValueError(f"boot_quantile must lie in (0, 0.5), got {boot_quantile!r}")
-    if not isinstance(n_jobs, (int, np.integer)) or isinstance(n_jobs, bool) or n_jobs == 0:
-        raise TypeError(f"n_jobs must be a non-zero integer (-1 for all cores), got {n_jobs!r}")
+    check_n_jobs(n_jobs)
     return yv, tv, Xv, columns, alpha, model, control, noise, n_boot, boot_quantile
 
 

@@ -280,7 +280,8 @@ def test_noise_npmle_option():
     (dict(model="linear"), ValueError, "unknown model"),
     (dict(control="bh"), ValueError, "unknown control"),
     (dict(treat="010101"), TypeError, "treat"),
-    (dict(n_jobs=0), TypeError, "n_jobs"),
+    (dict(n_jobs=0), ValueError, "n_jobs"),
+    (dict(n_jobs=1.5), TypeError, "n_jobs"),
     (dict(treat=[0, 1, 0, 1, 0, 1], X=[[0.0], [1.0], [2.0], [1.5], [0.5], [2.5]]), ValueError,
      "at least 4 controls"),
 ])

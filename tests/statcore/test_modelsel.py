@@ -350,6 +350,10 @@ def test_compare_by_group_bad_input():
         sc.compare_by_group([1, 2])
     with pytest.raises(ValueError, match="B must be >= 0"):
         sc.compare_by_group(_synthetic_groups(3), B=-1)
+    with pytest.raises(ValueError, match="n_jobs must be a positive number of workers"):
+        sc.compare_by_group(_synthetic_groups(3), n_jobs=0)
+    with pytest.raises(TypeError, match="n_jobs must be a non-zero integer"):
+        sc.compare_by_group(_synthetic_groups(3), n_jobs="2")
 
 
 def test_more_statsmodels_results():
