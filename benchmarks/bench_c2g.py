@@ -18,9 +18,9 @@ Rows (median wall time of the runs, 2 threads):
 from __future__ import annotations
 
 import argparse
-import time
 
 import numpy as np
+from _timing import median_time
 
 
 def simulate(n, P, seed=0):
@@ -31,15 +31,6 @@ def simulate(n, P, seed=0):
     h = t & (rng.random(n) < 1 / (1 + np.exp(-X @ theta)))
     y = rng.normal(X @ beta + 3 * h, 1.0)
     return X, y, t, h
-
-
-def median_time(fn, reps):
-    ts = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        ts.append(time.perf_counter() - t0)
-    return float(np.median(ts))
 
 
 def refit_from_scratch(Z, y, t, k, hx, hy, grid, n_boot, n_query, rng):
@@ -78,16 +69,16 @@ def main():
     def run_np():
         res["np"] = c2g(y, t, X, model="nonparametric", seed=1, n_jobs=2)
 
-    rows.append(("c2g additive (statcore)", median_time(run_add, reps)))
+    rows.append(("c2g additive (statcore)", median_time(run_add, reps, warmup=False)))
     Zc = (X[~t] - X.mean(0)) / X.std(0)
     rows.append(("KernelRidge one fit on controls (sklearn)",
-                 median_time(lambda: KernelRidge(alpha=1e-2, kernel="rbf", gamma=0.05).fit(Zc, y[~t]), reps)))
-    rows.append(("c2g nonparametric, 100 resamples (statcore)", median_time(run_np, reps)))
+                 median_time(lambda: KernelRidge(alpha=1e-2, kernel="rbf", gamma=0.05).fit(Zc, y[~t]), reps, warmup=False)))
+    rows.append(("c2g nonparametric, 100 resamples (statcore)", median_time(run_np, reps, warmup=False)))
     kde = res["np"]._fit.np_fit.kde1
     Z = (X - X.mean(0)) / X.std(0)
     n_query = min(500, n)
     naive = median_time(lambda: refit_from_scratch(Z, y, t, kde.k, kde.hx, kde.hy, res["np"]._fit.np_fit.grid,
-                                                   100, n_query, np.random.default_rng(0)), 1)
+                                                   100, n_query, np.random.default_rng(0)), 1, warmup=False)
     rows.append(("  treated densities refitted per resample, scaled to n (naive)", naive * n / n_query))
     print(f"C2G timings, n = {n}, P = {P}, {int(t.sum())} treated, median of {reps} run(s), 2 threads\n")
     width = max(len(r[0]) for r in rows)

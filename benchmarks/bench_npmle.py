@@ -24,16 +24,7 @@ import numpy as np
 
 from statcore.ebayes import npmle
 from statcore.ebayes._mixture import make_grid
-
-
-def median_time(fn, reps):
-    out = fn()  # warm-up: numba compilation, first-call costs
-    ts = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        out = fn()
-        ts.append(time.perf_counter() - t0)
-    return float(np.median(ts)), out
+from _timing import median_time
 
 
 def loglik_and_kkt(x, atoms, w, chunk=10_000):
@@ -97,11 +88,11 @@ def main():
     atoms = make_grid(300, x, 1.0, align=0.0)
 
     rows = []
-    t_sc, fit = median_time(lambda: npmle(x, grid=atoms), args.reps)
+    t_sc, fit = median_time(lambda: npmle(x, grid=atoms), args.reps, with_output=True)
     ll_sc, kkt_sc = loglik_and_kkt(x, atoms, fit.weights)
     rows.append(("statcore npmle (mix-SQP, exact)", t_sc, ll_sc, kkt_sc, int((fit.weights > 0).sum())))
 
-    t_bin, fitb = median_time(lambda: npmle(x, grid=atoms, bins=2000), args.reps)
+    t_bin, fitb = median_time(lambda: npmle(x, grid=atoms, bins=2000), args.reps, with_output=True)
     ll_b, kkt_b = loglik_and_kkt(x, atoms, fitb.weights)
     rows.append(("statcore npmle, bins=2000", t_bin, ll_b, kkt_b, int((fitb.weights > 0).sum())))
 
