@@ -153,6 +153,10 @@ def loglik(model: Any, *, df: float | None = None) -> LogLik:
     GLMs count the dispersion of the gaussian, Gamma and inverse-Gaussian families and use R's
     maximum-likelihood dispersion ``deviance / n`` in the log-likelihood (``logLik.glm``), where
     statsmodels' ``GLMResults.llf`` uses the Pearson estimate for Gamma and inverse-Gaussian.
+    Weights follow R too: a weighted linear model leaves rows of zero weight out (statsmodels'
+    ``llf`` is ``-inf`` there); a binomial GLM of proportions with the numbers of trials as
+    ``var_weights`` (R's ``weights =``) uses the binomial likelihood of the counts; frequency weights
+    count in ``nobs``.
     scipy's ``FitResult`` does not record which parameters were held fixed: statcore counts every
     shape parameter, ``loc`` unless it is exactly 0 and ``scale`` unless it is exactly 1 (scipy's
     values for fixed ``loc``/``scale``); pass ``df=`` when a shape was held fixed.
@@ -278,6 +282,9 @@ def _glm_loglik(res) -> LogLik:
     varw = np.asarray(model.var_weights, dtype=float)
     freqw = np.asarray(model.freq_weights, dtype=float)
     rank = int(round(res.df_model)) + int(res.k_constant)
+    # R's nobs.glm: rows with non-zero prior weight, each counted as often as its frequency weight
+    n = float(freqw[varw * freqw != 0].sum())
+    nobs = int(n) if n.is_integer() else n
     dispersion_family = isinstance(fam, (families.Gaussian, families.Gamma, families.InverseGaussian))
     if isinstance(fam, families.Tweedie):
         raise TypeError("a Tweedie GLM has no closed-form likelihood (R's logLik gives NA); "
@@ -291,8 +298,26 @@ def _glm_loglik(res) -> LogLik:
         freqw, varw = varw * freqw, np.ones_like(varw)
     else:
         scale = 1.0
-    value = float(fam.loglike(y, mu, var_weights=varw, freq_weights=freqw, scale=scale))
-    return LogLik(value, rank + (1 if dispersion_family else 0), _nobs(res))
+    if isinstance(fam, families.Binomial) and np.any(varw != 1):
+        # proportions with the numbers of trials as prior weights: R's binomial()$aic, the binomial
+        # log-density of round(m y) successes in round(m) trials (statsmodels' llf weights Bernoulli terms)
+        from scipy.stats import binom
+
+        value = float(np.sum(freqw * binom.logpmf(np.round(varw * y), np.round(varw), mu)))
+    else:
+        value = float(fam.loglike(y, mu, var_weights=varw, freq_weights=freqw, scale=scale))
+    return LogLik(value, rank + (1 if dispersion_family else 0), nobs)
+
+
+def _wls_loglik(res, df: int) -> LogLik:
+    """R's ``logLik.lm`` with weights: rows of zero weight are left out (statsmodels' llf adds
+    log(0) = -inf for them), N counts the rest."""
+    w = np.broadcast_to(np.asarray(res.model.weights, dtype=float), np.shape(res.resid))
+    keep = w != 0
+    r, w = np.asarray(res.resid, dtype=float)[keep], w[keep]
+    N = r.size
+    value = 0.5 * (np.sum(np.log(w)) - N * (math.log(2 * math.pi) + 1 - math.log(N) + math.log(np.sum(w * r * r))))
+    return LogLik(float(value), df, N)
 
 
 def _nobs(res) -> int | float:
@@ -304,7 +329,7 @@ def _register_statsmodels() -> None:
     from statsmodels.base.model import LikelihoodModelResults
     from statsmodels.base.wrapper import ResultsWrapper
     from statsmodels.genmod.generalized_linear_model import GLMResults
-    from statsmodels.regression.linear_model import RegressionResults
+    from statsmodels.regression.linear_model import OLS, WLS, RegressionResults
 
     @_generic.register(ResultsWrapper)
     def _(model) -> LogLik:
@@ -314,6 +339,8 @@ def _register_statsmodels() -> None:
     def _(model) -> LogLik:
         # R's logLik.lm: the coefficients and sigma
         rank = int(round(model.df_model)) + int(model.k_constant)
+        if isinstance(model.model, WLS) and not isinstance(model.model, OLS):
+            return _wls_loglik(model, rank + 1)
         return LogLik(float(model.llf), rank + 1, _nobs(model))
 
     _generic.register(GLMResults, _glm_loglik)
@@ -833,6 +860,8 @@ def compare_by_group(fits: Mapping[Any, Mapping[str, Any]], criterion: str = "AI
     if not isinstance(first, Mapping) or not first:
         raise TypeError(f"fits[{groups[0]!r}] must be a non-empty mapping model name -> fit")
     names = [str(n) for n in first]
+    if len(set(names)) != len(names):
+        raise ValueError(f"model names of group {groups[0]!r} collide once written as text: {list(first)}")
     for g in groups:
         models = fits[g]
         if not isinstance(models, Mapping) or sorted(map(str, models)) != sorted(names):

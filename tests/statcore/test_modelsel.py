@@ -23,6 +23,14 @@ D = pd.read_csv(DATA / "modelsel_data.csv", comment="#")
 GOLDEN = json.loads((DATA / "modelsel_golden.json").read_text())
 
 
+# derived columns, as in data/modelsel_golden.R
+W0 = D["w"].to_numpy().copy()
+W0[:4] = 0.0
+TR = (D["yc"] + 1).to_numpy().astype(float)
+S = np.floor(TR * D["x1"].to_numpy() / 2.1)
+FW = 1 + (np.arange(1, len(D) + 1) % 3)
+
+
 def X(*cols):
     return sm.add_constant(D[list(cols)].to_numpy()) if cols else np.ones((len(D), 1))
 
@@ -46,6 +54,13 @@ def fit_models():
         "glm_gamma_inv": glm("yg", families.Gamma(), "x1", "x2"),
         "glm_gamma_w": glm("yg", families.Gamma(link=links.Log()), "x1", "x2", var_weights=w),
         "glm_invgauss": glm("yg", families.InverseGaussian(link=links.Log()), "x1", "x2"),
+        # R's logLik.lm drops zero-weight rows (statsmodels' llf is -inf there)
+        "lm_w0": sm.WLS(D["y"].to_numpy(), X("x1", "x2"), weights=W0).fit(),
+        # proportions with trial counts as prior weights (R: weights = trials) and the two-column form
+        "glm_binom_prop": sm.GLM(S / TR, X("x1", "x2"), family=families.Binomial(), var_weights=TR).fit(),
+        "glm_binom_cbind": sm.GLM(np.column_stack([S, TR - S]), X("x1", "x2"), family=families.Binomial()).fit(),
+        # frequency weights: the same fit as R's lm on the expanded rows (nobs = sum of frequencies)
+        "lm_expanded": glm("y", families.Gaussian(), "x1", "x2", freq_weights=FW),
     }
 
 
@@ -102,7 +117,7 @@ def test_aic_table_equals_r():
 R_PRELUDE = f"""
 source_lines <- readLines("{DATA / 'modelsel_golden.R'}")
 d <- read.csv("{DATA / 'modelsel_data.csv'}", comment.char = "#")
-eval(parse(text = paste(source_lines[grep("^MODELS <-", source_lines):(grep("^LRTESTS <-", source_lines) - 1)], collapse = "\\n")))
+eval(parse(text = paste(source_lines[grep("^d[$]w0 <-", source_lines):(grep("^LRTESTS <-", source_lines) - 1)], collapse = "\\n")))
 """
 
 
@@ -344,6 +359,8 @@ def test_compare_by_group_bad_input():
     fits["g2"]["2L"] = LogLik(-1.0, 8, 999)
     with pytest.raises(ValueError, match="group 'g2'.*same number of observations"):
         sc.compare_by_group(fits)
+    with pytest.raises(ValueError, match="collide once written as text"):
+        sc.compare_by_group({"a": {1: LogLik(-1.0, 1, 10), "1": LogLik(-2.0, 1, 10)}})
     with pytest.raises(ValueError, match="fits is empty"):
         sc.compare_by_group({})
     with pytest.raises(TypeError, match="fits must be a mapping"):

@@ -2,6 +2,10 @@
 # Run from this folder: Rscript modelsel_golden.R > modelsel_golden.json   (R 4.x, lmtest)
 # The same code (MODELS/LRTESTS) is run live by the tests when Rscript is available.
 d <- read.csv("modelsel_data.csv", comment.char = "#")
+# derived columns (the tests derive them the same way): zero weights, binomial trials, frequencies
+d$w0 <- d$w; d$w0[1:4] <- 0
+d$tr <- d$yc + 1; d$s <- floor(d$tr * d$x1 / 2.1)
+d$fw <- 1 + (seq_len(nrow(d)) %% 3)
 MODELS <- list(
   lm1 = lm(y ~ x1, data = d),
   lm2 = lm(y ~ x1 + x2, data = d),
@@ -16,7 +20,11 @@ MODELS <- list(
   glm_gamma = glm(yg ~ x1 + x2, family = Gamma(link = "log"), data = d),
   glm_gamma_inv = glm(yg ~ x1 + x2, family = Gamma, data = d),
   glm_gamma_w = glm(yg ~ x1 + x2, family = Gamma(link = "log"), data = d, weights = w),
-  glm_invgauss = glm(yg ~ x1 + x2, family = inverse.gaussian(link = "log"), data = d)
+  glm_invgauss = glm(yg ~ x1 + x2, family = inverse.gaussian(link = "log"), data = d),
+  lm_w0 = lm(y ~ x1 + x2, data = d, weights = w0),
+  glm_binom_prop = glm(s / tr ~ x1 + x2, family = binomial, data = d, weights = tr),
+  glm_binom_cbind = glm(cbind(s, tr - s) ~ x1 + x2, family = binomial, data = d),
+  lm_expanded = lm(y ~ x1 + x2, data = d[rep(seq_len(nrow(d)), d$fw), ])
 )
 LRTESTS <- list(lm = c("lm1", "lm2"), binom = c("glm_binom1", "glm_binom2"))
 num <- function(x) sprintf("%.17g", x)
