@@ -22,6 +22,19 @@ def default_r(k: int) -> int:
     return max(1, math.ceil(k / 10))
 
 
+def check_rank(r, k: int, rule: str, arg: str):
+    """``r`` of the top-r rule: default ceil(k / 10), at most k; refused for any other rule (``arg``
+    names the caller's argument, "method" or "aggregate")."""
+    if rule == "topr":
+        r = default_r(k) if r is None else check_positive_int(r, "r")
+        if r > k:
+            raise ValueError(f"r must be at most k = {k} (the number of p-values), got r = {r}")
+        return r
+    if r is not None:
+        raise ValueError(f"r = {r!r} is used only by {arg}='topr', got {arg}={rule!r}; drop r or use {arg}='topr'")
+    return None
+
+
 def _bonferroni(p: np.ndarray, r: int) -> np.ndarray:
     # Bonferroni-max: min(1, k min p)
     return np.minimum(1.0, p.shape[-1] * p.min(axis=-1))
@@ -134,11 +147,6 @@ def combine_pvalues(p: Any, method: str = "bonferroni", r: int | None = None) ->
     k = arr.shape[-1]
     if k < 1:
         raise ValueError("p is empty; at least one p-value is needed")
-    if method == "topr":
-        r = default_r(k) if r is None else check_positive_int(r, "r")
-        if r > k:
-            raise ValueError(f"r must be at most k = {k} (the number of p-values), got r = {r}")
-    elif r is not None:
-        raise ValueError(f"r = {r!r} is used only by method='topr', got method={method!r}; drop r or use 'topr'")
+    r = check_rank(r, k, method, "method")
     out = _RULES[method](arr, r)
     return float(out) if arr.ndim == 1 else np.asarray(out, dtype=np.float64)

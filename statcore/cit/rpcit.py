@@ -18,7 +18,7 @@ import numpy as np
 
 from .._checks import as_float_array, check_choice, check_n_jobs, check_positive_int, check_seed
 from .._result import HTest
-from .combine import COMBINE_METHODS, combine_pvalues, default_r
+from .combine import COMBINE_METHODS, check_rank, combine_pvalues
 from .gcm import _special, max_bootstrap_pvalue, normal_pvalue, residual_pair, standardised_products
 from .regress import as_matrix, check_same_n
 
@@ -239,13 +239,7 @@ def rpcit(x: Any, y: Any, z: Any = None, k: int = 50, base: str | Callable = "gc
         base = base_name = check_choice(base, "base", _BASES)
     if aggregate == "maxboot" and base_name != "gcm":
         raise ValueError("aggregate='maxboot' bootstraps the projected GCM statistics; it needs base='gcm'")
-    if aggregate == "topr":
-        r = default_r(k) if r is None else check_positive_int(r, "r")
-        if r > k:
-            raise ValueError(f"r must be at most k = {k}, got r = {r}")
-    elif r is not None:
-        raise ValueError(f"r = {r!r} is used only by aggregate='topr', got aggregate={aggregate!r}; "
-                         f"drop r or use aggregate='topr'")
+    r = check_rank(r, k, aggregate, "aggregate")
     rng = check_seed(seed)
     k_requested = k
 
