@@ -20,6 +20,7 @@ __all__ = [
     "check_choice",
     "check_seed",
     "check_n_jobs",
+    "as_treatment",
     "InputWrapper",
 ]
 
@@ -159,6 +160,27 @@ def check_n_jobs(n_jobs: Any, name: str = "n_jobs") -> int:
         raise ValueError(f"{name} must be a positive number of workers or negative as in joblib "
                          "(-1: all cores, -2: all but one), not 0")
     return int(n_jobs)
+
+
+def as_treatment(treat: Any, n: int, name: str = "treat", other: str = "y") -> np.ndarray:
+    """A binary treatment vector (0/1 or booleans) of length ``n`` as booleans, or an error naming
+    ``name`` (``other`` names the outcome it must match in length)."""
+    if isinstance(treat, (str, bytes)):
+        raise TypeError(f"{name} must be a binary vector (0/1 or booleans), got a string")
+    t = np.asarray(treat.to_numpy() if _is_pandas(treat) else treat)
+    if t.ndim != 1 or t.size != n:
+        raise ValueError(f"{name} must be a vector with one value per outcome, the same length as {other} "
+                         f"({n}); got shape {t.shape}")
+    if t.dtype.kind == "b":
+        return t.astype(bool)
+    try:
+        tf = t.astype(np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be binary (0/1 or booleans); found non-numeric values") from None
+    bad = ~np.isin(tf, (0.0, 1.0))
+    if bad.any():
+        raise ValueError(f"{name} must be binary (0/1 or booleans); found the value {tf[bad][0]!r}")
+    return tf == 1.0
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from .._checks import as_float_array
+from .._checks import as_float_array, as_treatment
 from .._result import StatcoreWarning
 from ._functions import _MAX_LP_CELLS, _F, _as_weights, _eval_f, _merge_values, _ot_bounds
 
@@ -22,22 +22,6 @@ class ConvergenceWarning(StatcoreWarning):
 # ----------------------------------------------------------------------------------------------
 # design: arms, strata, propensity weights, resampling
 # ----------------------------------------------------------------------------------------------
-
-def _as_treat(treat: Any, n: int) -> np.ndarray:
-    t = np.asarray(treat.to_numpy() if hasattr(treat, "to_numpy") else treat)
-    if t.ndim != 1 or t.size != n:
-        raise ValueError(f"treat must be a 1-d vector with one value per outcome ({n}), got shape {t.shape}")
-    if t.dtype.kind == "b":
-        return t.astype(bool)
-    try:
-        tf = t.astype(np.float64)
-    except (TypeError, ValueError):
-        raise ValueError("treat must be binary: 0/1 or False/True") from None
-    if not np.isin(tf, (0.0, 1.0)).all():
-        bad = tf[~np.isin(tf, (0.0, 1.0))][0]
-        raise ValueError(f"treat must be binary: 0/1 or False/True; found {bad!r}")
-    return tf == 1.0
-
 
 def _as_labels(v: Any, n: int, name: str) -> tuple[np.ndarray, list]:
     arr = np.asarray(v.to_numpy() if hasattr(v, "to_numpy") else v)
@@ -130,7 +114,7 @@ def _make_design(y, treat, x, propensity, strata, clip: float, weights=None) -> 
     yv = as_float_array(y, "y").ravel()
     if yv.size == 0:
         raise ValueError("y is empty")
-    arm = _as_treat(treat, yv.size)
+    arm = as_treatment(treat, yv.size)
     for a, label in ((True, "treated (treat == 1)"), (False, "control (treat == 0)")):
         if not (arm == a).any():
             raise ValueError(f"treat: the {label} arm is empty; both arms need at least one unit")

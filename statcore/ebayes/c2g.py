@@ -17,8 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from .._checks import (InputWrapper, as_float_array, check_choice, check_n_jobs, check_positive_int, check_probability,
-                       check_seed)
+from .._checks import (InputWrapper, as_float_array, as_treatment, check_choice, check_n_jobs, check_positive_int,
+                       check_probability, check_seed)
 from .._result import StatcoreWarning, TableResult
 from .._rformat import format_number, format_numbers
 
@@ -32,17 +32,7 @@ _NOISES = ("pr", "npmle")
 def _validate(y, treat, X, alpha, model, control, noise, n_boot, boot_quantile, n_jobs):
     yv = as_float_array(y, "y", ndim=1)
     n = yv.size
-    if isinstance(treat, (str, bytes)):
-        raise TypeError("treat must be a binary vector (0/1 or booleans), got a string")
-    tv = np.asarray(treat.to_numpy() if hasattr(treat, "to_numpy") else treat)
-    if tv.dtype.kind != "b":
-        tv = as_float_array(tv, "treat", ndim=1)
-        if not np.isin(tv, (0.0, 1.0)).all():
-            bad = tv[~np.isin(tv, (0.0, 1.0))][0]
-            raise ValueError(f"treat must be binary (0/1 or booleans); found the value {bad!r}")
-    if tv.ndim != 1 or tv.size != n:
-        raise ValueError(f"treat must be a vector of the same length as y ({n}), got shape {tv.shape}")
-    tv = tv.astype(bool)
+    tv = as_treatment(treat, n)
     n1 = int(tv.sum())
     if n - n1 < 2:
         raise ValueError(f"treat has {n - n1} control units (treat == 0); C2G needs at least 2 controls, "
