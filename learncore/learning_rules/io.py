@@ -158,12 +158,12 @@ def from_ibl(df, *, session=None, nogo="raise"):
         if bad.any():
             i = _first_row(bad)
             raise ValueError(f"df[{c!r}] must be a contrast in [0, 1] (NaN on the side without a stimulus); "
-                             f"row {i} holds {v[i]!r}" + (" (percent? divide by 100)" if v[i] > 1 else ""))
+                             f"row {i} holds {v[i]:g}" + (" (percent? divide by 100)" if v[i] > 1 else ""))
     both = ~np.isnan(cl) & ~np.isnan(cr)
     if both.any():
         i = _first_row(both)
-        raise ValueError(f"row {i} of df has a contrast on both sides ({cols['contrast_left']}={cl[i]!r}, "
-                         f"{cols['contrast_right']}={cr[i]!r}); the IBL format marks the side without a "
+        raise ValueError(f"row {i} of df has a contrast on both sides ({cols['contrast_left']}={cl[i]:g}, "
+                         f"{cols['contrast_right']}={cr[i]:g}); the IBL format marks the side without a "
                          f"stimulus with NaN ({int(both.sum())} such row(s))")
     neither = np.isnan(cl) & np.isnan(cr)
     if neither.any():
@@ -175,12 +175,12 @@ def from_ibl(df, *, session=None, nogo="raise"):
     if bad.any():
         i = _first_row(bad)
         raise ValueError(f"df[{cols['choice']!r}] must be -1 (right), +1 (left) or 0 (no-go) in the IBL "
-                         f"format; row {i} holds {choice[i]!r}")
+                         f"format; row {i} holds {choice[i]:g}")
     bad = ~np.isin(feedback, (-1, 1))
     if bad.any():
         i = _first_row(bad)
         raise ValueError(f"df[{cols['feedback_type']!r}] must be +1 (rewarded) or -1 (not); row {i} holds "
-                         f"{feedback[i]!r}")
+                         f"{feedback[i]:g}")
 
     is_nogo = choice == _CHOICE_NOGO
     n_nogo = int(is_nogo.sum())
