@@ -97,7 +97,7 @@ def _psychometric_ml(c: np.ndarray, y: np.ndarray, g: np.ndarray, G: int):
     np.maximum.at(sup_r, g[r], c[r])
     np.minimum.at(inf_l, g[l_], c[l_])
     np.maximum.at(sup_l, g[l_], c[l_])
-    separated = ~constant & ~((sup_l >= inf_r) & (sup_r > inf_l))
+    separated = ~constant & ~((sup_l > inf_r) & (sup_r > inf_l))
 
     bias = np.full(G, np.nan)
     sens = np.full(G, np.nan)
