@@ -201,6 +201,7 @@ class BehaviourMetrics(TableResult):
 
     def _plot(self, ax=None, *, label=None, color=None, **kwargs):
         import matplotlib.pyplot as plt
+        from matplotlib.ticker import MaxNLocator
 
         if ax is None:
             fig, axes = plt.subplots(1, 3, figsize=(11, 3.2))
@@ -225,6 +226,7 @@ class BehaviourMetrics(TableResult):
             a.axhline(ref, color="0.7", linewidth=0.8, zorder=0)
             a.set_ylabel(ylabel)
             a.set_xlabel("session" if self.by == "session" else f"block of {self.by} trials")
+            a.xaxis.set_major_locator(MaxNLocator(integer=True))
         axes[2].legend(frameon=False, fontsize=8)
         fig.tight_layout()
         return fig

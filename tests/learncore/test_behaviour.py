@@ -294,3 +294,23 @@ def test_bad_input():
         behaviour_metrics(trials.drop(columns="reward"))
     with pytest.raises(TypeError, match="DataFrame"):
         behaviour_metrics(trials.to_numpy())
+
+
+def test_with_simulated_animal():
+    """The simulator's p_right column plugs in; the expected accuracy tracks the realised rewards."""
+    from learncore.learning_rules import simulate
+
+    sim = simulate("1L", {"W": np.zeros((2, 3)), "eta": 0.3, "beta": 4.0}, 3000, seed=0)
+    model = behaviour_metrics(sim, "p_right")
+    data = behaviour_metrics(sim)
+    assert model.table["session"].tolist() == data.table["session"].tolist() == list(range(6))
+    # reward_t ~ Bernoulli(q_t) with q_t the model's p(rewarded side) before trial t: the difference of
+    # the totals is a martingale with variance sum q (1 - q); allow 4 standard deviations
+    p = sim["p_right"].to_numpy()
+    q = np.where(sim["stim_side"] == "right", p, 1 - p)
+    sd = np.sqrt(np.sum(q * (1 - q)))
+    n = model.table["n_trials"].to_numpy()
+    assert abs(np.sum(n * (data.table["accuracy"] - model.table["accuracy"]))) < 4 * sd
+    np.testing.assert_allclose(np.sum(n * model.table["accuracy"]), q.sum(), rtol=1e-12)
+    fig = plot_behaviour(sim, "p_right")
+    assert len(fig.axes) == 3
