@@ -63,3 +63,12 @@ def r_vector(x) -> str:
 # CI sets STATCORE_REQUIRE_R=1: there a missing R fails the live tests instead of skipping them
 REQUIRE_R = os.environ.get("STATCORE_REQUIRE_R", "") not in ("", "0")
 requires_r = pytest.mark.skipif(not HAVE_R and not REQUIRE_R, reason="Rscript is not installed")
+
+
+def require_torch():
+    """torch, or skip the calling module; CI sets LEARNCORE_REQUIRE_TORCH=1 so a missing torch fails."""
+    if os.environ.get("LEARNCORE_REQUIRE_TORCH"):
+        import torch  # noqa: F401  (an ImportError here fails the run, as it should in CI)
+
+        return torch
+    return pytest.importorskip("torch")
