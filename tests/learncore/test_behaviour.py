@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from statsmodels.tools.sm_exceptions import PerfectSeparationWarning
 
+from helpers import r_vector, requires_r, run_r
 from learncore.learning_rules.behaviour import (BehaviourMetrics, BehaviourWarning, behaviour_metrics,
                                                 plot_behaviour)
 
@@ -314,3 +315,27 @@ def test_with_simulated_animal():
     np.testing.assert_allclose(np.sum(n * model.table["accuracy"]), q.sum(), rtol=1e-12)
     fig = plot_behaviour(sim, "p_right")
     assert len(fig.axes) == 3
+
+
+@requires_r
+@pytest.mark.r
+def test_live_r_glm_per_session():
+    """R's glm(binomial) on the choices and quasibinomial (same estimates, fractional y) on p_right."""
+    trials, p = learner(n=1500, n_sessions=3, seed=9)
+    c, y = signed(trials), (trials["choice"] == "right").to_numpy(float)
+    lines = []
+    for s in ("day0", "day1", "day2"):
+        rows = (trials["session"] == s).to_numpy()
+        lines.append(f"cc <- {r_vector(c[rows])}; yy <- {r_vector(y[rows])}; pp <- {r_vector(p[rows])}\n"
+                     "ctl <- glm.control(epsilon = 1e-14, maxit = 100)\n"
+                     "cat(sprintf('%.17g', coef(glm(yy ~ cc, family = binomial, control = ctl))),\n"
+                     "    sprintf('%.17g', coef(glm(pp ~ cc, family = quasibinomial, control = ctl))), '\\n')")
+    out = run_r("\n".join(lines)).strip().splitlines()
+    assert len(out) == 3
+    data = behaviour_metrics(trials).table
+    model = behaviour_metrics(trials, p).table
+    for k, line in enumerate(out):
+        v = np.array(line.split(), dtype=float)
+        np.testing.assert_allclose(data.loc[k, ["bias", "sensitivity"]].to_numpy(float), v[:2], rtol=1e-8, atol=1e-8)
+        np.testing.assert_allclose(model.loc[k, ["bias", "sensitivity"]].to_numpy(float), v[2:], rtol=1e-8,
+                                   atol=1e-8)
