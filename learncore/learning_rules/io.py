@@ -217,6 +217,11 @@ def from_ibl(df, *, session=None, nogo="raise"):
         if s.isna().any():
             raise ValueError(f"df[{session_col!r}] (the session column) has missing values, first at row "
                              f"{_first_row(s.isna().to_numpy())}")
+        codes, labels = pd.factorize(s, sort=False)
+        if np.count_nonzero(np.diff(codes)) + 1 != len(labels):
+            raise ValueError(f"df[{session_col!r}] (the session column) must label contiguous blocks of trials "
+                             f"in time order; a session reappears after another one (sort df by session start "
+                             f"and trial, or pass session= another column)")
         out["session"] = s.to_numpy()[keep]
     out.attrs["nogo_dropped"] = dropped.tolist()
     check_trials(out, name="from_ibl(df) result")

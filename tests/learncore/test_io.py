@@ -103,7 +103,7 @@ def test_snake_case_and_session_options():
 def test_noncontiguous_sessions_refused():
     df = ibl_table(n=30, n_sessions=3)
     df["eid"] = np.tile(["a", "b", "c"], 10)
-    with pytest.raises(ValueError, match="contiguous"):
+    with pytest.raises(ValueError, match=r"df\['eid'\].*contiguous"):
         from_ibl(df)
 
 
