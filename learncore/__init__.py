@@ -1,7 +1,10 @@
 """learncore: deep-learning methods of the statcore papers, in PyTorch, on statcore's public API.
 
-Its first method (inferring single-animal learning rules of deep networks from choice data) is
-tracked as its own issue; this package is importable without torch until then.
+- :mod:`learncore.learning_rules`: single-animal learning rules of deep networks inferred from choice
+  data, and architectures compared by AIC (Liebana et al., Cell 188:3789, 2025).
+
+PyTorch is needed for fitting (install the CPU wheel: ``pip install torch==2.13.0``); importing
+learncore itself does not import torch.
 """
 
 __version__ = "0.1.0"

@@ -2,13 +2,25 @@
 
 A network maps a trial's inputs x = [c_L, c_R, 1] to the values of "left" and "right", the animal
 chooses by softmax(beta y(x)), and the weights learn from the animal's own choices and rewards with
-learning rate eta. :func:`fit` recovers (initial weights, eta, beta) by maximum likelihood,
-:func:`fit_many` compares architectures across a cohort by AIC through statcore.
+learning rate eta (rules "rpe", "reinforce", "supervised"; architectures "1L", "2L", "2NL").
+
+- :func:`simulate`, :func:`contrast_schedule`: synthetic animals on IBL-style schedules.
+- :func:`fit`: maximum likelihood of one animal's choices (teacher-forced replay, batched L-BFGS over
+  restarts); the result is registered with ``statcore.loglik``, so ``statcore.aic`` and
+  ``statcore.compare_models`` take it. :func:`fit_many`: every animal and architecture, compared
+  with ``statcore.compare_by_group``.
+- :func:`behaviour_metrics`, :func:`plot_behaviour`: bias, sensitivity and accuracy per session, for
+  the data and for a model's p(right).
+- :func:`from_ibl`, :func:`read_ibl_trials`: IBL trial tables (CSV or parquet) to the trials table
+  (see ``_trials``: contrast_left, contrast_right, choice, reward, session).
 """
 from ._model import ARCHS, RULES, n_params
 from ._trials import check_trials
+from .behaviour import BehaviourMetrics, BehaviourWarning, behaviour_metrics, plot_behaviour
 from .fit import LearningRuleFit, fit, fit_many, replay_p_right
+from .io import IBLFormatWarning, from_ibl, read_ibl_trials
 from .simulate import IBL_CONTRASTS, contrast_schedule, simulate
 
-__all__ = ["ARCHS", "RULES", "IBL_CONTRASTS", "LearningRuleFit", "check_trials", "contrast_schedule", "fit",
-           "fit_many", "n_params", "replay_p_right", "simulate"]
+__all__ = ["ARCHS", "RULES", "IBL_CONTRASTS", "BehaviourMetrics", "BehaviourWarning", "IBLFormatWarning",
+           "LearningRuleFit", "behaviour_metrics", "check_trials", "contrast_schedule", "fit", "fit_many",
+           "from_ibl", "n_params", "plot_behaviour", "read_ibl_trials", "replay_p_right", "simulate"]
