@@ -15,8 +15,11 @@ Learning rules, all of the form theta <- theta + eta * sum_b g_b grad_theta y_b(
   delta = r - y_a.
 - ``"reinforce"``: theta <- theta + eta (r - b) grad log p(a | x), i.e. g = (r - b) beta (e_a - p); the
   baseline b is a fixed number (default 0.5, the chance reward rate of the two-choice task).
-  Note the scale symmetry (W, eta, beta) ~ (c W, c^2 eta, beta / c) of this rule for 1L and 2L: eta and
-  beta are not separately identifiable under it (only eta beta^2 and the product beta W are).
+  Note the scale symmetries of this rule: (W, eta, beta) ~ (c W, c^2 eta, beta / c) for 1L and
+  (W1, W2, eta, beta) ~ (sqrt(c) W1, sqrt(c) W2, c eta, beta / c) for 2L give the same choice
+  probabilities on every trial, so eta and beta are not separately identifiable under REINFORCE with
+  a linear network (fix one of them, or compare eta beta^2 for 1L). The rpe and supervised rules
+  compare values with rewards, which fixes the scale.
 - ``"supervised"``: gradient descent on 1/2 ||t - y||^2 toward the one-hot target t of the rewarded side,
   g = t - y (the rewarded side is known from choice and reward in a two-choice task).
 

@@ -273,3 +273,46 @@ def test_bad_arguments():
         simulate("1L", dict(W=np.zeros((2, 3)), eta=0.1, beta=1.0), [0.25, np.nan])
     with pytest.raises(TypeError, match="animals must be a mapping"):
         fit_many([tr])
+
+
+@pytest.mark.parametrize("arch", ["1L", "2L"])
+def test_reinforce_scale_symmetry_documented_in_model(arch):
+    """Under REINFORCE a linear net's (weights, eta, beta) have a scale symmetry (see _model)."""
+    rng = np.random.default_rng(40)
+    c = 3.0
+    if arch == "1L":
+        W = rng.normal(scale=0.3, size=(2, 3))
+        p, q = dict(W=W, eta=0.1, beta=4.0), dict(W=c * W, eta=c * c * 0.1, beta=4.0 / c)
+    else:
+        W1, W2 = rng.normal(scale=0.5, size=(3, 3)), rng.normal(scale=0.3, size=(2, 3))
+        p = dict(W1=W1, W2=W2, eta=0.1, beta=4.0)
+        q = dict(W1=np.sqrt(c) * W1, W2=np.sqrt(c) * W2, eta=c * 0.1, beta=4.0 / c)
+    tr = simulate(arch, p, 1000, rule="reinforce", seed=41)
+    pp, lp = replay_p_right(tr, arch, p, rule="reinforce")
+    pq, lq = replay_p_right(tr, arch, q, rule="reinforce")
+    np.testing.assert_allclose(pp, pq, atol=1e-11)
+    # ... which the rpe rule does not have
+    pr, _ = replay_p_right(tr, arch, p, rule="rpe")
+    qr, _ = replay_p_right(tr, arch, q, rule="rpe")
+    assert np.abs(pr - qr).max() > 1e-2
+
+
+def test_fit_result_prints_plots_and_accepts_starting_points():
+    rng = np.random.default_rng(50)
+    truth = dict(W=rng.normal(scale=0.1, size=(2, 3)), eta=0.05, beta=8.0)
+    tr = simulate("1L", truth, 1000, seed=51)
+    f = fit(tr, arch="1L", restarts=3, seed=0, init=truth)
+    text = str(f)
+    assert "Learning rule fit: 1L, rule rpe" in text and "1000 trials" in text and "df=8" in text
+    assert len(f.restarts) == 3
+    # the given starting point is restart 0; its optimum is at least as good as the truth
+    _, ll_true = replay_p_right(tr, "1L", truth)
+    assert f.restarts.loc[0, "loglik"] >= ll_true - 1e-8
+    fig = f.plot()
+    assert len(fig.axes) >= 3
+    data_m, model_m = f.metrics()
+    assert len(data_m.to_frame()) == len(model_m.to_frame()) == tr["session"].nunique()
+    frame = f.to_frame()
+    np.testing.assert_allclose(frame["p_right_model"], f.p_right)
+    with pytest.raises(ValueError, match="init has 2 starting points but restarts = 1"):
+        fit(tr, arch="1L", restarts=1, init=[truth, truth])
