@@ -14,7 +14,7 @@ learning rate eta (rules "rpe", "reinforce", "supervised"; architectures "1L", "
 - :func:`from_ibl`, :func:`read_ibl_trials`: IBL trial tables (CSV or parquet) to the trials table
   (see ``_trials``: contrast_left, contrast_right, choice, reward, session).
 """
-from ._model import ARCHS, RULES, n_params
+from ._model import ARCHS, RULES, LearningRule, n_params
 from ._trials import check_trials
 from .behaviour import BehaviourMetrics, BehaviourWarning, behaviour_metrics, plot_behaviour
 from .fit import LearningRuleFit, fit, fit_many, replay_p_right
@@ -22,5 +22,5 @@ from .io import IBLFormatWarning, from_ibl, read_ibl_trials
 from .simulate import IBL_CONTRASTS, contrast_schedule, simulate
 
 __all__ = ["ARCHS", "RULES", "IBL_CONTRASTS", "BehaviourMetrics", "BehaviourWarning", "IBLFormatWarning",
-           "LearningRuleFit", "behaviour_metrics", "check_trials", "contrast_schedule", "fit", "fit_many",
+           "LearningRule", "LearningRuleFit", "behaviour_metrics", "check_trials", "contrast_schedule", "fit", "fit_many",
            "from_ibl", "n_params", "plot_behaviour", "read_ibl_trials", "replay_p_right", "simulate"]

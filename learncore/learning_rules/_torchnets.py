@@ -6,9 +6,23 @@ replay (``_kernels``) is tested against, and ``fit(..., backend="autograd")`` op
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import torch
 
-from ._model import n_weights, weight_shapes
+from ._model import LearningRule, n_weights, weight_shapes
+
+
+@contextmanager
+def one_thread():
+    """Run tiny per-trial tensor ops on one intra-op thread (restored afterwards): on a loaded
+    2-core machine torch's thread pool made a 120-trial autograd fit 40x slower (58 s against 1.4 s)."""
+    n = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(n)
 
 
 def split(theta: torch.Tensor, arch: str, hidden: int):
@@ -40,6 +54,12 @@ def forward(arch: str, W1, W2, x):
 def error_signal(rule: str, y, beta, a: int, r: float, rs: int, baseline: float):
     """The output error g (R, 2) of a rule: the update is eta * sum_b g_b grad y_b."""
     R = y.shape[0]
+    if isinstance(rule, LearningRule):
+        p = torch.softmax(beta.unsqueeze(-1) * y, dim=-1)
+        g = rule.signal(y, p, a, r, rs, beta)
+        if not isinstance(g, torch.Tensor) or g.shape != y.shape:
+            raise ValueError(f"LearningRule {rule.name!r}: signal must return a tensor of shape {tuple(y.shape)}")
+        return g
     ea = torch.zeros(R, 2, dtype=y.dtype)
     ea[:, a] = 1.0
     if rule == "rpe":
@@ -116,5 +136,29 @@ def unrolled_nll(theta: torch.Tensor, arch: str, rule: str, hidden: int, x, choi
     return nll
 
 
-__all__ = ["split", "forward", "error_signal", "explicit_update", "autograd_update", "unrolled_nll",
+def simulate_torch(theta, arch: str, rule, hidden: int, x, side, uniforms, baseline: float):
+    """One animal with any rule (a plug-in included): choices, rewards and p(right), in PyTorch."""
+    th = torch.as_tensor(theta, dtype=torch.float64).reshape(1, -1)
+    W1, W2, eta, beta = split(th, arch, hidden)
+    T = x.shape[0]
+    xs = torch.as_tensor(x, dtype=torch.float64)
+    choice = torch.empty(T, dtype=torch.long)
+    reward = torch.empty(T, dtype=torch.float64)
+    pr = torch.empty(T, dtype=torch.float64)
+    with torch.no_grad(), one_thread():
+        for t in range(T):
+            y, _, _ = forward(arch, W1, W2, xs[t])
+            p1 = torch.softmax(beta.unsqueeze(-1) * y, dim=-1)[0, 1]
+            pr[t] = p1
+            a = int(uniforms[t] < float(p1))
+            r = float(a == int(side[t]))
+            choice[t], reward[t] = a, r
+            dW1, dW2 = explicit_update(arch, rule, W1, W2, beta, xs[t], a, r, int(side[t]), baseline)
+            W1 = W1 + eta.view(-1, 1, 1) * dW1
+            if W2 is not None:
+                W2 = W2 + eta.view(-1, 1, 1) * dW2
+    return choice.numpy(), reward.numpy(), pr.numpy()
+
+
+__all__ = ["split", "simulate_torch", "forward", "error_signal", "explicit_update", "autograd_update", "unrolled_nll",
            "n_weights"]

@@ -9,8 +9,8 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from ._model import (ARCH_CODE, RULE_CODE, check_arch, check_hidden, check_rule, n_params, n_weights,
-                     pack, unpack, weight_shapes)
+from ._model import (ARCH_CODE, RULE_CODE, LearningRule, check_arch, check_hidden, check_rule, n_params,
+                     pack, rule_name, unpack, weight_shapes)
 from ._trials import TrialData, check_trials
 from .simulate import _rng
 
@@ -158,14 +158,17 @@ def _objective_autograd(data: TrialData, arch: str, rule: str, hidden: int, base
 
     from ._torchnets import unrolled_nll
 
+    from ._torchnets import one_thread
+
     x = torch.from_numpy(data.x)
     rewarded = data.rewarded_side
 
     def fun(theta, rows=None):
         th = theta.detach().clone().requires_grad_(True)
-        nll = unrolled_nll(th, arch, rule, hidden, x, data.choice, data.reward, rewarded, baseline)
-        bad = ~torch.isfinite(nll)
-        (g,) = torch.autograd.grad(nll[~bad].sum(), th) if (~bad).any() else (torch.zeros_like(th),)
+        with one_thread():
+            nll = unrolled_nll(th, arch, rule, hidden, x, data.choice, data.reward, rewarded, baseline)
+            bad = ~torch.isfinite(nll)
+            (g,) = torch.autograd.grad(nll[~bad].sum(), th) if (~bad).any() else (torch.zeros_like(th),)
         nll = nll.detach().clone()
         nll[bad] = float("inf")
         return nll, g
@@ -178,13 +181,22 @@ def replay_p_right(trials, arch: str, params: Mapping, *, rule: str = "rpe", bas
 
     Returns ``(p_right, loglik)``.
     """
-    from . import _kernels as K
-
     arch = check_arch(arch)
     rule = check_rule(rule)
     hidden = 0 if arch == "1L" else int(np.asarray(params["W1"]).shape[0])
     theta = pack(arch, hidden, params)[None, :]
     data = check_trials(trials)
+    if isinstance(rule, LearningRule):
+        import torch
+
+        from ._torchnets import one_thread, unrolled_nll
+
+        with torch.no_grad(), one_thread():
+            nll, p = unrolled_nll(torch.from_numpy(theta), arch, rule, hidden, torch.from_numpy(data.x),
+                                  data.choice, data.reward, data.rewarded_side, float(baseline), return_p=True)
+        return p[0].numpy(), -float(nll[0])
+    from . import _kernels as K
+
     nll = np.empty(1)
     grad = np.empty_like(theta)
     pr = np.empty((1, data.n_trials))
@@ -195,7 +207,7 @@ def replay_p_right(trials, arch: str, params: Mapping, *, rule: str = "rpe", bas
 
 def fit(trials, arch: str = "2NL", rule: str = "rpe", hidden: int = 3, restarts: int = 8, seed=None, *,
         baseline: float = 0.5, init: Mapping | Sequence[Mapping] | None = None, max_iter: int = 500,
-        gtol: float = 1e-5, backend: str = "numba") -> LearningRuleFit:
+        gtol: float = 1e-5, backend: str | None = None) -> LearningRuleFit:
     """Fit a learning rule to one animal's choices by maximum likelihood.
 
     The network's weights are replayed through the animal's own choices and rewards (teacher
@@ -209,7 +221,8 @@ def fit(trials, arch: str = "2NL", rule: str = "rpe", hidden: int = 3, restarts:
     trials : pandas.DataFrame
         The trials table (see ``learncore.learning_rules._trials``; IBL files via ``read_ibl_trials``).
     arch : {"1L", "2L", "2NL"}
-    rule : {"rpe", "reinforce", "supervised"}
+    rule : {"rpe", "reinforce", "supervised"} or LearningRule
+        A built-in rule, or a plug-in :class:`LearningRule` (fitted on the PyTorch backend).
     hidden : int
         Hidden width for 2L and 2NL (ignored for 1L).
     restarts : int
@@ -222,11 +235,11 @@ def fit(trials, arch: str = "2NL", rule: str = "rpe", hidden: int = 3, restarts:
         Starting points (like ``params``) used for the first restarts instead of random ones.
     max_iter, gtol : int, float
         L-BFGS iterations per restart, and the gradient tolerance (relative to max(1, |nll|)).
-    backend : {"numba", "autograd"}
-        "numba" (default): compiled replay with the exact gradient from a hand-written reverse pass
+    backend : {"numba", "autograd"}, optional
+        "numba" (the default for the built-in rules): compiled replay with the exact gradient from a hand-written reverse pass
         through the unrolled updates. "autograd": the same likelihood as a PyTorch graph through the
         unrolled updates, differentiated by autograd (slow: thousands of tiny ops per evaluation; the
-        reference the compiled gradient is tested against).
+        reference the compiled gradient is tested against; the default for a plug-in rule).
 
     Returns
     -------
@@ -245,8 +258,13 @@ def fit(trials, arch: str = "2NL", rule: str = "rpe", hidden: int = 3, restarts:
         raise ValueError(f"restarts must be a positive integer; got {restarts!r}")
     if isinstance(max_iter, bool) or not isinstance(max_iter, numbers.Integral) or max_iter < 1:
         raise ValueError(f"max_iter must be a positive integer; got {max_iter!r}")
+    if backend is None:
+        backend = "autograd" if isinstance(rule, LearningRule) else "numba"
     if not isinstance(backend, str) or backend not in BACKENDS:
         raise ValueError(f"backend must be one of {BACKENDS}; got {backend!r}")
+    if backend == "numba" and isinstance(rule, LearningRule):
+        raise ValueError(f"backend='numba' has kernels for the built-in rules only; the plug-in rule "
+                         f"{rule.name!r} runs on backend='autograd'")
     try:
         baseline = float(baseline)
     except (TypeError, ValueError):
@@ -290,7 +308,7 @@ def fit(trials, arch: str = "2NL", rule: str = "rpe", hidden: int = 3, restarts:
         "eta": np.exp(xs[:, -2]),
         "beta": np.exp(xs[:, -1]),
     })
-    return LearningRuleFit(arch=arch, rule=rule, hidden=hidden, params=params, loglik=ll, df=P,
+    return LearningRuleFit(arch=arch, rule=rule_name(rule), hidden=hidden, params=params, loglik=ll, df=P,
                            nobs=data.n_trials, p_right=p_right, restarts=table,
                            converged=bool(res.converged[best]), baseline=baseline, backend=backend,
                            elapsed=time.perf_counter() - start, trials=trials)

@@ -7,7 +7,7 @@ from typing import Mapping
 import numpy as np
 import pandas as pd
 
-from ._model import ARCH_CODE, RULE_CODE, check_arch, check_rule, pack
+from ._model import ARCH_CODE, RULE_CODE, LearningRule, check_arch, check_rule, pack
 
 #: the unsigned contrasts of the IBL task (Int. Brain Lab., eLife 2021); 0 is shown on a random side
 IBL_CONTRASTS = (0.0, 0.0625, 0.125, 0.25, 1.0)
@@ -74,7 +74,8 @@ def simulate(arch: str, params: Mapping, contrasts, *, rule: str = "rpe", baseli
         contrast (right minus left) of each trial; zero-contrast trials get a random side. A frame
         with ``contrast_left``/``contrast_right`` (and optionally ``stim_side``, ``session``) is used
         as it stands.
-    rule : {"rpe", "reinforce", "supervised"}
+    rule : {"rpe", "reinforce", "supervised"} or LearningRule
+        A plug-in :class:`LearningRule` runs in PyTorch (slower), the built-ins compiled.
     baseline : float
         The REINFORCE baseline b.
     session_length : int
@@ -138,13 +139,18 @@ def simulate(arch: str, params: Mapping, contrasts, *, rule: str = "rpe", baseli
     side = (ss == "right").astype(np.int64)
     x = np.ascontiguousarray(np.column_stack([sched["contrast_left"].to_numpy(np.float64),
                                               sched["contrast_right"].to_numpy(np.float64), np.ones(T)]))
-    from . import _kernels as K
+    if isinstance(rule, LearningRule):
+        from ._torchnets import simulate_torch
 
-    choice = np.empty(T, dtype=np.int64)
-    reward = np.empty(T, dtype=np.float64)
-    pr = np.empty(T, dtype=np.float64)
-    K.simulate_kernel(theta, x, side, rng.random(T), ARCH_CODE[arch], RULE_CODE[rule], max(hidden, 1),
-                      float(baseline), choice, reward, pr)
+        choice, reward, pr = simulate_torch(theta, arch, rule, hidden, x, side, rng.random(T), float(baseline))
+    else:
+        from . import _kernels as K
+
+        choice = np.empty(T, dtype=np.int64)
+        reward = np.empty(T, dtype=np.float64)
+        pr = np.empty(T, dtype=np.float64)
+        K.simulate_kernel(theta, x, side, rng.random(T), ARCH_CODE[arch], RULE_CODE[rule], max(hidden, 1),
+                          float(baseline), choice, reward, pr)
     if not np.isfinite(pr).all():
         raise FloatingPointError("the simulated network diverged (non-finite values); lower eta")
     out = sched[["session", "contrast_left", "contrast_right", "signed_contrast", "stim_side"]].copy()

@@ -7,6 +7,7 @@ import pytest
 from helpers import require_torch
 
 torch = require_torch()
+torch.set_num_threads(1)   # per-trial ops on tiny tensors: a thread pool only adds contention
 
 import statcore  # noqa: E402
 from learncore.learning_rules import (ARCHS, RULES, LearningRuleFit, fit, fit_many, n_params,  # noqa: E402
@@ -316,3 +317,37 @@ def test_fit_result_prints_plots_and_accepts_starting_points():
     np.testing.assert_allclose(frame["p_right_model"], f.p_right)
     with pytest.raises(ValueError, match="init has 2 starting points but restarts = 1"):
         fit(tr, arch="1L", restarts=1, init=[truth, truth])
+
+
+def test_plugin_rule_reproduces_the_builtin_rpe_rule():
+    from learncore.learning_rules import LearningRule
+
+    def rpe_signal(y, p, a, r, rs, beta):
+        g = torch.zeros_like(y)
+        g[:, a] = r - y[:, a]
+        return g
+
+    plug = LearningRule("my-rpe", rpe_signal)
+    rng = np.random.default_rng(60)
+    params = dict(W1=rng.normal(size=(2, 3)), W2=rng.normal(scale=0.1, size=(2, 2)), eta=0.3, beta=6.0)
+    a = simulate("2NL", params, 300, seed=61)
+    b = simulate("2NL", params, 300, seed=61, rule=plug)
+    pd.testing.assert_series_equal(a["choice"], b["choice"])
+    np.testing.assert_allclose(a["p_right"], b["p_right"], atol=1e-12)
+    pa, la = replay_p_right(a, "2NL", params)
+    pb, lb = replay_p_right(a, "2NL", params, rule=plug)
+    np.testing.assert_allclose(pa, pb, atol=1e-12)
+    assert la == pytest.approx(lb, abs=1e-9)
+    one = dict(W=np.zeros((2, 3)), eta=0.05, beta=8.0)
+    tr = simulate("1L", one, 120, seed=62)
+    fa = fit(tr, arch="1L", restarts=2, seed=3)
+    fb = fit(tr, arch="1L", restarts=2, seed=3, rule=plug, max_iter=200)
+    assert fb.rule == "my-rpe" and fb.backend == "autograd"
+    assert fb.loglik == pytest.approx(fa.loglik, abs=1e-5)
+    with pytest.raises(ValueError, match="plug-in rule 'my-rpe' runs on backend='autograd'"):
+        fit(tr, arch="1L", rule=plug, backend="numba")
+    bad = LearningRule("bad", lambda y, p, a, r, rs, beta: y[:, 0])
+    with pytest.raises(ValueError, match="signal must return a tensor of shape"):
+        simulate("1L", one, 10, rule=bad)
+    with pytest.raises(TypeError, match="signal must be callable"):
+        LearningRule("x", 3)
