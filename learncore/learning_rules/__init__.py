@@ -17,10 +17,10 @@ learning rate eta (rules "rpe", "reinforce", "supervised"; architectures "1L", "
 from ._model import ARCHS, RULES, LearningRule, n_params
 from ._trials import check_trials
 from .behaviour import BehaviourMetrics, BehaviourWarning, behaviour_metrics, plot_behaviour
-from .fit import LearningRuleFit, fit, fit_many, replay_p_right
+from .fit import ConvergenceWarning, LearningRuleFit, fit, fit_many, replay_p_right
 from .io import IBLFormatWarning, from_ibl, read_ibl_trials
 from .simulate import IBL_CONTRASTS, contrast_schedule, simulate
 
-__all__ = ["ARCHS", "RULES", "IBL_CONTRASTS", "BehaviourMetrics", "BehaviourWarning", "IBLFormatWarning",
+__all__ = ["ARCHS", "RULES", "IBL_CONTRASTS", "BehaviourMetrics", "BehaviourWarning", "ConvergenceWarning", "IBLFormatWarning",
            "LearningRule", "LearningRuleFit", "behaviour_metrics", "check_trials", "contrast_schedule", "fit", "fit_many",
            "from_ibl", "n_params", "plot_behaviour", "read_ibl_trials", "replay_p_right", "simulate"]

@@ -19,8 +19,18 @@ class LBFGSResult:
     f: torch.Tensor          # (R,)
     grad: torch.Tensor       # (R, P)
     n_iter: torch.Tensor     # (R,) iterations taken
-    converged: torch.Tensor  # (R,) bool: gradient or relative-change tolerance met
+    status: torch.Tensor     # (R,) long: one of STATUS (index)
     n_evals: int             # objective calls (each for a batch of rows)
+
+    @property
+    def converged(self) -> torch.Tensor:
+        """Rows that met the gradient tolerance."""
+        return self.status == STATUS.index("converged")
+
+
+#: why a row stopped: the gradient tolerance was met; an iteration decreased f by less than ftol
+#: (relative) without meeting it; no step along the search direction decreased f; max_iter reached
+STATUS = ("converged", "stalled", "line search failed", "max_iter")
 
 
 def batched_lbfgs(fun: Callable[[torch.Tensor, torch.Tensor], tuple[torch.Tensor, torch.Tensor]],
@@ -32,7 +42,7 @@ def batched_lbfgs(fun: Callable[[torch.Tensor, torch.Tensor], tuple[torch.Tensor
     ``fun(x, rows)`` gets a (k, P) tensor of parameters for the row indices ``rows`` (a LongTensor)
     and returns values (k,) and gradients (k, P); a non-finite value means "outside the domain" and
     makes the line search step back. Convergence of a row: max |grad| <= gtol * max(1, |f|) or a
-    relative decrease below ftol over an iteration.
+    relative decrease below ftol over an iteration (stops the row as "stalled", not converged).
     """
     x = x0.clone()
     R, P = x.shape
@@ -47,15 +57,15 @@ def batched_lbfgs(fun: Callable[[torch.Tensor, torch.Tensor], tuple[torch.Tensor
     Y = torch.zeros(history, R, P, dtype=dtype)
     rho = torch.zeros(history, R, dtype=dtype)
     active = torch.ones(R, dtype=torch.bool)
-    converged = torch.zeros(R, dtype=torch.bool)
+    status = torch.full((R,), STATUS.index("max_iter"), dtype=torch.long)
     n_iter = torch.zeros(R, dtype=torch.long)
     slot = 0
     n_stored = 0
     gamma = torch.ones(R, dtype=dtype)
     first = True
     for it in range(max_iter):
-        done = g.abs().amax(dim=1) <= gtol * torch.clamp(f.abs(), min=1.0)
-        converged |= done & active
+        done = active & (g.abs().amax(dim=1) <= gtol * torch.clamp(f.abs(), min=1.0))
+        status[done] = STATUS.index("converged")
         active &= ~done
         if not active.any():
             break
@@ -106,6 +116,7 @@ def batched_lbfgs(fun: Callable[[torch.Tensor, torch.Tensor], tuple[torch.Tensor
             t[rows[~ok]] *= 0.5
         # rows whose line search failed cannot improve further: stop them (not converged)
         failed = active & ~accepted
+        status[failed] = STATUS.index("line search failed")
         active &= ~failed
         upd = accepted
         s = x_new - x
@@ -124,7 +135,12 @@ def batched_lbfgs(fun: Callable[[torch.Tensor, torch.Tensor], tuple[torch.Tensor
         g = torch.where(upd.unsqueeze(1), g_new, g)
         n_iter += upd.long()
         small = upd & (rel <= ftol)
-        converged |= small
+        met = small & (g.abs().amax(dim=1) <= gtol * torch.clamp(f.abs(), min=1.0))
+        status[met] = STATUS.index("converged")
+        status[small & ~met] = STATUS.index("stalled")
         active &= ~small
         first = False
-    return LBFGSResult(x=x, f=f, grad=g, n_iter=n_iter, converged=converged, n_evals=n_evals)
+    else:
+        done = active & (g.abs().amax(dim=1) <= gtol * torch.clamp(f.abs(), min=1.0))
+        status[done] = STATUS.index("converged")
+    return LBFGSResult(x=x, f=f, grad=g, n_iter=n_iter, status=status, n_evals=n_evals)

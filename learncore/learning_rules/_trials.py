@@ -100,7 +100,14 @@ def check_trials(trials, *, n_params: int | None = None, name: str = "trials") -
         if (v < 0).any():
             raise ValueError(f"{name}[{c!r}] must be >= 0 (contrast of the stimulus on that side); "
                              f"row {int(np.flatnonzero(v < 0)[0])} holds {v[v < 0][0]!r}")
+        if (v > 1).any():
+            raise ValueError(f"{name}[{c!r}] must be a contrast in [0, 1]; row {int(np.flatnonzero(v > 1)[0])} "
+                             f"holds {float(v[v > 1][0])!r} (percent? divide by 100)")
         cols.append(v)
+    both = (cols[0] > 0) & (cols[1] > 0)
+    if both.any():
+        raise ValueError(f"{name} has a stimulus on both sides at row {int(np.flatnonzero(both)[0])}; the task "
+                         f"shows one grating per trial (0 on the other side)")
     choice = _choice_codes(trials["choice"], name)
     r = trials["reward"].to_numpy()
     if r.dtype.kind == "b":

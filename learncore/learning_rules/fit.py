@@ -3,16 +3,23 @@ from __future__ import annotations
 
 import numbers
 import time
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
+from statcore import StatcoreWarning
 
 from ._model import (ARCH_CODE, RULE_CODE, LearningRule, check_arch, check_hidden, check_rule, n_params,
                      pack, rule_name, unpack, weight_shapes)
 from ._trials import TrialData, check_trials
+from ._lbfgs import STATUS
 from .simulate import _rng
+
+
+class ConvergenceWarning(StatcoreWarning):
+    """A fit's best restart did not meet the gradient tolerance, or its starting point was changed."""
 
 BACKENDS = ("numba", "autograd")
 
@@ -181,10 +188,13 @@ def replay_p_right(trials, arch: str, params: Mapping, *, rule: str = "rpe", bas
 
     Returns ``(p_right, loglik)``.
     """
+    from .simulate import _check_baseline, _hidden_of
+
     arch = check_arch(arch)
     rule = check_rule(rule)
-    hidden = 0 if arch == "1L" else int(np.asarray(params["W1"]).shape[0])
+    hidden = _hidden_of(arch, params)
     theta = pack(arch, hidden, params)[None, :]
+    baseline = _check_baseline(baseline)
     data = check_trials(trials)
     if isinstance(rule, LearningRule):
         import torch
@@ -207,7 +217,7 @@ def replay_p_right(trials, arch: str, params: Mapping, *, rule: str = "rpe", bas
 
 def fit(trials, arch: str = "2NL", rule: str = "rpe", hidden: int = 3, restarts: int = 8, seed=None, *,
         baseline: float = 0.5, init: Mapping | Sequence[Mapping] | None = None, max_iter: int = 500,
-        gtol: float = 1e-5, backend: str | None = None) -> LearningRuleFit:
+        gtol: float = 1e-5, backend: str | None = None, warn: bool = True) -> LearningRuleFit:
     """Fit a learning rule to one animal's choices by maximum likelihood.
 
     The network's weights are replayed through the animal's own choices and rewards (teacher
@@ -235,6 +245,8 @@ def fit(trials, arch: str = "2NL", rule: str = "rpe", hidden: int = 3, restarts:
         Starting points (like ``params``) used for the first restarts instead of random ones.
     max_iter, gtol : int, float
         L-BFGS iterations per restart, and the gradient tolerance (relative to max(1, |nll|)).
+    warn : bool
+        Warn (:class:`ConvergenceWarning`) when the best restart did not meet the gradient tolerance.
     backend : {"numba", "autograd"}, optional
         "numba" (the default for the built-in rules): compiled replay with the exact gradient from a hand-written reverse pass
         through the unrolled updates. "autograd": the same likelihood as a PyTorch graph through the
@@ -258,6 +270,12 @@ def fit(trials, arch: str = "2NL", rule: str = "rpe", hidden: int = 3, restarts:
         raise ValueError(f"restarts must be a positive integer; got {restarts!r}")
     if isinstance(max_iter, bool) or not isinstance(max_iter, numbers.Integral) or max_iter < 1:
         raise ValueError(f"max_iter must be a positive integer; got {max_iter!r}")
+    try:
+        gtol = float(gtol)
+    except (TypeError, ValueError):
+        raise TypeError(f"gtol must be a positive number; got {gtol!r}") from None
+    if not (np.isfinite(gtol) and gtol > 0):
+        raise ValueError(f"gtol must be a positive finite number; got {gtol!r}")
     if backend is None:
         backend = "autograd" if isinstance(rule, LearningRule) else "numba"
     if not isinstance(backend, str) or backend not in BACKENDS:
@@ -265,12 +283,9 @@ def fit(trials, arch: str = "2NL", rule: str = "rpe", hidden: int = 3, restarts:
     if backend == "numba" and isinstance(rule, LearningRule):
         raise ValueError(f"backend='numba' has kernels for the built-in rules only; the plug-in rule "
                          f"{rule.name!r} runs on backend='autograd'")
-    try:
-        baseline = float(baseline)
-    except (TypeError, ValueError):
-        raise TypeError(f"baseline must be a number; got {baseline!r}") from None
-    if not np.isfinite(baseline):
-        raise ValueError(f"baseline must be finite; got {baseline!r}")
+    from .simulate import _check_baseline
+
+    baseline = _check_baseline(baseline)
     P = n_params(arch, hidden)
     data = check_trials(trials, n_params=P)
     rng = _rng(seed)
@@ -283,16 +298,37 @@ def fit(trials, arch: str = "2NL", rule: str = "rpe", hidden: int = 3, restarts:
         for i, p in enumerate(inits):
             th0[i] = pack(arch, hidden, p, name=f"init[{i}]")
     make = _objective_numba if backend == "numba" else _objective_autograd
-    fun = make(data, arch, rule, hidden, baseline)
-    # a starting point where the network diverges: shrink its learning rate until it does not
+    raw = make(data, arch, rule, hidden, baseline)
+
+    def fun(theta, rows=None):
+        v, g = raw(theta, rows)
+        bad = ~torch.isfinite(g).all(dim=1)      # a finite value with a non-finite gradient: outside too
+        if bad.any():
+            v = v.clone()
+            v[bad] = float("inf")
+            g = torch.where(bad.unsqueeze(1), torch.zeros_like(g), g)
+        return v, g
+
+    # A starting point where the network diverges, or fits far worse than chance (its updates blow
+    # the values up): shrink its learning rate until it does not.
     x0 = torch.from_numpy(th0)
     f0, _ = fun(x0)
+    worse = 2.0 * data.n_trials * np.log(2.0)
+    shrunk = np.zeros(restarts, dtype=bool)
     for _ in range(30):
-        bad = ~torch.isfinite(f0)
+        bad = ~torch.isfinite(f0) | (f0 > worse)
         if not bad.any():
             break
         x0[bad, -2] -= np.log(4.0)
+        shrunk |= bad.numpy()
         f0, _ = fun(x0)
+    if not torch.isfinite(f0).any():
+        raise ValueError("every starting point makes the network diverge, even with eta shrunk 4^30-fold; "
+                         "check the scale of the contrasts (0 to 1) or pass init= with a smaller eta")
+    if init is not None and shrunk[:len(inits)].any():
+        warnings.warn(f"init: the starting point(s) {np.flatnonzero(shrunk[:len(inits)]).tolist()} made the "
+                      f"network diverge or fit far worse than chance; their eta was divided by powers of 4",
+                      ConvergenceWarning, stacklevel=2)
     res = batched_lbfgs(fun, x0, max_iter=int(max_iter), gtol=float(gtol))
     f = res.f.numpy()
     best = int(np.nanargmin(np.where(np.isfinite(f), f, np.inf)))
@@ -305,9 +341,19 @@ def fit(trials, arch: str = "2NL", rule: str = "rpe", hidden: int = 3, restarts:
         "loglik": -f,
         "iterations": res.n_iter.numpy(),
         "converged": res.converged.numpy(),
+        "status": [STATUS[i] for i in res.status.tolist()],
         "eta": np.exp(xs[:, -2]),
         "beta": np.exp(xs[:, -1]),
     })
+    if warn and not res.converged[best]:
+        lls = np.sort(-f[np.isfinite(f)])[::-1]
+        g_best = float(res.grad[best].abs().max())
+        warnings.warn(
+            f"{arch} fit: the best restart stopped ({STATUS[int(res.status[best])]}, {int(res.n_iter[best])} "
+            f"iterations) with max |gradient| {g_best:.3g} above the tolerance; its log-likelihood "
+            f"{lls[0]:.6g} may still rise a little ({int(np.sum(lls >= lls[0] - 0.1))} of {restarts} restarts "
+            f"end within 0.1 of it). Flat ridges to infinite weights are common in these models "
+            f"(saturating units, the 2L -> 1L limit); raise max_iter to check", ConvergenceWarning, stacklevel=2)
     return LearningRuleFit(arch=arch, rule=rule_name(rule), hidden=hidden, params=params, loglik=ll, df=P,
                            nobs=data.n_trials, p_right=p_right, restarts=table,
                            converged=bool(res.converged[best]), baseline=baseline, backend=backend,
@@ -315,10 +361,10 @@ def fit(trials, arch: str = "2NL", rule: str = "rpe", hidden: int = 3, restarts:
 
 
 def _fit_one(key, arch, trials, kwargs, seed_seq):
-    import torch
+    from ._torchnets import one_thread
 
-    torch.set_num_threads(1)
-    return key, arch, fit(trials, arch=arch, seed=np.random.default_rng(seed_seq), **kwargs)
+    with one_thread():
+        return key, arch, fit(trials, arch=arch, seed=np.random.default_rng(seed_seq), warn=False, **kwargs)
 
 
 def fit_many(animals, archs: Sequence[str] = ("1L", "2L", "2NL"), *, rule: str = "rpe", hidden: int = 3,
@@ -352,6 +398,10 @@ def fit_many(animals, archs: Sequence[str] = ("1L", "2L", "2NL"), *, rule: str =
         if animal_col not in animals.columns:
             raise ValueError(f"animals is a DataFrame without the column animal_col={animal_col!r}; pass "
                              f"animal_col= or a mapping animal -> trials")
+        if animals[animal_col].isna().any():
+            raise ValueError(f"animals[{animal_col!r}] has missing labels (first at row "
+                             f"{int(np.flatnonzero(animals[animal_col].isna().to_numpy())[0])}); every trial "
+                             f"must belong to an animal")
         groups = {k: g.drop(columns=[animal_col]).reset_index(drop=True)
                   for k, g in animals.groupby(animal_col, sort=False)}
     elif isinstance(animals, Mapping):
@@ -386,5 +436,11 @@ def fit_many(animals, archs: Sequence[str] = ("1L", "2L", "2NL"), *, rule: str =
     fits: dict[Any, dict[str, LearningRuleFit]] = {key: {} for key in groups}
     for key, arch, f in out:
         fits[key][arch] = f
+    unconverged = [(k, a) for k, d in fits.items() for a, f in d.items() if not f.converged]
+    if unconverged:
+        by_arch = {a: sum(1 for _, b in unconverged if b == a) for a in archs}
+        warnings.warn(f"{len(unconverged)} of {len(jobs)} fits stopped before the gradient tolerance "
+                      f"({', '.join(f'{a}: {n}' for a, n in by_arch.items() if n)}); see each fit's restarts "
+                      f"table and raise max_iter to check their log-likelihoods", ConvergenceWarning, stacklevel=2)
     comparison = statcore.compare_by_group(fits, criterion=criterion, B=B, seed=root)
     return (comparison, fits) if return_fits else comparison

@@ -48,10 +48,21 @@ def contrast_schedule(n_trials: int, *, contrasts=IBL_CONTRASTS, session_length:
     })
 
 
+def _check_baseline(baseline) -> float:
+    if isinstance(baseline, bool) or not isinstance(baseline, numbers.Real):
+        raise TypeError(f"baseline must be a number (the REINFORCE baseline); got {baseline!r}")
+    if not np.isfinite(baseline):
+        raise ValueError(f"baseline must be finite; got {baseline!r}")
+    return float(baseline)
+
+
 def _hidden_of(arch: str, params: Mapping) -> int:
+    if not isinstance(params, Mapping):
+        raise TypeError(f"params must be a mapping with 'eta', 'beta' and the initial weights; got "
+                        f"{type(params).__name__}")
     if arch == "1L":
         return 0
-    if not isinstance(params, Mapping) or "W1" not in params:
+    if "W1" not in params:
         raise ValueError(f"params for arch {arch!r} need 'W1' (hidden x 3), 'W2' (2 x hidden), 'eta', 'beta'")
     w1 = np.asarray(params["W1"])
     if w1.ndim != 2 or w1.shape[1] != 3:
@@ -93,8 +104,9 @@ def simulate(arch: str, params: Mapping, contrasts, *, rule: str = "rpe", baseli
     rule = check_rule(rule)
     hidden = _hidden_of(arch, params)
     theta = pack(arch, hidden, params)
-    if not np.isfinite(baseline):
-        raise ValueError(f"baseline must be finite; got {baseline!r}")
+    baseline = _check_baseline(baseline)
+    if isinstance(session_length, bool) or not isinstance(session_length, numbers.Integral) or session_length < 1:
+        raise ValueError(f"session_length must be a positive integer; got {session_length!r}")
     rng = _rng(seed)
     if isinstance(contrasts, numbers.Integral) and not isinstance(contrasts, bool):
         sched = contrast_schedule(int(contrasts), session_length=session_length, seed=rng)
@@ -137,6 +149,11 @@ def simulate(arch: str, params: Mapping, contrasts, *, rule: str = "rpe", baseli
     if not np.isin(ss, np.array(["left", "right"], dtype=object)).all():
         raise ValueError("contrasts['stim_side'] must be 'left' or 'right'")
     side = (ss == "right").astype(np.int64)
+    cl_, cr_ = sched["contrast_left"].to_numpy(np.float64), sched["contrast_right"].to_numpy(np.float64)
+    wrong = ((cl_ > 0) & (side == 1)) | ((cr_ > 0) & (side == 0))
+    if wrong.any():
+        raise ValueError(f"contrasts['stim_side'] contradicts the contrasts at row {int(np.flatnonzero(wrong)[0])} "
+                         f"(the stimulus side is where the contrast is)")
     x = np.ascontiguousarray(np.column_stack([sched["contrast_left"].to_numpy(np.float64),
                                               sched["contrast_right"].to_numpy(np.float64), np.ones(T)]))
     if isinstance(rule, LearningRule):
