@@ -377,3 +377,58 @@ def test_residualize_pandas_in_pandas_out():
         np.testing.assert_allclose(s.to_numpy(), residualize(frame[["x2"]], z, regression)["x2"], atol=1e-12)
     # plain arrays keep the (n, d) ndarray
     assert residualize(frame["x2"].to_numpy(), z).shape == (40, 1)
+
+
+# ----------------------------------------------------------------------------------------------
+# the random forest as a fixed linear smoother
+# ----------------------------------------------------------------------------------------------
+
+def _sklearn_oob_forest(v, z, seed):
+    """The forest "rf_oob" grows, replayed with scikit-learn: its out-of-bag residuals."""
+    from sklearn.ensemble import RandomForestRegressor
+
+    rng = np.random.default_rng(seed)
+    mu, sd = v.mean(axis=0), v.std(axis=0)
+    forest = RandomForestRegressor(n_estimators=100, min_samples_leaf=5, max_features=1.0, oob_score=True,
+                                   random_state=int(rng.integers(2 ** 31 - 1))).fit(z, (v - mu) / sd)
+    return ((v - mu) / sd - forest.oob_prediction_) * sd
+
+
+def test_rf_oob_is_the_forests_out_of_bag_fit_as_a_smoother():
+    # the forest's out-of-bag kernel weights reproduce scikit-learn's out-of-bag predictions, and the
+    # smoother they define gives them for any response (here the fitted one)
+    rng = np.random.default_rng(21)
+    z = rng.normal(size=(300, 3))
+    v = np.column_stack([np.sin(2 * z[:, 0]), z[:, 1] * z[:, 2]]) + 0.3 * rng.normal(size=(300, 2))
+    fit = fit_residualizer(v, z, "rf_oob", seed=4)
+    np.testing.assert_allclose(fit.residuals, _sklearn_oob_forest(v, z, 4), atol=1e-10)
+    np.testing.assert_allclose(fit.smoother.residuals(v), fit.residuals, atol=1e-12)
+    w = fit.smoother.weights
+    assert np.allclose(np.asarray(w.sum(axis=1)).ravel(), 1.0)  # a weighted mean of other rows
+    assert np.all(w.diagonal() == 0)  # out of bag: no observation predicts itself
+    assert fit.smoother.passes == 1 and fit.smoother.linear is None
+
+
+def test_rf_is_a_linear_prefit_then_the_forest_twice():
+    # "rf": ridge on z, the forest grown on its residuals, its out-of-bag weights applied twice (twicing)
+    rng = np.random.default_rng(22)
+    z = rng.normal(size=(200, 2))
+    v = np.column_stack([z[:, 0] + np.sin(3 * z[:, 1]), np.abs(z[:, 0])]) + 0.3 * rng.normal(size=(200, 2))
+    fit = fit_residualizer(v, z, "rf", seed=5)
+    sm = fit.smoother
+    assert sm.passes == 2 and sm.linear.method == "ridge"
+    e = fit_residualizer(v, z, "ridge").residuals
+    np.testing.assert_allclose(sm.linear.residuals(v), e, atol=1e-12)
+    once = e - sm.weights @ e
+    np.testing.assert_allclose(fit.residuals, once - sm.weights @ once, atol=1e-12)
+    # it fits better than the plain forest on a mostly linear signal
+    assert (fit.residuals ** 2).sum() < (fit_residualizer(v, z, "rf_oob", seed=5).residuals ** 2).sum()
+
+
+def test_rf_handles_a_response_linear_in_z():
+    # the ridge stage leaves (almost) nothing for the forest; no division by a zero scale
+    rng = np.random.default_rng(23)
+    z = rng.normal(size=(100, 2))
+    v = np.column_stack([z @ [1.0, 2.0], rng.normal(size=100)])
+    r = residualize(v, z, "rf", seed=0)
+    assert np.all(np.isfinite(r))

@@ -18,11 +18,11 @@ def data(n=200, dx=6, dy=5, dz=3, seed=0, dep=0.0):
     return x, y, z
 
 
-@pytest.mark.parametrize("regression", ["ols", "ridge", "krr"])
+@pytest.mark.parametrize("regression", ["ols", "ridge", "krr", "rf", "rf_oob"])
 def test_projection_residual_identity(regression):
     # the residual of x w under the fitted smoother is the residual of x times w, exactly
     x, y, z = data(n=150, seed=1)
-    fit = fit_residualizer(x, z, regression)
+    fit = fit_residualizer(x, z, regression, seed=3)
     w = random_directions(x.shape[1], 40, np.random.default_rng(2))
     np.testing.assert_allclose(fit.smoother.residuals(x @ w), fit.residuals @ w, atol=1e-10)
     # and one projection at a time

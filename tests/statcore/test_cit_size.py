@@ -144,3 +144,34 @@ def test_power_grows_with_k():
             # each step up in k raises power by more than 2 standard errors of the difference
             sd = np.sqrt((pa * (1 - pa) + pb * (1 - pb)) / reps)
             assert pb - pa > 2 * sd, power
+
+
+def bounded_nonlinear_null(rng, n, dx, dy, dz):
+    # the benchmark's design (benchmarks/bench_cit.py, simulate): bounded nonlinear effects of z
+    z = rng.normal(size=(n, dz))
+    feats = np.column_stack([np.sin(z), np.tanh(z[:, :1] * z[:, 1:2])])
+    x = feats @ rng.normal(size=(feats.shape[1], dx)) / 2 + rng.normal(size=(n, dx))
+    y = feats @ rng.normal(size=(feats.shape[1], dy)) / 2 + rng.normal(size=(n, dy))
+    return x, y, z
+
+
+@pytest.mark.slow
+def test_size_rpcit_random_forest_nonlinear():
+    """rpcit with regression="rf" holds the level for bonferroni, cauchy and maxboot.
+
+    Smaller than the benchmark (n = 2000, dims 20/20/5, k = 100, in the report) to fit CI's budget.
+    The plain out-of-bag forest ("rf_oob") rejected far too often here: its bias on the smooth means
+    leaves the residuals of x and y correlated through z.
+    """
+    rng = np.random.default_rng(107)
+    reps, k = 150, 50
+    rej = np.zeros(3)
+    for _ in range(reps):
+        x, y, z = bounded_nonlinear_null(rng, 500, 10, 10, 5)
+        res = rpcit(x, y, z, k=k, aggregate="maxboot", B=199, regression="rf", seed=rng)
+        pv = res.extras["p_values"]
+        rej += [combine_pvalues(pv, "bonferroni") <= ALPHA, combine_pvalues(pv, "cauchy") <= ALPHA,
+                res.p_value <= ALPHA]
+    rates = dict(zip(["bonferroni", "cauchy", "maxboot"], rej / reps))
+    for rule, rate in rates.items():
+        assert rate <= ALPHA + 3 * se(reps), rates
