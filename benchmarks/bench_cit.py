@@ -4,10 +4,12 @@
     python benchmarks/bench_cit.py --quick          # 1 run each, naive route on 5 projections
     python benchmarks/bench_cit.py --size           # type I error (OLS, RF, KRR) and power tables
     python benchmarks/bench_cit.py --size --nonlinear-only --n-nonlinear 2000 --reps-rf 100
+    python benchmarks/bench_cit.py --size --nonlinear-only --n-nonlinear 2000 --regressions rf,rf_oob
 
 Setting (issue 4): n = 2000, dim X = dim Y = 20, dim Z = 5, k = 100, random-forest regression
-(100 trees, leaves of at least 5; statcore: one multi-output forest per variable, out-of-bag
-residuals). X and Y depend on Z nonlinearly and are conditionally independent.
+(100 trees, leaves of at least 5; statcore: one multi-output forest per variable; "rf" grows it on
+the residuals of a ridge regression and applies its out-of-bag weights twice, "rf_oob" is the plain
+out-of-bag forest, see statcore.cit.regress). X and Y depend on Z nonlinearly and are conditionally independent.
 
 Timed (medians over runs; BLAS limited to one thread for every contender, as the machine is shared):
 
@@ -166,7 +168,8 @@ def timings(reps: int, naive_k: int) -> None:
               f"{med[fz] / med[f'statcore rpcit k={K} parcor (fisher z)']:6.1f}x")
 
 
-def size_power(reps_ols: int, reps_rf: int, n_nonlinear: int = 500, nonlinear_only: bool = False) -> None:
+def size_power(reps_ols: int, reps_rf: int, n_nonlinear: int = 500, nonlinear_only: bool = False,
+               regressions: tuple[str, ...] = ("rf", "krr")) -> None:
     alpha = 0.05
     rules = ["bonferroni", "cauchy", "maxboot", "topr", "hommel"]
 
@@ -201,7 +204,7 @@ def size_power(reps_ols: int, reps_rf: int, n_nonlinear: int = 500, nonlinear_on
     if not nonlinear_only:
         table("Size, linear null, ols, n = 200, dims 10/10/3", null_ols, reps_ols, 50, "ols")
     nn = n_nonlinear
-    for reg in ["rf", "krr"]:
+    for reg in regressions:
         table(f"Size, nonlinear null (bounded effects), {reg}, n = {nn}, dims 20/20/5",
               lambda rng: simulate(nn, seed=int(rng.integers(2**31))), reps_rf, K, reg)
     if nonlinear_only:
@@ -235,12 +238,14 @@ def main():
     ap.add_argument("--reps-ols", type=int, default=4000)
     ap.add_argument("--reps-rf", type=int, default=200, help="replicates of the nonlinear (rf, krr) size tables")
     ap.add_argument("--n-nonlinear", type=int, default=500, help="n of the nonlinear size tables")
-    ap.add_argument("--nonlinear-only", action="store_true", help="only the rf / krr size tables")
+    ap.add_argument("--nonlinear-only", action="store_true", help="only the nonlinear size tables")
+    ap.add_argument("--regressions", default="rf,krr",
+                    help="comma-separated regressions of the nonlinear size tables (e.g. rf,rf_oob,krr)")
     a = ap.parse_args()
     with threadpool_limits(1):
         if a.size:
             size_power(a.reps_ols if not a.quick else 400, a.reps_rf if not a.quick else 20, a.n_nonlinear,
-                       a.nonlinear_only)
+                       a.nonlinear_only, tuple(a.regressions.split(",")))
         else:
             timings(1 if a.quick else a.reps, 5 if a.quick else a.naive)
 
