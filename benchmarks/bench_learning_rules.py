@@ -95,16 +95,18 @@ def count_evaluations(trials, arch, backend="numba", **kw):
 
 
 def naive_fit(trials, arch, restarts, max_iter, seed=0):
-    """Per-trial Python loop, one restart at a time, torch.optim.LBFGS; returns (seconds, evaluations)."""
+    """Per-trial Python loop, one restart at a time, one ``torch.optim.LBFGS.step`` of ``max_iter``
+    iterations per restart; returns (seconds, evaluations, L-BFGS iterations)."""
     data = check_trials(trials)
     x = torch.from_numpy(data.x)
     hidden = 0 if arch == "1L" else HIDDEN
     th0 = fitmod._init_thetas(arch, hidden, restarts, np.random.default_rng(seed))
     n_eval = 0
+    n_iter = 0
     t0 = time.perf_counter()
     for r in range(restarts):
         theta = torch.tensor(th0[r:r + 1], dtype=torch.float64, requires_grad=True)
-        opt = torch.optim.LBFGS([theta], lr=1.0, max_iter=max_iter, history_size=10,
+        opt = torch.optim.LBFGS([theta], lr=1.0, max_iter=max_iter, max_eval=25 * max_iter, history_size=10,
                                 line_search_fn="strong_wolfe", tolerance_grad=1e-5, tolerance_change=1e-10)
 
         def closure():
@@ -116,7 +118,8 @@ def naive_fit(trials, arch, restarts, max_iter, seed=0):
             return nll
 
         opt.step(closure)
-    return time.perf_counter() - t0, n_eval
+        n_iter += int(opt.state[theta]["n_iter"])
+    return time.perf_counter() - t0, n_eval, n_iter
 
 
 def bench_one_animal(reps: int, naive_iter: int):
@@ -134,21 +137,21 @@ def bench_one_animal(reps: int, naive_iter: int):
         t_ag_call = t_ag_short / ag_calls
         t_ag = t_ag_call * calls
         # naive: one restart, naive_iter L-BFGS iterations measured, extrapolated per evaluation
-        t_nv_short, nv_evals = naive_fit(trials, arch, restarts=1, max_iter=naive_iter)
+        t_nv_short, nv_evals, nv_iter = naive_fit(trials, arch, restarts=1, max_iter=naive_iter)
         t_nv_eval = t_nv_short / nv_evals
         t_nv = t_nv_eval * row_evals
         it = f.restarts["iterations"].to_numpy()
         rows.append(dict(arch=arch, fast=t_fast, calls=calls, row_evals=row_evals, it_med=float(np.median(it)),
                          it_max=int(it.max()), converged=int(f.restarts["converged"].sum()), loglik=f.loglik,
                          ag_short=t_ag_short, ag_calls=ag_calls, ag_call=t_ag_call, ag=t_ag,
-                         nv_short=t_nv_short, nv_evals=nv_evals, nv_eval=t_nv_eval, nv=t_nv))
+                         nv_short=t_nv_short, nv_evals=nv_evals, nv_iter=nv_iter, nv_eval=t_nv_eval, nv=t_nv))
         print(f"  {arch}: learncore {t_fast:.2f} s, {calls} batched calls / {row_evals} restart evaluations; "
               f"autograd {ag_calls} calls in {t_ag_short:.1f} s; naive {nv_evals} evaluations in {t_nv_short:.1f} s",
               flush=True)
     return rows
 
 
-def print_one_animal(rows, reps, naive_iter):
+def print_one_animal(rows, reps):
     print()
     print(f"One synthetic animal (2NL learner), {T} trials, rule rpe, hidden {HIDDEN}, {RESTARTS} restarts; "
           f"learncore = median of {reps} runs")
@@ -160,7 +163,7 @@ def print_one_animal(rows, reps, naive_iter):
     for r in rows:
         print(f"  {r['arch']}: autograd measured {r['ag_calls']} batched calls (R = {RESTARTS}) in "
               f"{r['ag_short']:.1f} s = {r['ag_call']:.2f} s/call, x {r['calls']} calls of the learncore fit; "
-              f"naive measured {r['nv_evals']} evaluations (R = 1, {naive_iter} L-BFGS iterations) in "
+              f"naive measured {r['nv_evals']} evaluations (R = 1, {r['nv_iter']} L-BFGS iteration(s)) in "
               f"{r['nv_short']:.1f} s = {r['nv_eval']:.2f} s/evaluation, x {r['row_evals']} restart evaluations")
     print("learncore fits: L-BFGS iterations per restart (median / max), restarts converged, log-likelihood")
     for r in rows:
@@ -213,7 +216,7 @@ def main():
     torch.set_num_threads(1)
     with threadpool_limits(1):
         rows = bench_one_animal(reps, naive_iter)
-        print_one_animal(rows, reps, naive_iter)
+        print_one_animal(rows, reps)
         if args.cohort:
             bench_cohort(12 if args.quick else 88)
 
