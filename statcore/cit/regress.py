@@ -13,20 +13,20 @@ bounded effects of Z): a 20-output forest predicts each output as well as 20 sin
 (mean squared error 0.065-0.107 against 0.078-0.117), but a forest's error (about 0.08 here, kernel
 ridge: 0.03) is too large for the GCM, whose level needs sqrt(n) times the product of the two
 regression errors to be small. The plain out-of-bag forest (now "rf_oob") leaves X's and Y's
-residuals correlated through Z: RP-CIT (k = 100) rejected 25% (Bonferroni), 33.5% (Cauchy), 24%
-(max bootstrap) of 200 null data sets at alpha = 0.05 (scalar GCM 7.5%). "rf"
-(:class:`ForestSmoother`) grows the forest on the residuals of a ridge regression and applies its
-out-of-bag weights twice (twicing): 9.5%, 11%, 11% of the same 200 data sets (scalar GCM 9%); at
-n = 500, dims 10/10/5, k = 50: 5.3%, 6.0%, 6.7%
-of 150 ("rf_oob": 14%, 17%, 13%). Still above the nominal 5% at n = 2000: prefer "krr" (about 6%
-there) or "ols" when the effects are smooth. Tried on the same design (10-60 replicates, with the
-exact split of the statistic into bias and noise parts from the known means), none clearly better:
-local-linear correction with the out-of-bag weights (Friedberg, Tibshirani, Athey & Wager 2020,
-ridge 0.01-1) once, 15-25%; leaves of 10, 20, 50 (more bias) or 2, 3 (more noise); 300 trees; the
-local-linear correction twice or a third pass, 8-13% against twicing's 13-15% on the same 60 data
-sets but worse at n = 500 (a third pass: 9-12%), as each pass amplifies the noise. The floor: once the bias is
-small, both smoothers average the same neighbours, which correlates neighbouring residual products
-in a way the GCM's variance ignores (the same effect as kernel ridge's in gcm_test's notes).
+residuals correlated through Z: RP-CIT (k = 100) rejected 25% (Bonferroni), 33.5% (Cauchy), 24% (max
+bootstrap) of 200 null data sets at alpha = 0.05 (scalar GCM 7.5%). "rf" (:class:`ForestSmoother`)
+grows the forest on the residuals of a ridge regression and applies its out-of-bag weights twice
+(twicing): 9.5%, 11%, 11% of the same 200 data sets (scalar GCM 9%); at n = 500, dims 10/10/5, k =
+50: 5.3%, 6.0%, 6.7% of 150 ("rf_oob": 14%, 17%, 13%). Still above the nominal 5% at n = 2000:
+prefer "krr" (about 6% there) or "ols" when the effects are smooth. Tried on the same design (10-60
+replicates, with the exact split of the statistic into bias and noise parts from the known means),
+none clearly better: local-linear correction with the out-of-bag weights (Friedberg, Tibshirani,
+Athey & Wager 2020, ridge 0.01-1) once, 15-25%; leaves of 10, 20, 50 (more bias) or 2, 3 (more
+noise); 300 trees; the local-linear correction twice or a third pass, 8-13% against twicing's 13-15%
+on the same 60 data sets but worse at n = 500 (a third pass: 9-12%), as each pass amplifies the
+noise. The floor: once the bias is small, both smoothers average the same neighbours, which
+correlates neighbouring residual products in a way the GCM's variance ignores (the same effect as
+kernel ridge's in gcm_test's notes).
 """
 from __future__ import annotations
 
