@@ -23,10 +23,10 @@ replicates, with the exact split of the statistic into bias and noise parts from
 none clearly better: local-linear correction with the out-of-bag weights (Friedberg, Tibshirani,
 Athey & Wager 2020, ridge 0.01-1) once, 15-25%; leaves of 10, 20, 50 (more bias) or 2, 3 (more
 noise); 300 trees; the local-linear correction twice or a third pass, 8-13% against twicing's 13-15%
-on the same 60 data sets but worse at n = 500 (a third pass: 9-12%), as each pass amplifies the
-noise. The floor: once the bias is small, both smoothers average the same neighbours, which
-correlates neighbouring residual products in a way the GCM's variance ignores (the same effect as
-kernel ridge's in gcm_test's notes).
+on the same 60 data sets, but a third pass was worse at n = 500 (9-12%), as each pass amplifies the
+noise (the local-linear correction twice was not measured there). The floor: once the bias is small,
+both smoothers average the same neighbours, which correlates neighbouring residual products in a way
+the GCM's variance ignores (the same effect as kernel ridge's in gcm_test's notes).
 """
 from __future__ import annotations
 
