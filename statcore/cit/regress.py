@@ -9,24 +9,28 @@ which is what lets RP-CIT test many random projections for the price of one regr
 (:class:`SpectralSmoother`).
 
 Cautions measured while building this (benchmarks/bench_cit.py, n = 2000, dims 20/20/5, nonlinear
-bounded effects of Z): a 20-output forest predicts each output as well as 20 single-output forests
-(mean squared error 0.065-0.107 against 0.078-0.117), but a forest's error (about 0.08 here, kernel
-ridge: 0.03) is too large for the GCM, whose level needs sqrt(n) times the product of the two
-regression errors to be small. The plain out-of-bag forest (now "rf_oob") leaves X's and Y's
-residuals correlated through Z: RP-CIT (k = 100) rejected 25% (Bonferroni), 33.5% (Cauchy), 24% (max
-bootstrap) of 200 null data sets at alpha = 0.05 (scalar GCM 7.5%). "rf" (:class:`ForestSmoother`)
-grows the forest on the residuals of a ridge regression and applies its out-of-bag weights twice
-(twicing): 9.5%, 11%, 11% of the same 200 data sets (scalar GCM 9%); at n = 500, dims 10/10/5, k =
-50: 5.3%, 6.0%, 6.7% of 150 ("rf_oob": 14%, 17%, 13%). Still above the nominal 5% at n = 2000:
-prefer "krr" (about 6% there) or "ols" when the effects are smooth. Tried on the same design (10-60
-replicates, with the exact split of the statistic into bias and noise parts from the known means),
-none clearly better: local-linear correction with the out-of-bag weights (Friedberg, Tibshirani,
-Athey & Wager 2020, ridge 0.01-1) once, 15-25%; leaves of 10, 20, 50 (more bias) or 2, 3 (more
-noise); 300 trees; the local-linear correction twice or a third pass, 8-13% against twicing's 13-15%
-on the same 60 data sets, but a third pass was worse at n = 500 (9-12%), as each pass amplifies the
-noise (the local-linear correction twice was not measured there). The floor: once the bias is small,
-both smoothers average the same neighbours, which correlates neighbouring residual products in a way
-the GCM's variance ignores (the same effect as kernel ridge's in gcm_test's notes).
+bounded effects of Z; RP-CIT with k = 100, size at alpha = 0.05):
+
+- A plain random forest is too biased for the GCM, whose level needs sqrt(n) times the product of
+  the two regression errors to be small. The out-of-bag forest ("rf_oob") rejected 25% (Bonferroni),
+  33.5% (Cauchy) and 24% (max bootstrap) of 200 null data sets.
+- Growing the forest on the residuals of a linear ridge fit and applying its out-of-bag weights twice
+  (twicing) cut that to 9.5%, 11% and 11%. Splitting the RP-CIT statistic into its parts with the
+  known means showed two causes of the rest: the product of the two regressions' biases (about 0.1
+  of the mean squared statistic) and the correlation between neighbouring residual products that
+  two local smoothers create (about 6% of the variance), which the GCM's variance ignores.
+- "rf" (:class:`ForestSmoother`) therefore grows the forest on the residuals of a kernel ridge
+  regression (GCV-tuned, as "krr"), which removes the smooth part of the means, applies the forest's
+  out-of-bag weights twice, and the GCM divides each statistic by the smoother's variance factor
+  (``variance="smoother"`` in :func:`statcore.cit.gcm_test`). Linear ridge first with the variance
+  factor: 8%, 9% of 100 data sets (Bonferroni, Cauchy); kernel ridge first without it: 7%, 6.5%;
+  with it: see the closing figures in benchmarks/bench_cit.py and the issue's note.
+- Tried on the same design and not better (10-60 replicates): local-linear correction with the
+  out-of-bag weights (Friedberg, Tibshirani, Athey & Wager 2020), once (15-25%) or twice; leaves of
+  10, 20, 50 (more bias) or 2, 3 (more noise); 300 trees; a third twicing pass (worse at n = 500).
+- What the factor cannot see: the forest's partition is chosen on the same noise it then averages,
+  which adds a few per cent to the variance of the noise part beyond a fixed smoother's (measured
+  with the known noise, 16 data sets: 1.06 against kernel ridge's 0.97).
 """
 from __future__ import annotations
 
@@ -131,6 +135,22 @@ class SpectralSmoother:
             coef *= self.shrink[:, None] if r.ndim == 2 else self.shrink
             r -= self.basis @ coef
         return r
+
+    def matrix(self, n: int | None = None) -> np.ndarray:
+        """The (n, n) residual map ``I - 11'/n - U diag(shrink) U'`` as a dense, symmetric array."""
+        n = self.basis.shape[0] if n is None else n
+        a = np.full((n, n), -1.0 / n)
+        a[np.diag_indices(n)] += 1.0
+        if self.basis.shape[1]:
+            a -= (self.basis * self.shrink) @ self.basis.T
+        return a
+
+    def apply_right(self, p: np.ndarray) -> np.ndarray:
+        """``p @ A`` for a dense (k, n) ``p`` without forming ``A`` (``A`` is symmetric: the residuals of ``p'``, transposed)."""
+        out = p - p.mean(axis=1, keepdims=True)
+        if self.basis.shape[1]:
+            out -= ((out @ self.basis) * self.shrink) @ self.basis.T
+        return out
 
 
 def _centred_svd(z: np.ndarray, scale: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -255,8 +275,8 @@ class ForestSmoother:
     over the trees for which observation i is out of bag, of j's share (its bootstrap count over the
     leaf's total) of the leaf that holds i; each row sums to one and ``W[i, i] = 0``, so ``W @ v`` is
     exactly the forest's out-of-bag prediction of ``v`` (Breiman 2001; the weights of Lin & Jeon
-    2006 and Athey, Tibshirani & Wager 2019). ``L`` is the residual map of the linear stage (ridge on
-    z) the forest was grown after, or the identity. With the partition fixed, every step is linear in
+    2006 and Athey, Tibshirani & Wager 2019). ``L`` is the residual map of the smooth stage (kernel
+    ridge on z, a :class:`SpectralSmoother`) the forest was grown after, or the identity. With the partition fixed, every step is linear in
     the response: ``residuals(u @ w) == residuals(u) @ w``.
 
     Examples
@@ -287,6 +307,15 @@ class ForestSmoother:
         for _ in range(self.passes):
             r -= self.weights @ r
         return r
+
+    def matrix(self, n: int | None = None) -> np.ndarray:
+        """The (n, n) residual map ``(I - W)^passes L`` as a dense array (one dense product per extra pass)."""
+        d = -self.weights.toarray()
+        d[np.diag_indices(d.shape[0])] += 1.0
+        a = d
+        for _ in range(self.passes - 1):
+            a = a @ d
+        return self.linear.apply_right(a) if self.linear is not None else a
 
 
 def _forest_weights(forest, z: np.ndarray):
@@ -332,25 +361,29 @@ def _forest_weights(forest, z: np.ndarray):
     return w.tocsr()
 
 
-#: The random forests behind "rf" (default: linear stage, then the forest's weights twice) and
-#: "rf_oob" (the plain out-of-bag forest, statcore's "rf" before the calibration study).
-_FOREST_VARIANTS = {"rf": (True, 2), "rf_oob": (False, 1)}
+#: The random forests behind "rf" (kernel ridge first, then the forest's weights twice) and "rf_oob"
+#: (the plain out-of-bag forest, statcore's "rf" before the calibration study): (smooth stage, passes).
+_FOREST_VARIANTS = {"rf": ("krr", 2), "rf_oob": (None, 1)}
 
 
-def _random_forest(v, z, rng, n_jobs, variant="rf"):
+def _random_forest(v, z, rng, n_jobs, variant="rf", basis=None):
     """A multi-output random forest (100 trees, leaves of at least 5) as a fixed linear smoother.
 
     The forest is grown once for all columns of ``v`` (standardised, so each output counts equally
-    in the splits). "rf" grows it on the residuals of a GCV-tuned ridge regression on z
-    (Zhang, Nettleton & Zhu 2019) and applies its out-of-bag weights twice ("twicing", Tukey 1977;
-    L2 boosting of a fixed smoother, Buhlmann & Yu 2003), which removes most of the forest's bias on
-    smooth effects; "rf_oob" is the plain out-of-bag forest.
+    in the splits). "rf" grows it on the residuals of a GCV-tuned kernel ridge regression on z (the
+    regression-enhanced forest of Zhang, Nettleton & Zhu 2019, with a kernel smoother in place of
+    their penalised linear model; ``basis``, the kernel's eigendecomposition, is shared by x and y)
+    and applies its out-of-bag weights twice ("twicing", Tukey 1977; L2 boosting of a fixed
+    smoother, Buhlmann & Yu 2003): the kernel ridge takes the smooth part of the means, the forest
+    what is left (interactions, steps); "rf_oob" is the plain out-of-bag forest.
     """
     from sklearn.ensemble import RandomForestRegressor
 
-    prefit, passes = _FOREST_VARIANTS[variant]
-    linear = _ridge_basis(z).smoother(v) if prefit else None
-    target = linear.residuals(v) if prefit else v
+    stage, passes = _FOREST_VARIANTS[variant]
+    if stage is not None and basis is None:
+        basis = _BASES[stage](z)
+    linear = basis.smoother(v) if stage is not None else None
+    target = linear.residuals(v) if linear is not None else v
     mu, sd = target.mean(axis=0), target.std(axis=0)
     # a column the linear stage fits exactly leaves zeros: nothing for the splits, no zero division
     sd = np.where(sd > 1e-12 * np.maximum(np.abs(v).max(axis=0), 1e-300), sd, np.inf)
@@ -482,7 +515,10 @@ def fit_residualizers(vs: list, z: Any, regression: Any = "ols", seed: Any = Non
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral):
         raise TypeError(f"n_jobs must be an integer, got {n_jobs!r}")
     if reg in _FOREST_VARIANTS:
-        return [_random_forest(v, z, rng, int(n_jobs), reg) for v in arrays]
+        # the linear stage's decomposition of z is shared by all responses, as for the linear smoothers
+        stage = _FOREST_VARIANTS[reg][0]
+        basis = _BASES[stage](z) if stage is not None else None
+        return [_random_forest(v, z, rng, int(n_jobs), reg, basis) for v in arrays]
     return [RegressionFit(_sklearn_residuals(v, z, reg), None, name) for v in arrays]
 
 
@@ -537,10 +573,11 @@ def residualize(v: Any, z: Any, regression: Any = "ols", seed: Any = None, n_job
         all outputs, chosen by generalised cross-validation with every output weighted equally),
         ``"krr"`` (Gaussian-kernel ridge, bandwidth by the median heuristic, penalty by GCV; one
         eigendecomposition of the centred kernel matrix serves all outputs and penalties), ``"rf"``
-        (a random forest made a fixed linear smoother: ridge on z as for ``"ridge"``, then a
-        100-tree multi-output forest, leaves of at least 5, grown on the ridge residuals, and
-        its out-of-bag kernel weights ``W`` applied twice, residuals ``(I - W)^2 (v - ridge fit)``;
-        see the module notes), ``"rf_oob"`` (the plain forest on ``v``, out-of-bag residuals
+        (a random forest made a fixed linear smoother: kernel ridge on z as for ``"krr"``, then a
+        100-tree multi-output forest, leaves of at least 5, grown on the kernel ridge residuals,
+        and its out-of-bag kernel weights ``W`` applied twice, residuals
+        ``(I - W)^2 (v - kernel ridge fit)``; it costs the kernel eigendecomposition, O(n^3), on
+        top of the forest; see the module notes), ``"rf_oob"`` (the plain forest on ``v``, out-of-bag residuals
         ``(I - W) v``: statcore's "rf" until the calibration study, kept for comparison), or any
         scikit-learn regressor instance (cloned, fitted multi-output, in-sample residuals).
         Every named regression leaves at least two residual degrees of freedom (with one, the

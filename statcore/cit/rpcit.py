@@ -19,7 +19,8 @@ import numpy as np
 from .._checks import as_float_array, check_choice, check_n_jobs, check_positive_int, check_seed
 from .._result import HTest
 from .combine import COMBINE_METHODS, check_rank, combine_pvalues
-from .gcm import _special, max_bootstrap_pvalue, normal_pvalue, residual_pair, standardised_products
+from .gcm import (_VARIANCES, _special, max_bootstrap_pvalue, normal_pvalue, residual_pair,
+                  standardised_products, variance_inflation)
 from .regress import as_matrix, check_same_n
 
 __all__ = ["rpcit", "random_directions", "parcor_pvalues"]
@@ -156,7 +157,7 @@ def _callable_pvalue(base: Callable, xp: np.ndarray, yp: np.ndarray, z: np.ndarr
 def rpcit(x: Any, y: Any, z: Any = None, k: int = 50, base: str | Callable = "gcm",
           aggregate: str = "bonferroni", r: int | None = None, regression: Any = "ols", seed: Any = None,
           n_jobs: int = 1, resid_x: Any = None, resid_y: Any = None, B: int = 499,
-          parcor: str = "t") -> HTest:
+          parcor: str = "t", variance: str = "auto") -> HTest:
     """Random-projection conditional independence test of X independent of Y given Z.
 
     Parameters
@@ -196,6 +197,11 @@ def rpcit(x: Any, y: Any, z: Any = None, k: int = 50, base: str | Callable = "gc
         Bootstrap draws for "maxboot".
     parcor : {"t", "fisher"}
         p-value of the "parcor" base: Student t with n - 2 - p df, or Fisher's z.
+    variance : {"auto", "standard", "smoother"}
+        Variance of each projected GCM statistic, as in :func:`statcore.cit.gcm_test` ("auto":
+        corrected for the smoother's correlation of neighbouring residual products with "krr",
+        "rf" and "rf_oob", one factor per projection; "maxboot" keeps the products' correlations
+        across projections). ``base="gcm"`` only ("smoother" with another base is an error).
 
     Returns
     -------
@@ -203,7 +209,8 @@ def rpcit(x: Any, y: Any, z: Any = None, k: int = 50, base: str | Callable = "gc
         The aggregated p-value; ``parameter`` k (and r); ``extras``: ``"p_values"`` (k,) per
         projection, ``"statistics"`` (k,) the GCM statistics or partial correlations,
         ``"directions_x"`` (dx, k), ``"directions_y"`` (dy, k), ``"aggregate"``, ``"base"``,
-        ``"regression"``, ``"k_requested"``. When x and y are both one-dimensional every projection
+        ``"regression"``, ``"k_requested"``, ``"variance"`` and, when corrected,
+        ``"variance_inflation"`` (k,). When x and y are both one-dimensional every projection
         is the same test up to sign, so the base test runs once (``k`` = 1 in ``parameter``).
 
     Examples
@@ -233,15 +240,19 @@ def rpcit(x: Any, y: Any, z: Any = None, k: int = 50, base: str | Callable = "gc
     n_jobs = check_n_jobs(n_jobs)
     aggregate = check_choice(aggregate, "aggregate", _AGGREGATES)
     parcor = check_choice(parcor, "parcor", ("t", "fisher"))
+    variance = check_choice(variance, "variance", _VARIANCES)
     if callable(base):
         base_name = getattr(base, "__name__", type(base).__name__)
     else:
         base = base_name = check_choice(base, "base", _BASES)
     if aggregate == "maxboot" and base_name != "gcm":
         raise ValueError("aggregate='maxboot' bootstraps the projected GCM statistics; it needs base='gcm'")
+    if variance == "smoother" and base_name != "gcm":
+        raise ValueError("variance='smoother' corrects the projected GCM statistics; it needs base='gcm'")
     r = check_rank(r, k, aggregate, "aggregate")
     rng = check_seed(seed)
     k_requested = k
+    inflation = None
 
     if callable(base):
         if resid_x is not None or resid_y is not None:
@@ -266,13 +277,18 @@ def rpcit(x: Any, y: Any, z: Any = None, k: int = 50, base: str | Callable = "gc
         dy = _ncols(y if resid_y is None else resid_y, "y" if resid_y is None else "resid_y")
         k, r = _effective_k(dx, dy, k, r)
         wx, wy = random_directions(dx, k, rng), random_directions(dy, k, rng)
-        rx, ry, reg = residual_pair(x, y, z, regression, rng, resid_x, resid_y, n_jobs)
+        rx, ry, reg, smoothers = residual_pair(x, y, z, regression, rng, resid_x, resid_y, n_jobs)
         n = rx.shape[0]
         if base == "gcm":
-            prod = (rx @ wx) * (ry @ wy)
+            px, py = rx @ wx, ry @ wy
+            prod = px * py
             _, sd, stat = standardised_products(prod)
             if np.any(sd == 0):
                 raise ValueError("a projected residual product is constant; x or y is a function of z")
+            # residual maps are linear: the projected residuals are Ax (x wx), so one pair of maps serves all k
+            inflation = variance_inflation(variance, smoothers, reg, px, py, paired=True)
+            if inflation is not None:
+                stat = stat / np.sqrt(inflation)
             pvals = normal_pvalue(stat, "two.sided")
         else:
             za = as_matrix(z, "z", allow_none=True)
@@ -290,7 +306,10 @@ def rpcit(x: Any, y: Any, z: Any = None, k: int = 50, base: str | Callable = "gc
             parameter["r"] = float(r)
     label = "GCM" if base_name == "gcm" else ("partial correlation" if base_name == "parcor" else base_name)
     extras = {"p_values": pvals, "statistics": stat, "directions_x": wx, "directions_y": wy,
-              "aggregate": aggregate, "base": base_name, "regression": reg, "n": n, "k_requested": k_requested}
+              "aggregate": aggregate, "base": base_name, "regression": reg, "n": n, "k_requested": k_requested,
+              "variance": "standard" if inflation is None else "smoother"}
+    if inflation is not None:
+        extras["variance_inflation"] = inflation
     if aggregate == "maxboot":
         extras["B"] = B
     both_resid = resid_x is not None and resid_y is not None
@@ -298,7 +317,8 @@ def rpcit(x: Any, y: Any, z: Any = None, k: int = 50, base: str | Callable = "gc
                  "x and y" + (" given z" if z is not None and np.size(z) else ""))
     return HTest(statistic=statistic, statistic_name=statistic_name, parameter=parameter, p_value=float(p),
                  alternative="two.sided", method=f"Random-projection conditional independence test "
-                 f"({label} base, {_AGG_LABEL[aggregate]})", data_name=data_name, extras=extras)
+                 f"({label} base, {_AGG_LABEL[aggregate]}"
+                 f"{'' if inflation is None else ', smoother-corrected variance'})", data_name=data_name, extras=extras)
 
 
 def _effective_k(dx: int, dy: int, k: int, r: int | None) -> tuple[int, int | None]:

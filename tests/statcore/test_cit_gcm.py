@@ -409,15 +409,15 @@ def test_rf_oob_is_the_forests_out_of_bag_fit_as_a_smoother():
     assert fit.smoother.passes == 1 and fit.smoother.linear is None
 
 
-def test_rf_is_a_linear_prefit_then_the_forest_twice():
-    # "rf": ridge on z, the forest grown on its residuals, its out-of-bag weights applied twice (twicing)
+def test_rf_is_a_kernel_ridge_prefit_then_the_forest_twice():
+    # "rf": kernel ridge on z, the forest grown on its residuals, its out-of-bag weights applied twice
     rng = np.random.default_rng(22)
     z = rng.normal(size=(200, 2))
     v = np.column_stack([z[:, 0] + np.sin(3 * z[:, 1]), np.abs(z[:, 0])]) + 0.3 * rng.normal(size=(200, 2))
     fit = fit_residualizer(v, z, "rf", seed=5)
     sm = fit.smoother
-    assert sm.passes == 2 and sm.linear.method == "ridge"
-    e = fit_residualizer(v, z, "ridge").residuals
+    assert sm.passes == 2 and sm.linear.method == "krr"
+    e = fit_residualizer(v, z, "krr").residuals
     np.testing.assert_allclose(sm.linear.residuals(v), e, atol=1e-12)
     once = e - sm.weights @ e
     np.testing.assert_allclose(fit.residuals, once - sm.weights @ once, atol=1e-12)
@@ -426,7 +426,7 @@ def test_rf_is_a_linear_prefit_then_the_forest_twice():
 
 
 def test_rf_handles_a_response_linear_in_z():
-    # the ridge stage leaves (almost) nothing for the forest; no division by a zero scale
+    # the kernel ridge stage leaves (almost) nothing for the forest; no division by a zero scale
     rng = np.random.default_rng(23)
     z = rng.normal(size=(100, 2))
     v = np.column_stack([z @ [1.0, 2.0], rng.normal(size=100)])

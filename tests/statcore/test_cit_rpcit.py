@@ -48,7 +48,7 @@ def test_shared_ols_equals_refitting_each_projection():
 @pytest.mark.parametrize("regression", ["ridge", "krr", "rf"])
 def test_shared_regression_is_the_fixed_smoother_applied_to_projections(regression):
     x, y, z = data(n=150, seed=4)
-    res = rpcit(x, y, z, k=10, seed=5, regression=regression)
+    res = rpcit(x, y, z, k=10, seed=5, regression=regression, variance="standard")
     # replay the seed: directions first, then the regressions of x and of y
     rng = np.random.default_rng(5)
     wx, wy = random_directions(6, 10, rng), random_directions(5, 10, rng)
@@ -124,7 +124,7 @@ def test_precomputed_residuals_and_printing():
     x, y, z = data(seed=9)
     rx, ry = residualize(x, z, "krr"), residualize(y, z, "krr")
     a = rpcit(None, None, k=15, seed=1, resid_x=rx, resid_y=ry)
-    b = rpcit(x, y, z, k=15, seed=1, regression="krr")
+    b = rpcit(x, y, z, k=15, seed=1, regression="krr", variance="standard")
     np.testing.assert_allclose(a.extras["p_values"], b.extras["p_values"], rtol=1e-10)
     assert a.data_name == "resid_x and resid_y" and b.data_name == "x and y given z"
     text = str(b)
