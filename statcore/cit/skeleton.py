@@ -139,6 +139,10 @@ def _validate_test_args(test, test_args: dict) -> None:
     accepted = set(inspect.signature(target).parameters) - set(_SET_BY_SKELETON)
     if test == "parcor":
         accepted.discard("base")
+    if "variance" in test_args:
+        raise TypeError("pc_skeleton's built-in tests use residuals cached per (node, conditioning set) and "
+                        "the standard GCM variance; 'variance' cannot be set (call gcm_test or rpcit on the "
+                        "nodes for the smoother-corrected variance)")
     for key in test_args:
         if key in _SET_BY_SKELETON:
             raise TypeError(f"{key!r} is set by pc_skeleton for every test; do not pass it")
@@ -354,7 +358,10 @@ def pc_skeleton(data, alpha: float = 0.01, test: str | Callable = "rpcit", group
         all projections of a scalar coincide). ``"parcor"``: partial correlation with a t p-value
         (``parcor="fisher"``: Fisher's z, as pcalg's ``gaussCItest`` and causal-learn's
         ``fisherz``), RP-CIT with the partial-correlation base for groups. The built-in tests use
-        residuals of each node on ``S`` computed once per (node, S). A callable is called as
+        residuals of each node on ``S`` computed once per (node, S), and therefore Shah & Peters'
+        standard variance: the smoother correction that ``gcm_test`` and ``rpcit`` apply to
+        "krr" and "rf" by default would need two dense (n, n) maps per test (``variance`` is
+        refused here). A callable is called as
         ``test(x, y, z, **test_args)`` with pandas DataFrames holding the columns of the two nodes
         and of ``S`` (``z`` is None when ``S`` is empty) and returns a p-value or an
         :class:`~statcore.HTest`.

@@ -501,6 +501,8 @@ def test_bad_input():
         pc_skeleton(chain, test="parcor", base="gcm")
     with pytest.raises(TypeError, match="'resid_x' is set by pc_skeleton"):
         pc_skeleton(chain, test="gcm", resid_x=1)
+    with pytest.raises(TypeError, match="'variance' cannot be set"):
+        pc_skeleton(chain, test="rpcit", regression="krr", variance="smoother")
     with pytest.raises(ValueError, match="unknown parcor"):
         pc_skeleton(chain, test="parcor", parcor="z")
     with pytest.raises(ValueError, match=r"p-value 2\.0"):
