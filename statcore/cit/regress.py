@@ -145,13 +145,6 @@ class SpectralSmoother:
             a -= (self.basis * self.shrink) @ self.basis.T
         return a
 
-    def apply_right(self, p: np.ndarray) -> np.ndarray:
-        """``p @ A`` for a dense (k, n) ``p`` without forming ``A`` (``A`` is symmetric: the residuals of ``p'``, transposed)."""
-        out = p - p.mean(axis=1, keepdims=True)
-        if self.basis.shape[1]:
-            out -= ((out @ self.basis) * self.shrink) @ self.basis.T
-        return out
-
 
 def _centred_svd(z: np.ndarray, scale: bool) -> tuple[np.ndarray, np.ndarray]:
     zc = z - z.mean(axis=0)
@@ -271,13 +264,15 @@ _BASES = {"ols": _ols_basis, "ridge": _ridge_basis, "krr": _krr_basis}
 class ForestSmoother:
     """A fitted random forest as a linear smoother: residuals ``(I - W)^passes L(u)``.
 
-    ``W`` (n, n, sparse) holds the forest's out-of-bag kernel weights: ``W[i, j]`` is the average,
-    over the trees for which observation i is out of bag, of j's share (its bootstrap count over the
-    leaf's total) of the leaf that holds i; each row sums to one and ``W[i, i] = 0``, so ``W @ v`` is
-    exactly the forest's out-of-bag prediction of ``v`` (Breiman 2001; the weights of Lin & Jeon
-    2006 and Athey, Tibshirani & Wager 2019). ``L`` is the residual map of the smooth stage (kernel
-    ridge on z, a :class:`SpectralSmoother`) the forest was grown after, or the identity. With the partition fixed, every step is linear in
-    the response: ``residuals(u @ w) == residuals(u) @ w``.
+    ``W`` (n, n, sparse) holds the forest's kernel weights, rows summing to one, ``W[i, i] = 0``:
+    for "rf" the honest weights (each tree's partition from its bootstrap rows, its leaf means from
+    its out-of-bag rows, so ``W[i, j]`` comes from trees that never saw j; ``_honest_forest_weights``),
+    for "rf_oob" the out-of-bag weights (``W[i, j]`` the average, over the trees for which i is out
+    of bag, of j's share of the leaf that holds i, so ``W @ v`` is exactly the forest's out-of-bag
+    prediction of ``v``; Breiman 2001, Lin & Jeon 2006, Athey, Tibshirani & Wager 2019). ``L`` is
+    the residual map of the smooth stage (kernel ridge on z, a :class:`SpectralSmoother`) the forest
+    was grown after, or the identity. With the partition fixed, every step is linear in the
+    response: ``residuals(u @ w) == residuals(u) @ w``.
 
     Examples
     --------
@@ -309,13 +304,16 @@ class ForestSmoother:
         return r
 
     def matrix(self, n: int | None = None) -> np.ndarray:
-        """The (n, n) residual map ``(I - W)^passes L`` as a dense array (one dense product per extra pass)."""
-        d = -self.weights.toarray()
-        d[np.diag_indices(d.shape[0])] += 1.0
-        a = d
-        for _ in range(self.passes - 1):
-            a = a @ d
-        return self.linear.apply_right(a) if self.linear is not None else a
+        """The (n, n) residual map ``(I - W)^passes L`` as a dense array (one dense product per pass and for ``L``).
+
+        ``W`` is made dense: at n = 2000 a BLAS product with it is faster than scipy's sparse one.
+        """
+        n = self.weights.shape[0]
+        a = self.linear.matrix(n) if self.linear is not None else np.eye(n)
+        w = self.weights.toarray()
+        for _ in range(self.passes):
+            a -= w @ a
+        return a
 
 
 def _forest_weights(forest, z: np.ndarray):
@@ -361,9 +359,67 @@ def _forest_weights(forest, z: np.ndarray):
     return w.tocsr()
 
 
-#: The random forests behind "rf" (kernel ridge first, then the forest's weights twice) and "rf_oob"
-#: (the plain out-of-bag forest, statcore's "rf" before the calibration study): (smooth stage, passes).
-_FOREST_VARIANTS = {"rf": ("krr", 2), "rf_oob": (None, 1)}
+def _honest_forest_weights(forest, z: np.ndarray):
+    """The honest kernel weights of a fitted scikit-learn forest, an (n, n) CSR matrix.
+
+    Each tree's partition comes from its bootstrap (in-bag) rows, its leaf values from its
+    out-of-bag rows: ``W[i, j]`` is the average, over the trees whose leaf holding i also holds an
+    out-of-bag row other than i, of ``1 / m`` for every such row j (m of them). So ``W[i, j]`` is
+    built only from trees that never saw j, and does not depend on j's noise: the forest's
+    partition is chosen on other rows than the ones it averages (the honesty of Wager & Athey
+    2018, with the bootstrap's own split). Rows sum to one and ``W[i, i] = 0``. A row no tree
+    gives a value (possible only with very few trees or rows) gets the mean of the other rows.
+
+    One sparse product over all trees' leaves, as in ``_forest_weights``: M (n, leaves) marks the
+    leaf each row falls in, scaled by ``m / (m - 1)`` where the row is itself out of bag, S (n,
+    leaves) each out-of-bag row's ``1 / m``; ``M S'`` with its diagonal removed is the sum above.
+    """
+    import scipy.sparse as sparse
+
+    n = z.shape[0]
+    leaves = forest.apply(z)
+    m_rows, m_cols, m_vals, s_rows, s_cols, s_vals = [], [], [], [], [], []
+    n_valid = np.zeros(n)
+    offset = 0
+    for t, sample in enumerate(forest.estimators_samples_):
+        oob = np.bincount(sample, minlength=n) == 0
+        leaf = leaves[:, t]
+        m = np.bincount(leaf, weights=oob.astype(np.float64), minlength=leaf.max() + 1)
+        mi = m[leaf]
+        others = mi - oob  # out-of-bag rows in i's leaf other than i
+        rows = np.flatnonzero(others > 0)
+        n_valid[rows] += 1
+        m_rows.append(rows)
+        m_cols.append(leaf[rows] + offset)
+        m_vals.append(np.where(oob, mi / np.maximum(others, 1), 1.0)[rows])
+        j = np.flatnonzero(oob)
+        s_rows.append(j)
+        s_cols.append(leaf[j] + offset)
+        s_vals.append(1.0 / m[leaf[j]])
+        offset += m.size
+    member = sparse.csr_matrix((np.concatenate(m_vals), (np.concatenate(m_rows), np.concatenate(m_cols))),
+                               shape=(n, offset))
+    share = sparse.csr_matrix((np.concatenate(s_vals), (np.concatenate(s_rows), np.concatenate(s_cols))),
+                              shape=(n, offset))
+    w = (member @ share.T).tocsr()
+    w = w - sparse.diags(w.diagonal())
+    none = np.flatnonzero(n_valid == 0)
+    if none.size:  # the mean of the other rows
+        fill = sparse.csr_matrix((np.ones(none.size * n), (np.repeat(none, n), np.tile(np.arange(n), none.size))),
+                                 shape=(n, n))
+        fill = fill - sparse.csr_matrix((np.ones(none.size), (none, none)), shape=(n, n))
+        w = w + fill / (n - 1)
+        n_valid[none] = 1.0
+    w = (sparse.diags(1.0 / n_valid) @ w).tocsr()
+    w.eliminate_zeros()
+    return w
+
+
+#: The random forests behind "rf" (kernel ridge first, then the forest's honest weights twice) and
+#: "rf_oob" (the plain out-of-bag forest, statcore's "rf" before the calibration study):
+#: (smooth stage, passes, weights).
+_FOREST_VARIANTS = {"rf": ("krr", 2, "honest"), "rf_oob": (None, 1, "oob")}
+_WEIGHTS = {"honest": _honest_forest_weights, "oob": _forest_weights}
 
 
 def _random_forest(v, z, rng, n_jobs, variant="rf", basis=None):
@@ -373,13 +429,13 @@ def _random_forest(v, z, rng, n_jobs, variant="rf", basis=None):
     in the splits). "rf" grows it on the residuals of a GCV-tuned kernel ridge regression on z (the
     regression-enhanced forest of Zhang, Nettleton & Zhu 2019, with a kernel smoother in place of
     their penalised linear model; ``basis``, the kernel's eigendecomposition, is shared by x and y)
-    and applies its out-of-bag weights twice ("twicing", Tukey 1977; L2 boosting of a fixed
-    smoother, Buhlmann & Yu 2003): the kernel ridge takes the smooth part of the means, the forest
-    what is left (interactions, steps); "rf_oob" is the plain out-of-bag forest.
+    and applies its honest weights twice ("twicing", Tukey 1977; L2 boosting of a fixed smoother,
+    Buhlmann & Yu 2003): the kernel ridge takes the smooth part of the means, the forest what is
+    left (interactions, steps); "rf_oob" is the plain out-of-bag forest.
     """
     from sklearn.ensemble import RandomForestRegressor
 
-    stage, passes = _FOREST_VARIANTS[variant]
+    stage, passes, weights = _FOREST_VARIANTS[variant]
     if stage is not None and basis is None:
         basis = _BASES[stage](z)
     linear = basis.smoother(v) if stage is not None else None
@@ -391,7 +447,7 @@ def _random_forest(v, z, rng, n_jobs, variant="rf", basis=None):
     forest = RandomForestRegressor(n_estimators=100, min_samples_leaf=5, max_features=1.0,
                                    n_jobs=n_jobs, random_state=int(rng.integers(2 ** 31 - 1)))
     forest.fit(z, ts[:, 0] if ts.shape[1] == 1 else ts)
-    smoother = ForestSmoother(_forest_weights(forest, z), linear, passes, variant)
+    smoother = ForestSmoother(_WEIGHTS[weights](forest, z), linear, passes, variant)
     return RegressionFit(smoother.residuals(v), smoother, variant)
 
 
@@ -554,7 +610,8 @@ def fit_residualizer(v: Any, z: Any, regression: Any = "ols", seed: Any = None, 
     ----------
     Golub, Heath & Wahba (1979), Technometrics 21(2). Breiman (2001), Random forests, Machine
     Learning 45. Zhang, Nettleton & Zhu (2019), Regression-enhanced random forests, arXiv:1904.10416.
-    Buhlmann & Yu (2003), Boosting with the L2 loss, JASA 98(462).
+    Buhlmann & Yu (2003), Boosting with the L2 loss, JASA 98(462). Wager & Athey (2018),
+    Estimation and inference of heterogeneous treatment effects using random forests, JASA 113(523).
     """
     return fit_residualizers([v], z, regression, seed, n_jobs)[0]
 
@@ -575,7 +632,8 @@ def residualize(v: Any, z: Any, regression: Any = "ols", seed: Any = None, n_job
         eigendecomposition of the centred kernel matrix serves all outputs and penalties), ``"rf"``
         (a random forest made a fixed linear smoother: kernel ridge on z as for ``"krr"``, then a
         100-tree multi-output forest, leaves of at least 5, grown on the kernel ridge residuals,
-        and its out-of-bag kernel weights ``W`` applied twice, residuals
+        and its honest kernel weights ``W`` (partition from each tree's bootstrap rows, leaf means
+        from its out-of-bag rows) applied twice, residuals
         ``(I - W)^2 (v - kernel ridge fit)``; it costs the kernel eigendecomposition, O(n^3), on
         top of the forest; see the module notes), ``"rf_oob"`` (the plain forest on ``v``, out-of-bag residuals
         ``(I - W) v``: statcore's "rf" until the calibration study, kept for comparison), or any

@@ -409,8 +409,51 @@ def test_rf_oob_is_the_forests_out_of_bag_fit_as_a_smoother():
     assert fit.smoother.passes == 1 and fit.smoother.linear is None
 
 
+def _brute_force_honest_weights(forest, z):
+    """Tree by tree: the mean of the out-of-bag rows (other than i) in the leaf holding i, averaged
+    over the trees that have such rows; the mean of all other rows if no tree has."""
+    n = z.shape[0]
+    leaves = forest.apply(z)
+    total, used = np.zeros((n, n)), np.zeros(n)
+    for t, sample in enumerate(forest.estimators_samples_):
+        oob = np.bincount(sample, minlength=n) == 0
+        for i in range(n):
+            j = np.flatnonzero(oob & (leaves[:, t] == leaves[i, t]) & (np.arange(n) != i))
+            if j.size:
+                total[i, j] += 1.0 / j.size
+                used[i] += 1
+    for i in np.flatnonzero(used == 0):
+        total[i] = 1.0 / (n - 1)
+        total[i, i] = 0.0
+        used[i] = 1
+    return total / used[:, None]
+
+
+@pytest.mark.parametrize("n_trees, n", [(100, 120), (1, 40)])
+def test_honest_forest_weights_match_brute_force(n_trees, n):
+    # one tree on 40 rows leaves some rows without an out-of-bag neighbour: the mean of the others
+    from sklearn.ensemble import RandomForestRegressor
+    from statcore.cit.regress import _honest_forest_weights
+
+    rng = np.random.default_rng(31)
+    z = rng.normal(size=(n, 2))
+    v = np.sin(2 * z[:, 0]) + 0.3 * rng.normal(size=n)
+    for seed in [1, 11, 13]:
+        forest = RandomForestRegressor(n_estimators=n_trees, min_samples_leaf=5, max_features=1.0,
+                                       random_state=seed).fit(z, v)
+        w = _honest_forest_weights(forest, z)
+        np.testing.assert_allclose(w.toarray(), _brute_force_honest_weights(forest, z), atol=1e-13)
+        if n_trees == 1:
+            # the weight on j comes only from trees that never saw j: zero on the tree's bootstrap rows
+            dense = w.toarray()
+            inbag = np.bincount(forest.estimators_samples_[0], minlength=n) > 0
+            fallback = np.all(np.isclose(dense + np.eye(n) / (n - 1), 1.0 / (n - 1)), axis=1)
+            assert 0 < fallback.sum() < n
+            assert np.all(dense[~fallback][:, inbag] == 0)
+
+
 def test_rf_is_a_kernel_ridge_prefit_then_the_forest_twice():
-    # "rf": kernel ridge on z, the forest grown on its residuals, its out-of-bag weights applied twice
+    # "rf": kernel ridge on z, the forest grown on its residuals, its honest weights applied twice
     rng = np.random.default_rng(22)
     z = rng.normal(size=(200, 2))
     v = np.column_stack([z[:, 0] + np.sin(3 * z[:, 1]), np.abs(z[:, 0])]) + 0.3 * rng.normal(size=(200, 2))
