@@ -6,7 +6,7 @@
     python benchmarks/bench_cit.py --size --nonlinear-only --n-nonlinear 2000 --reps-rf 100
     python benchmarks/bench_cit.py --size --nonlinear-only --n-nonlinear 2000 --regressions rf,rf_oob
     python benchmarks/bench_cit.py --design-size --start 1 --reps-rf 200 --regressions rf
-        # size on the issue's design, one stream of data sets per --start (1, 2, 3: the 600 quoted in
+        # size on the issue's design, one stream of data sets per --start (1 to 5: the 1000 quoted in
         # statcore.cit.regress; kernel ridge: --start 0 --regressions krr), k = 100
 
 Setting (issue 4): n = 2000, dim X = dim Y = 20, dim Z = 5, k = 100, random-forest regression
