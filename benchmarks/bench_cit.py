@@ -243,7 +243,7 @@ def design_size(reps: int, start: int, regression: str = "rf") -> None:
 
     Data sets from ``default_rng(2024 + start)``, directions and bootstrap from ``rep + 10**6 * start``;
     the running rejection rates of Bonferroni, Cauchy, the max bootstrap and the first projection's
-    GCM alone, every 25 replicates. Streams 1, 2, 3 are independent: run them side by side.
+    GCM alone, every 25 replicates. Different starts give independent streams: run them side by side.
     """
     master = np.random.default_rng(2024 + start)
     rej = np.zeros(4)

@@ -324,6 +324,17 @@ class ForestSmoother:
         return a
 
 
+def _leaf_product(member: tuple, share: tuple, n: int, n_leaves: int):
+    """``M S'`` (n, n) CSR from the (rows, cols, values) lists of two sparse (n, n_leaves) matrices:
+    M marks the leaf (of every tree, columns offset tree by tree) each row is predicted from, S the
+    weight each row has in its leaf's mean."""
+    import scipy.sparse as sparse
+
+    m, s = (sparse.csr_matrix((np.concatenate(v), (np.concatenate(r), np.concatenate(c))), shape=(n, n_leaves))
+            for r, c, v in (member, share))
+    return (m @ s.T).tocsr()
+
+
 def _forest_weights(forest, z: np.ndarray):
     """The out-of-bag kernel weights of a fitted scikit-learn forest, an (n, n) CSR matrix.
 
@@ -359,11 +370,8 @@ def _forest_weights(forest, z: np.ndarray):
             m_rows.append(never)
             m_cols.append(leaves[never, t] + offsets[t])
         n_oob[never] = leaves.shape[1]
-    rows = np.concatenate(m_rows)
-    member = sparse.csr_matrix((np.ones(rows.size), (rows, np.concatenate(m_cols))), shape=(n, offset))
-    share = sparse.csr_matrix((np.concatenate(c_vals), (np.concatenate(c_rows), np.concatenate(c_cols))),
-                              shape=(n, offset))
-    w = sparse.diags(1.0 / n_oob) @ (member @ share.T)
+    m_vals = [np.ones(r.size) for r in m_rows]
+    w = sparse.diags(1.0 / n_oob) @ _leaf_product((m_rows, m_cols, m_vals), (c_rows, c_cols, c_vals), n, offset)
     return w.tocsr()
 
 
@@ -405,11 +413,7 @@ def _honest_forest_weights(forest, z: np.ndarray):
         s_cols.append(leaf[j] + offset)
         s_vals.append(1.0 / m[leaf[j]])
         offset += m.size
-    member = sparse.csr_matrix((np.concatenate(m_vals), (np.concatenate(m_rows), np.concatenate(m_cols))),
-                               shape=(n, offset))
-    share = sparse.csr_matrix((np.concatenate(s_vals), (np.concatenate(s_rows), np.concatenate(s_cols))),
-                              shape=(n, offset))
-    w = (member @ share.T).tocsr()
+    w = _leaf_product((m_rows, m_cols, m_vals), (s_rows, s_cols, s_vals), n, offset)
     w = w - sparse.diags(w.diagonal())
     none = np.flatnonzero(n_valid == 0)
     if none.size:  # the mean of the other rows
