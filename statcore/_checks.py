@@ -6,9 +6,12 @@ the argument, say what was wrong and what to do (in the spirit of scikit-learn's
 """
 from __future__ import annotations
 
+import functools
+import inspect
 import numbers
+import warnings
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -21,6 +24,15 @@ __all__ = [
     "check_seed",
     "check_n_jobs",
     "as_treatment",
+    "as_matrix",
+    "check_same_n",
+    "positive_scale",
+    "check_rank",
+    "default_r",
+    "check_nan_policy",
+    "apply_nan_policy",
+    "NanPolicyResult",
+    "renamed_arguments",
     "InputWrapper",
 ]
 
@@ -181,6 +193,193 @@ def as_treatment(treat: Any, n: int, name: str = "treat", other: str = "y") -> n
     if bad.any():
         raise ValueError(f"{name} must be binary (0/1 or booleans); found the value {tf[bad][0]!r}")
     return tf == 1.0
+
+
+# ----------------------------------------------------------------------------------------------
+# matrices of observations, scales, ranks
+# ----------------------------------------------------------------------------------------------
+
+def as_matrix(x: Any, name: str, *, allow_none: bool = False, check_constant: bool = True) -> np.ndarray | None:
+    """A finite float64 (n, d) array (1-D becomes one column); None allowed if ``allow_none``.
+
+    Constant columns are refused: they carry no information and make residual scales zero.
+    """
+    if x is None:
+        if allow_none:
+            return None
+        raise ValueError(f"{name} is required")
+    arr = as_float_array(x, name)
+    if arr.ndim == 1:
+        arr = arr[:, None]
+    elif arr.ndim != 2:
+        raise ValueError(f"{name} must be 1- or 2-dimensional (observations in rows), got shape {arr.shape}")
+    if arr.shape[0] == 0:
+        raise ValueError(f"{name} has no observations")
+    if check_constant and arr.shape[1] and arr.shape[0] > 1:
+        const = np.flatnonzero(np.ptp(arr, axis=0) == 0)
+        if const.size:
+            raise ValueError(f"{name} has constant column(s) {const.tolist()}; remove them before testing")
+    return arr
+
+
+def check_same_n(**arrays: np.ndarray | None) -> int:
+    """The common number of rows of the given arrays (None skipped), or a ValueError naming them."""
+    sizes = {k: v.shape[0] for k, v in arrays.items() if v is not None}
+    if len(set(sizes.values())) > 1:
+        desc = ", ".join(f"{k} has {v}" for k, v in sizes.items())
+        raise ValueError(f"inputs must have the same number of observations (rows): {desc}")
+    return next(iter(sizes.values()))
+
+
+def positive_scale(value: Any, name: str, n: int | None = None) -> np.ndarray:
+    """A positive finite scalar, or (with ``n``) a positive finite vector of length n; float64 array."""
+    arr = as_float_array(value, name)
+    if arr.ndim == 0:
+        arr = arr.reshape(1)
+    elif arr.ndim != 1:
+        raise ValueError(f"{name} must be a number or a 1-dimensional array, got shape {arr.shape}")
+    if arr.size not in (1,) + ((n,) if n is not None else ()):
+        want = "a single number" if n is None else f"a single number or {n} values (one per observation)"
+        raise ValueError(f"{name} must be {want}, got {arr.size} values")
+    if np.any(arr <= 0):
+        raise ValueError(f"{name} must be positive, found {float(arr.min())!r}")
+    return arr
+
+
+def default_r(k: int) -> int:
+    """statcore's default r of the top-r rule: ceil(k / 10) (at least 1)."""
+    return max(1, math.ceil(k / 10))
+
+
+def check_rank(r, k: int, rule: str, arg: str):
+    """``r`` of the top-r rule: default ceil(k / 10), at most k; refused for any other rule (``arg``
+    names the caller's argument, "method" or "aggregate")."""
+    if rule == "topr":
+        r = default_r(k) if r is None else check_positive_int(r, "r")
+        if r > k:
+            raise ValueError(f"r must be at most k = {k} (the number of p-values), got r = {r}")
+        return r
+    if r is not None:
+        raise ValueError(f"r = {r!r} is used only by {arg}='topr', got {arg}={rule!r}; drop r or use {arg}='topr'")
+    return None
+
+
+
+# ----------------------------------------------------------------------------------------------
+# missing values: scipy's nan_policy
+# ----------------------------------------------------------------------------------------------
+
+NAN_POLICIES = ("raise", "omit", "propagate")
+
+
+def check_nan_policy(nan_policy: Any, allowed: Sequence[str] = NAN_POLICIES) -> str:
+    """``nan_policy`` as in scipy.stats: "raise" (the default everywhere), "omit" (drop the
+    observations with a NaN in any of the paired inputs) or "propagate" (a NaN result); a function
+    lists in ``allowed`` the ones that make sense for it."""
+    return check_choice(nan_policy, "nan_policy", tuple(allowed))
+
+
+@dataclass(frozen=True)
+class NanPolicyResult:
+    """What ``apply_nan_policy`` decided: the arrays to use, the rows kept (None: all) and whether
+    the caller must return its NaN result ("propagate" with a NaN present)."""
+
+    arrays: dict
+    keep: np.ndarray | None
+    propagate: bool
+
+    def __iter__(self):
+        return iter(self.arrays.values())
+
+
+def apply_nan_policy(nan_policy: str, /, **arrays: np.ndarray | None) -> NanPolicyResult:
+    """Apply scipy's ``nan_policy`` to paired float arrays (observations in the first axis; None
+    skipped). Call after ``as_float_array(..., allow_nan=True)`` and ``check_nan_policy``.
+
+    "raise" refuses any NaN, naming the argument and the count; "omit" drops every observation
+    (row) with a NaN in any array, and refuses when fewer than one row is left; "propagate" leaves
+    the arrays as they are and sets ``propagate`` when a NaN is present.
+    """
+    rows = None
+    counts = {}
+    for name, a in arrays.items():
+        if a is None:
+            continue
+        bad = np.isnan(a)
+        if bad.ndim > 1:
+            bad = bad.reshape(bad.shape[0], -1).any(axis=1)
+        elif bad.ndim == 0:
+            bad = bad.reshape(1)
+        if bad.any():
+            counts[name] = int(np.isnan(a).sum())
+        rows = bad if rows is None else (rows | bad if rows.shape == bad.shape else rows)
+    if not counts:
+        return NanPolicyResult(dict(arrays), None, False)
+    if nan_policy == "raise":
+        name, k = next(iter(counts.items()))
+        raise ValueError(f"{name} contains {k} NaN value{'s' if k > 1 else ''}; remove the missing values, "
+                         "or pass nan_policy='omit' to drop the observations that have them")
+    if nan_policy == "propagate":
+        return NanPolicyResult(dict(arrays), None, True)
+    keep = ~rows
+    if not keep.any():
+        raise ValueError(f"every observation has a NaN (in {', '.join(counts)}); nothing is left after "
+                         "nan_policy='omit'")
+    out = {k: (None if a is None else a[keep]) for k, a in arrays.items()}
+    return NanPolicyResult(out, keep, False)
+
+
+# ----------------------------------------------------------------------------------------------
+# renamed arguments and keyword-only arguments: one release of grace with a FutureWarning
+# ----------------------------------------------------------------------------------------------
+
+def renamed_arguments(renamed: Mapping[str, str] | None = None, *, old_positional: Sequence[str] = ()
+                      ) -> Callable:
+    """Keep old calls working for one release, with a ``FutureWarning``.
+
+    ``renamed`` maps old keyword names to new ones (``{"fdr_level": "alpha"}``). ``old_positional``
+    lists, in their former order and under their new names, the arguments after the data that used
+    to be positional and are now keyword-only: a call that still passes them by position is mapped
+    onto them with a warning. The wrapped function keeps its signature for ``inspect`` and the docs.
+    """
+    renamed = dict(renamed or {})
+    old_positional = tuple(old_positional)
+
+    def deco(func: Callable) -> Callable:
+        sig = inspect.signature(func)
+        n_pos = sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in sig.parameters.values())
+        has_varargs = any(p.kind is p.VAR_POSITIONAL for p in sig.parameters.values())
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            if len(args) > n_pos and old_positional and not has_varargs:
+                extra = args[n_pos:]
+                if len(extra) > len(old_positional):
+                    raise TypeError(f"{func.__name__}() takes {n_pos} positional argument"
+                                    f"{'s' if n_pos != 1 else ''} but {len(args)} were given")
+                names = old_positional[:len(extra)]
+                warnings.warn(f"{func.__name__}(): pass {', '.join(names)} by keyword "
+                              f"({', '.join(f'{n}=...' for n in names)}); passing "
+                              f"{'them' if len(names) > 1 else 'it'} by position stops working in the "
+                              "next release", FutureWarning, stacklevel=2)
+                for n, v in zip(names, extra):
+                    if n in kwargs:
+                        raise TypeError(f"{func.__name__}() got multiple values for argument {n!r}")
+                    kwargs[n] = v
+                args = args[:n_pos]
+            for old, new in renamed.items():
+                if old in kwargs:
+                    if new in kwargs:
+                        raise TypeError(f"{func.__name__}() got both {old!r} (its former name) and {new!r}")
+                    warnings.warn(f"{func.__name__}(): the argument {old!r} is now called {new!r}; the old "
+                                  "name stops working in the next release", FutureWarning, stacklevel=2)
+                    kwargs[new] = kwargs.pop(old)
+            return func(*args, **kwargs)
+
+        wrapper.__signature__ = sig
+        return wrapper
+
+    return deco
 
 
 @dataclass(frozen=True)

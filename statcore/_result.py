@@ -1,24 +1,179 @@
-"""Result objects: ``HTest`` for every hypothesis test and ``TableResult`` for fits and summaries.
+"""The one result protocol: ``Result``, its hypothesis-test form ``HTest``, and the freezing helpers.
 
-``HTest`` mirrors R's ``htest`` list and prints exactly like ``stats:::print.htest``;
-``TableResult`` is the base for table-like results (``summary()``, ``__str__``, ``_repr_html_``,
-``to_frame()``, ``plot()``).
+Every public result of statcore and learncore derives from ``Result`` and is a frozen dataclass:
+
+- a compact ``__repr__`` (one line: the class and its key scalars, never a dump),
+- ``summary()`` returning the R-layout text (``print.htest``, ``AIC()``, ``summary.qvalue``, ...),
+  and ``__str__`` = ``summary()``,
+- ``_repr_html_`` rendering a real HTML table (a caption and ``to_frame()``), for notebooks,
+- ``to_frame()``: a pandas DataFrame whose columns are snake_case and named from the one table in
+  ``docs/conventions.md`` (``p_value``, ``q_value``, ``std_error``, ``conf_low``, ...),
+- ``plot(ax=None)`` where a picture helps, returning the matplotlib Axes it drew on,
+- immutability: attributes cannot be set or deleted after construction; lists become tuples, dicts
+  read-only mappings and numpy arrays read-only views (``Result.__post_init__``).
+
+``HTest`` mirrors R's ``htest`` list and prints exactly like ``stats:::print.htest``; its
+``to_frame()`` follows ``broom::tidy.htest`` in snake_case (``estimate``, ``statistic``, ``p_value``,
+``parameter``, ``conf_low``, ``conf_high``, ``method``, ``alternative``).
 """
 from __future__ import annotations
 
+import dataclasses
 import html
-from dataclasses import dataclass, field, fields
+import math
+import numbers
+import re
+from dataclasses import FrozenInstanceError, dataclass, field, fields
 from typing import Any, Mapping
 
 import numpy as np
 
-from ._rformat import R_DIGITS, format_named_vector, format_number, format_numbers, format_pval, strwrap
+from ._r.rformat import R_DIGITS, format_named_vector, format_number, format_numbers, format_pval, strwrap
+from ._warnings import ConvergenceWarning, StatcoreWarning
 
-__all__ = ["HTest", "TableResult", "StatcoreWarning"]
+__all__ = ["Result", "HTest", "StatcoreWarning", "ConvergenceWarning", "FrozenDict", "freeze", "snake_case"]
 
 
-class StatcoreWarning(UserWarning):
-    """Base class of statcore's warnings about numerically or statistically dubious results."""
+# ----------------------------------------------------------------------------------------------
+# freezing
+# ----------------------------------------------------------------------------------------------
+
+class FrozenDict(dict):
+    """A dict that refuses changes after construction (results hold their named values in these)."""
+
+    def _refuse(self, *args, **kwargs):
+        raise TypeError("this mapping belongs to a statcore result and is read-only; copy it with dict(...)")
+
+    __setitem__ = __delitem__ = clear = pop = popitem = setdefault = update = _refuse
+    __ior__ = _refuse
+
+    def __reduce__(self):  # pickles (joblib workers return results) without calling __setitem__
+        return FrozenDict, (dict(self),)
+
+    def __repr__(self) -> str:
+        return dict.__repr__(self)
+
+
+def freeze(value: Any) -> Any:
+    """A read-only version of ``value``: arrays become read-only views, dicts FrozenDicts, lists
+    tuples (recursively); everything else is returned as it is."""
+    if isinstance(value, np.ndarray):
+        if value.flags.writeable:
+            value = value.view()
+            value.flags.writeable = False
+        return value
+    if isinstance(value, FrozenDict):
+        return value
+    if isinstance(value, dict):
+        return FrozenDict({k: freeze(v) for k, v in value.items()})
+    if isinstance(value, list):
+        return tuple(freeze(v) for v in value)
+    return value
+
+
+_SNAKE_SUB = re.compile(r"[^0-9a-zA-Z]+")
+
+
+def snake_case(name: str) -> str:
+    """``"mean of x"`` -> ``"mean_of_x"``, ``"Pr(>Chisq)"`` -> ``"pr_chisq"``: the column-name rule."""
+    s = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", str(name))
+    return _SNAKE_SUB.sub("_", s).strip("_").lower()
+
+
+def _short(v: Any) -> str:
+    """A value as the one-line repr shows it."""
+    if isinstance(v, bool) or v is None:
+        return repr(v)
+    if isinstance(v, numbers.Integral):
+        return str(int(v))
+    if isinstance(v, numbers.Real):
+        return f"{float(v):.4g}"
+    if isinstance(v, str):
+        return repr(v if len(v) <= 40 else v[:37] + "...")
+    if isinstance(v, tuple) and len(v) <= 3 and all(isinstance(e, numbers.Real) for e in v):
+        return "(" + ", ".join(_short(e) for e in v) + ")"
+    size = getattr(v, "size", None) if not isinstance(v, Mapping) else len(v)
+    if size is None and hasattr(v, "__len__"):
+        size = len(v)
+    return f"<{size}>" if size is not None else f"<{type(v).__name__}>"
+
+
+def _is_scalar(v: Any) -> bool:
+    return v is None or isinstance(v, (bool, numbers.Number, str))
+
+
+# ----------------------------------------------------------------------------------------------
+# the protocol
+# ----------------------------------------------------------------------------------------------
+
+class Result:
+    """Base of every statcore and learncore result (see the module docstring for the protocol).
+
+    Subclasses are frozen dataclasses that implement ``summary()`` and ``to_frame()``, and
+    ``_plot(ax=None, ...)`` (returning the Axes) where a picture helps. ``_repr_parts()`` chooses
+    what the one-line ``repr`` shows (default: the first scalar fields).
+    """
+
+    def __post_init__(self):
+        if dataclasses.is_dataclass(self):
+            for f in fields(self):
+                value = getattr(self, f.name)
+                frozen = freeze(value)
+                if frozen is not value:
+                    object.__setattr__(self, f.name, frozen)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise FrozenInstanceError(f"{type(self).__name__} is immutable: cannot set {name!r}; "
+                                  "results are never edited in place")
+
+    def __delattr__(self, name: str) -> None:
+        raise FrozenInstanceError(f"{type(self).__name__} is immutable: cannot delete {name!r}")
+
+    # -- text --------------------------------------------------------------------------------
+    def summary(self) -> str:  # pragma: no cover - abstract
+        raise NotImplementedError(f"{type(self).__name__} must implement summary()")
+
+    def __str__(self) -> str:
+        return self.summary()
+
+    def _repr_parts(self) -> list[tuple[str, Any]]:
+        if not dataclasses.is_dataclass(self):
+            return []
+        parts = [(f.name, getattr(self, f.name)) for f in fields(self) if f.repr and not f.name.startswith("_")]
+        return [(k, v) for k, v in parts if _is_scalar(v)][:6]
+
+    def __repr__(self) -> str:
+        body = ", ".join(f"{k}={_short(v)}" for k, v in self._repr_parts())
+        return f"{type(self).__name__}({body})"
+
+    # -- tables ------------------------------------------------------------------------------
+    def to_frame(self):  # pragma: no cover - abstract
+        raise NotImplementedError(f"{type(self).__name__} must implement to_frame()")
+
+    def _html_title(self) -> str:
+        for line in self.summary().splitlines():
+            if line.strip():
+                return line.strip()
+        return type(self).__name__
+
+    def _repr_html_(self) -> str:
+        frame = self.to_frame()
+        table = frame.to_html(max_rows=20, border=0, classes="statcore-result")
+        return (f'<div class="statcore-result"><p><strong>{html.escape(self._html_title())}</strong></p>'
+                f"{table}</div>")
+
+    # -- pictures ----------------------------------------------------------------------------
+    def plot(self, ax=None, **kwargs):
+        """Draw the result's figure on ``ax`` (a new figure when None); returns the Axes drawn on
+        (an array of Axes for a multi-panel figure)."""
+        return self._plot(ax=ax, **kwargs)
+
+    def _plot(self, ax=None, **kwargs):
+        raise NotImplementedError(f"{type(self).__name__} has no plot")
+
+
+#: The former name of ``Result`` (kept for code that subclassed it).
+TableResult = Result
 
 
 _ALTERNATIVES = {"two.sided": "not equal to", "less": "less than", "greater": "greater than"}
@@ -37,8 +192,8 @@ def _values_equal(a: Any, b: Any) -> bool:
     return a == b
 
 
-@dataclass(frozen=True, eq=False)
-class HTest:
+@dataclass(frozen=True, eq=False, repr=False)
+class HTest(Result):
     """A hypothesis test result, R's ``htest``.
 
     Attributes
@@ -59,7 +214,22 @@ class HTest:
     extras : dict
         Test-specific extras (per-projection p-values, bootstrap draws, ...).
 
-    A result unpacks like scipy's: ``stat, p = res``.
+    A result unpacks like scipy's: ``stat, p = res``; ``res.pvalue`` is ``res.p_value``.
+
+    Examples
+    --------
+    >>> from statcore import HTest
+    >>> res = HTest(statistic=2.5, statistic_name="t", parameter={"df": 9.0}, p_value=0.0339,
+    ...             method="One Sample t-test", data_name="x", null_value={"mean": 0.0})
+    >>> print(res.summary().strip())
+    One Sample t-test
+    <BLANKLINE>
+    data:  x
+    t = 2.5, df = 9, p-value = 0.0339
+    alternative hypothesis: true mean is not equal to 0
+    >>> res.to_frame()[["statistic", "parameter", "p_value"]]
+       statistic  parameter  p_value
+    0        2.5        9.0   0.0339
     """
 
     statistic: float | None = None
@@ -101,7 +271,7 @@ class HTest:
             parts.append("extras=[" + ", ".join(self.extras) + "]")
         return "HTest(" + ", ".join(parts) + ")"
 
-    def format(self, digits: int = R_DIGITS) -> str:
+    def summary(self, digits: int = R_DIGITS) -> str:
         """The text R's ``print.htest`` prints (``digits`` as R's ``getOption("digits")``)."""
         lines = ["", *strwrap(self.method, prefix="\t"), "", f"data:  {self.data_name}"]
         out = []
@@ -139,58 +309,38 @@ class HTest:
         lines.append("")
         return "\n".join(lines) + "\n"
 
-    def __str__(self) -> str:
-        return self.format()
+    #: the former name of ``summary``
+    format = summary
 
-    def _repr_html_(self) -> str:
-        return "<pre>" + html.escape(self.format()) + "</pre>"
+    def _html_title(self) -> str:
+        return self.method or "Hypothesis test"
 
     def to_frame(self):
-        """One-row pandas DataFrame: statistic, parameters, p-value, estimates, interval, method."""
+        """One row in ``broom::tidy.htest``'s layout, snake_case: ``estimate`` (or ``estimate1``,
+        ``estimate2``, ...), ``statistic``, ``p_value``, ``parameter`` (or ``parameter1``, ...),
+        ``conf_low``, ``conf_high``, ``method``, ``alternative``."""
         import pandas as pd
 
         row: dict[str, Any] = {}
+
+        def numbered(prefix: str, values: Mapping[str, Any]) -> None:
+            if len(values) == 1:
+                row[prefix] = next(iter(values.values()))
+            else:
+                row.update({f"{prefix}{i}": v for i, v in enumerate(values.values(), 1)})
+
+        numbered("estimate", self.estimate)
         if self.statistic is not None:
-            row[self.statistic_name] = self.statistic
-        row.update(self.parameter)
+            row["statistic"] = self.statistic
         row["p_value"] = self.p_value
-        row.update(self.estimate)
+        numbered("parameter", self.parameter)
         if self.conf_int is not None:
             row["conf_low"], row["conf_high"] = self.conf_int
-        row["alternative"] = self.alternative
         row["method"] = self.method
+        row["alternative"] = self.alternative
         return pd.DataFrame([row])
 
 
 def _cat_number(x: float) -> str:
     """How R's ``cat()`` writes a number: up to 7 significant digits, no padding."""
     return format_number(float(x), R_DIGITS)
-
-
-class TableResult:
-    """Base for table-like results.
-
-    Subclasses implement ``to_frame()`` and ``summary()`` (the R-style text); ``__str__`` prints the
-    summary, ``_repr_html_`` shows the summary and the frame's head in notebooks, ``plot()`` draws
-    the subclass's figure with matplotlib (imported only when plotting).
-    """
-
-    def to_frame(self):  # pragma: no cover - abstract
-        raise NotImplementedError(f"{type(self).__name__} must implement to_frame()")
-
-    def summary(self) -> str:  # pragma: no cover - abstract
-        raise NotImplementedError(f"{type(self).__name__} must implement summary()")
-
-    def __str__(self) -> str:
-        return self.summary()
-
-    def _repr_html_(self) -> str:
-        frame = self.to_frame()
-        return "<pre>" + html.escape(self.summary()) + "</pre>" + frame.head(20).to_html()
-
-    def plot(self, ax=None, **kwargs):
-        """Draw the result's figure; returns the matplotlib Figure."""
-        return self._plot(ax=ax, **kwargs)
-
-    def _plot(self, ax=None, **kwargs):  # pragma: no cover - abstract
-        raise NotImplementedError(f"{type(self).__name__} has no plot")

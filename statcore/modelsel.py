@@ -25,7 +25,7 @@ import numpy as np
 
 from ._checks import check_choice, check_n_jobs, check_positive_int, check_probability, check_seed
 from ._result import HTest, StatcoreWarning, TableResult
-from ._rformat import R_DIGITS, format_number, format_table
+from ._r.rformat import R_DIGITS, format_number, format_table
 
 __all__ = ["LogLik", "loglik", "aic", "bic", "aicc", "ICTable", "compare_models", "ModelComparison",
            "lrtest", "compare_by_group", "GroupComparison", "NobsWarning"]

@@ -18,7 +18,7 @@ from . import _padjust
 from ._checks import (InputWrapper, as_float_array, as_pvalues, check_choice, check_positive_int,
                       check_probability)
 from ._result import StatcoreWarning, TableResult
-from ._rformat import R_DIGITS, format_number, format_table
+from ._r.rformat import R_DIGITS, format_number, format_table
 
 __all__ = ["p_adjust", "p_adjust_methods", "pi0est", "qvalue", "QValueResult", "lfdr",
            "bfdr_select", "BFDRSelection", "Pi0Warning"]
@@ -282,7 +282,7 @@ def _pi0_from_clean(p_sorted: np.ndarray, lam: np.ndarray, pi0_method: str, smoo
                       "qvalue does (R stops here); using pi0 = 1", Pi0Warning, stacklevel=3)
         return Pi0Estimate(1.0, pi0_lambda, lam, None, "fallback")
     elif pi0_method == "smoother":
-        from ._smoothspline import smooth_spline
+        from ._r.smoothspline import smooth_spline
 
         y = np.log(pi0_lambda) if smooth_log_pi0 else pi0_lambda
         fit = smooth_spline(lam, y, df=smooth_df)
@@ -337,8 +337,8 @@ def _lfdr_clean(p: np.ndarray, pi0: float, trunc: bool, monotone: bool, transf: 
                 eps: float) -> np.ndarray:
     from scipy.special import ndtri
 
-    from ._density import density
-    from ._smoothspline import smooth_spline
+    from ._r.density import density
+    from ._r.smoothspline import smooth_spline
 
     if p.size < 2:
         warnings.warn("local FDR needs at least 2 p-values for its density estimate (R stops "

@@ -12,27 +12,9 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .._checks import as_pvalues, check_choice, check_positive_int
+from .._checks import as_pvalues, check_choice, check_positive_int, check_rank, default_r
 
-__all__ = ["combine_pvalues", "COMBINE_METHODS", "default_r"]
-
-
-def default_r(k: int) -> int:
-    """statcore's default r of the top-r rule: ceil(k / 10) (at least 1)."""
-    return max(1, math.ceil(k / 10))
-
-
-def check_rank(r, k: int, rule: str, arg: str):
-    """``r`` of the top-r rule: default ceil(k / 10), at most k; refused for any other rule (``arg``
-    names the caller's argument, "method" or "aggregate")."""
-    if rule == "topr":
-        r = default_r(k) if r is None else check_positive_int(r, "r")
-        if r > k:
-            raise ValueError(f"r must be at most k = {k} (the number of p-values), got r = {r}")
-        return r
-    if r is not None:
-        raise ValueError(f"r = {r!r} is used only by {arg}='topr', got {arg}={rule!r}; drop r or use {arg}='topr'")
-    return None
+__all__ = ["combine_pvalues", "COMBINE_METHODS"]
 
 
 def _bonferroni(p: np.ndarray, r: int) -> np.ndarray:

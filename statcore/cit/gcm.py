@@ -19,7 +19,8 @@ import numpy as np
 
 from .._checks import check_choice, check_positive_int, check_seed
 from .._result import HTest, StatcoreWarning
-from .regress import as_matrix, check_same_n, fit_residualizers, regression_name
+from .._checks import as_matrix, check_same_n
+from .regress import fit_residualizers, regression_name
 
 
 def _special():

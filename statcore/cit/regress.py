@@ -48,7 +48,7 @@ from typing import Any
 
 import numpy as np
 
-from .._checks import InputWrapper, as_float_array, check_choice, check_seed
+from .._checks import InputWrapper, as_float_array, as_matrix, check_choice, check_same_n, check_seed
 
 __all__ = ["residualize", "fit_residualizer", "fit_residualizers", "RegressionFit", "SpectralSmoother",
            "ForestSmoother", "REGRESSIONS"]
@@ -71,42 +71,6 @@ MIN_RESIDUAL_DF = 2
 #: draws (16: 75%). Below that most trees are a single leaf, the out-of-bag fit is a constant and the
 #: test would ignore z.
 MIN_N = {"ridge": 2 + MIN_RESIDUAL_DF, "krr": 2 + MIN_RESIDUAL_DF, "rf": 20, "rf_oob": 20}
-
-
-# ----------------------------------------------------------------------------------------------
-# input handling shared by the CI tests
-# ----------------------------------------------------------------------------------------------
-
-def as_matrix(x: Any, name: str, *, allow_none: bool = False, check_constant: bool = True) -> np.ndarray | None:
-    """A finite float64 (n, d) array (1-D becomes one column); None allowed if ``allow_none``.
-
-    Constant columns are refused: they carry no information and make residual scales zero.
-    """
-    if x is None:
-        if allow_none:
-            return None
-        raise ValueError(f"{name} is required")
-    arr = as_float_array(x, name)
-    if arr.ndim == 1:
-        arr = arr[:, None]
-    elif arr.ndim != 2:
-        raise ValueError(f"{name} must be 1- or 2-dimensional (observations in rows), got shape {arr.shape}")
-    if arr.shape[0] == 0:
-        raise ValueError(f"{name} has no observations")
-    if check_constant and arr.shape[1] and arr.shape[0] > 1:
-        const = np.flatnonzero(np.ptp(arr, axis=0) == 0)
-        if const.size:
-            raise ValueError(f"{name} has constant column(s) {const.tolist()}; remove them before testing")
-    return arr
-
-
-def check_same_n(**arrays: np.ndarray | None) -> int:
-    """The common number of rows of the given arrays (None skipped), or a ValueError naming them."""
-    sizes = {k: v.shape[0] for k, v in arrays.items() if v is not None}
-    if len(set(sizes.values())) > 1:
-        desc = ", ".join(f"{k} has {v}" for k, v in sizes.items())
-        raise ValueError(f"inputs must have the same number of observations (rows): {desc}")
-    return next(iter(sizes.values()))
 
 
 # ----------------------------------------------------------------------------------------------

@@ -18,10 +18,10 @@ import numpy as np
 
 from .._checks import as_float_array, check_choice, check_n_jobs, check_positive_int, check_seed
 from .._result import HTest
-from .combine import COMBINE_METHODS, check_rank, combine_pvalues
+from .combine import COMBINE_METHODS, combine_pvalues
 from .gcm import (_VARIANCES, _special, max_bootstrap_pvalue, normal_pvalue, residual_pair,
                   standardised_products, variance_inflation)
-from .regress import as_matrix, check_same_n
+from .._checks import as_matrix, check_same_n, check_rank
 
 __all__ = ["rpcit", "random_directions", "parcor_pvalues"]
 

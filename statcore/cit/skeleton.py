@@ -23,7 +23,7 @@ import numpy as np
 
 from .._checks import as_float_array, check_choice, check_n_jobs, check_positive_int, check_probability, check_seed
 from .._result import TableResult
-from .._rformat import R_DIGITS, format_numbers, format_table, strwrap
+from .._r.rformat import R_DIGITS, format_numbers, format_table, strwrap
 
 __all__ = ["pc_skeleton", "SkeletonResult"]
 

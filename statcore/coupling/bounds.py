@@ -9,7 +9,7 @@ import numpy as np
 
 from .._checks import check_choice, check_n_jobs, check_positive_int, check_probability, check_seed
 from .._result import TableResult
-from .._rformat import R_DIGITS, format_numbers, format_table
+from .._r.rformat import R_DIGITS, format_numbers, format_table
 from ._design import _cell_weights, _make_design, _perturbed_atom_weights, _values, _weighted_means
 from ._functions import _F, _check_stated_class, _detect_class, _eval_f, _resolve_f
 from ._inference import _is_discrete, _kink, imbens_manski_interval, stoye_interval

@@ -8,7 +8,7 @@ import numpy as np
 
 from .._checks import InputWrapper, as_float_array
 from .._result import TableResult
-from .._rformat import R_DIGITS, format_table
+from .._r.rformat import R_DIGITS, format_table
 from ._design import _make_design
 from .bounds import _data_name
 

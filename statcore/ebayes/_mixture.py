@@ -7,22 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from .._checks import InputWrapper, as_float_array, check_positive_int
-
-
-def positive_scale(value: Any, name: str, n: int | None = None) -> np.ndarray:
-    """A positive finite scalar, or (with ``n``) a positive finite vector of length n; float64 array."""
-    arr = as_float_array(value, name)
-    if arr.ndim == 0:
-        arr = arr.reshape(1)
-    elif arr.ndim != 1:
-        raise ValueError(f"{name} must be a number or a 1-dimensional array, got shape {arr.shape}")
-    if arr.size not in (1,) + ((n,) if n is not None else ()):
-        want = "a single number" if n is None else f"a single number or {n} values (one per observation)"
-        raise ValueError(f"{name} must be {want}, got {arr.size} values")
-    if np.any(arr <= 0):
-        raise ValueError(f"{name} must be positive, found {float(arr.min())!r}")
-    return arr
+from .._checks import InputWrapper, as_float_array, check_positive_int, positive_scale
 
 
 def make_grid(grid: Any, x: np.ndarray, scale: float, *, align: float | None = None) -> np.ndarray:

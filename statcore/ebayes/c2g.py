@@ -20,7 +20,7 @@ import numpy as np
 from .._checks import (InputWrapper, as_float_array, as_treatment, check_choice, check_n_jobs, check_positive_int,
                        check_probability, check_seed)
 from .._result import StatcoreWarning, TableResult
-from .._rformat import format_number, format_numbers
+from .._r.rformat import format_number, format_numbers
 
 __all__ = ["c2g", "C2GResult"]
 

@@ -11,9 +11,10 @@ import numpy as np
 
 from .._checks import InputWrapper, as_float_array, check_choice, check_positive_int
 from .._result import StatcoreWarning, TableResult
-from .._rformat import format_number, format_table
+from .._r.rformat import format_number, format_table
 from . import _solvers
-from ._mixture import make_grid, mixture_pdf, positive_scale
+from .._checks import positive_scale
+from ._mixture import make_grid, mixture_pdf
 
 __all__ = ["npmle", "NPMLEResult", "NPMLEConvergenceWarning"]
 

@@ -8,8 +8,9 @@ import numpy as np
 
 from .._checks import as_float_array, check_positive_int, check_seed
 from .._result import TableResult
-from .._rformat import format_number, format_table
-from ._mixture import make_grid, mixture_loglik, mixture_pdf, positive_scale
+from .._r.rformat import format_number, format_table
+from .._checks import positive_scale
+from ._mixture import make_grid, mixture_loglik, mixture_pdf
 
 __all__ = ["predictive_recursion", "PredictiveRecursionResult"]
 

@@ -1,4 +1,4 @@
-"""Tests for statcore._density against R 4.2.2 ``stats::density.default``.
+"""Tests for statcore._r.density against R 4.2.2 ``stats::density.default``.
 
 Golden values were produced with Rscript (R 4.2.2) and printed with
 ``sprintf("%.17g")``; a live test compares against a local R on random data
@@ -19,18 +19,7 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 _ROOT = os.path.dirname(os.path.dirname(_HERE))
 
 
-def _load_module():
-    try:
-        return importlib.import_module("statcore._density")
-    except Exception:
-        path = os.path.join(_ROOT, "statcore", "_density.py")
-        spec = importlib.util.spec_from_file_location("_statcore_density_under_test", path)
-        mod = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(mod)
-        return mod
-
-
-D = _load_module()
+D = importlib.import_module("statcore._r.density")
 
 Y_RTOL = 1e-10   # |y - y_R| <= Y_RTOL * max(y_R)
 X_RTOL = 1e-12   # |x - x_R| <= X_RTOL * max(|x_R|, 1)

@@ -4,7 +4,7 @@ import pandas as pd
 import pytest
 
 import statcore as sc
-from statcore._rformat import format_numbers, format_pval, format_table
+from statcore._r.rformat import format_numbers, format_pval, format_table
 from helpers import requires_r, run_r
 
 # R 4.2.2: set.seed(1); x <- rnorm(20); y <- rnorm(25, 1); print(t.test(x, y))

@@ -1,4 +1,4 @@
-"""Tests for statcore._smoothspline: R's ``smooth.spline(x, y, df = ...)`` reproduced exactly.
+"""Tests for statcore._r.smoothspline: R's ``smooth.spline(x, y, df = ...)`` reproduced exactly.
 
 Golden values below were produced with R (see ``R_VERSION``) by the R script quoted in the comment
 block, and printed with 17 significant digits.  The implementation mirrors the floating-point
@@ -18,10 +18,10 @@ import numpy as np
 import pytest
 
 try:
-    from statcore._smoothspline import SmoothSplineFit, nknots_smspl, smooth_spline
+    from statcore._r.smoothspline import SmoothSplineFit, nknots_smspl, smooth_spline
 except ImportError:  # package __init__ not importable yet: load the module from the source tree
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-    from statcore._smoothspline import SmoothSplineFit, nknots_smspl, smooth_spline
+    from statcore._r.smoothspline import SmoothSplineFit, nknots_smspl, smooth_spline
 
 QVALUE_GOLDEN = Path("/work/shared/golden/fdr/qvalue_deterministic.json")
 TOL_FIT = 1e-12      # absolute, on values of order 1

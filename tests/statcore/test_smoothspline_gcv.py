@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from statcore._smoothspline import smooth_spline
+from statcore._r.smoothspline import smooth_spline
 from helpers import r_vector, requires_r, run_r
 
 
@@ -39,7 +39,7 @@ def test_gcv_and_df_fits_equal_live_r():
 
 
 def test_predict_kernel_equals_python_bvalue():
-    from statcore._smoothspline import _spline_value
+    from statcore._r.smoothspline import _spline_value
 
     rng = np.random.default_rng(1)
     x = np.sort(rng.uniform(size=200))

@@ -351,7 +351,7 @@ class _Problem:
             return None
         coef = _band_solve(R, nk, self.xwy)
         # the compiled bvalue (same arithmetic as _spline_value, asserted equal in the tests)
-        from ._kernels.spline import bvalue_many
+        from .._kernels.spline import bvalue_many
 
         fitted_arr = np.empty(len(self.xs))
         bvalue_many(self._t_arr, np.asarray(coef, dtype=np.float64), nk, self._xs_arr, fitted_arr)
@@ -604,7 +604,7 @@ class SmoothSplineFit:
         from the end value with the end slope is used.
         """
         xq = np.atleast_1d(np.asarray(xnew, dtype=float))
-        from ._kernels.spline import bvalue_many
+        from .._kernels.spline import bvalue_many
 
         s = xq - self.xmin
         s /= self.xrange

@@ -1,0 +1,6 @@
+"""Ports of R functions whose output statcore must reproduce bit for bit.
+
+- :mod:`.rformat`: R's number formatting (``format``, ``format.pval``, ``print.default`` of tables).
+- :mod:`.smoothspline`: ``stats::smooth.spline`` (used by ``qvalue``'s pi0 smoother).
+- :mod:`.density`: ``stats::density.default`` (used by ``lfdr``).
+"""

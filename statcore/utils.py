@@ -1,0 +1,104 @@
+"""Public helpers for extension code, learncore and users writing their own methods.
+
+- :func:`check_seed`: ``None | int | Generator | SeedSequence`` -> one ``numpy.random.Generator``
+  (negative seeds refused, as numpy does; legacy ``RandomState`` refused).
+- :func:`check_n_jobs`, :func:`effective_n_jobs`: joblib's ``n_jobs`` convention.
+- :func:`lazy_njit`: ``numba.njit(cache=True)`` applied on the first call, falling back to an
+  uncached compile when no numba cache folder is writable.
+- :func:`thread_limit`: a context that limits BLAS, numba (and, when already imported, PyTorch)
+  threads, restoring them afterwards.
+- :func:`check_nan_policy`, :func:`apply_nan_policy`: scipy's ``nan_policy`` for paired arrays.
+
+Examples
+--------
+>>> from statcore.utils import check_seed, effective_n_jobs, thread_limit
+>>> int(check_seed(1).integers(10)) == int(check_seed(1).integers(10))
+True
+>>> effective_n_jobs(1)
+1
+>>> with thread_limit(1):
+...     pass
+"""
+from __future__ import annotations
+
+import os
+import sys
+from contextlib import contextmanager
+from typing import Any, Iterator
+
+from ._checks import apply_nan_policy, check_n_jobs, check_nan_policy, check_seed
+from ._kernels import lazy_njit
+
+__all__ = ["check_seed", "check_n_jobs", "effective_n_jobs", "lazy_njit", "thread_limit",
+           "check_nan_policy", "apply_nan_policy"]
+
+
+def effective_n_jobs(n_jobs: Any = 1) -> int:
+    """The number of workers ``n_jobs`` means on this machine (joblib's convention: -1 all cores,
+    -2 all but one, ...; never fewer than 1).
+
+    Parameters
+    ----------
+    n_jobs : int
+        A positive number of workers, or a negative number counting back from all cores.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> effective_n_jobs(-1) == (os.cpu_count() or 1)
+    True
+    """
+    n_jobs = check_n_jobs(n_jobs)
+    if n_jobs > 0:
+        return n_jobs
+    return max(1, (os.cpu_count() or 1) + 1 + n_jobs)
+
+
+@contextmanager
+def thread_limit(n: int = 1) -> Iterator[None]:
+    """Limit BLAS/OpenMP threads (threadpoolctl), numba threads and, if PyTorch is already imported,
+    torch's intra-op threads to ``n`` inside the block; all are restored afterwards.
+
+    Tiny per-step operations run faster on one thread than on a thread pool that a loaded machine
+    must schedule; workers of a parallel map should not each start a full pool either.
+
+    Parameters
+    ----------
+    n : int
+        Threads per pool inside the block (at least 1).
+
+    Examples
+    --------
+    >>> with thread_limit(1):
+    ...     pass
+    """
+    from ._checks import check_positive_int
+
+    n = check_positive_int(n, "n")
+    restore = []
+    try:
+        from threadpoolctl import threadpool_limits
+
+        limiter = threadpool_limits(limits=n)
+        restore.append(limiter.restore_original_limits)
+    except ImportError:  # threadpoolctl comes with scikit-learn; without it BLAS keeps its threads
+        pass
+    if "numba" in sys.modules:
+        import numba
+
+        old_numba = numba.get_num_threads()
+        numba.set_num_threads(min(n, numba.config.NUMBA_NUM_THREADS))
+        restore.append(lambda: numba.set_num_threads(old_numba))
+    torch = sys.modules.get("torch")  # statcore never imports torch itself
+    if torch is not None:
+        old_torch = torch.get_num_threads()
+        torch.set_num_threads(n)
+        restore.append(lambda: torch.set_num_threads(old_torch))
+    try:
+        yield
+    finally:
+        for undo in reversed(restore):
+            undo()
