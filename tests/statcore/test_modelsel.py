@@ -18,7 +18,8 @@ import statcore as sc
 from statcore import LogLik
 from helpers import requires_r, run_r
 
-DATA = Path(__file__).parent / "data"
+from helpers import GOLDEN as GOLDEN_DIR
+DATA = GOLDEN_DIR / "modelsel"
 D = pd.read_csv(DATA / "modelsel_data.csv", comment="#")
 GOLDEN = json.loads((DATA / "modelsel_golden.json").read_text())
 

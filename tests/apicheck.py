@@ -1,0 +1,185 @@
+"""The two API checks every public name goes through (see docs/conventions.md).
+
+``sweep_bad_inputs(func, good, data)`` feeds each data argument the usual bad inputs and checks that
+every call either succeeds as documented or raises ValueError/TypeError naming the argument, and that
+inputs are byte-identical afterwards. ``check_result_protocol(res)`` checks the one result protocol.
+
+Each test module of a package registers what it covers in ``BAD_INPUT_SPECS`` (function name ->
+``Spec``) and ``RESULT_EXAMPLES`` (class name -> factory); ``tests/test_api_complete.py`` checks
+that together they cover every public function and result class.
+"""
+from __future__ import annotations
+
+import copy
+import dataclasses
+import pickle
+import warnings
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+import pandas as pd
+
+BAD_KINDS = ("empty", "nan", "inf", "wrong_ndim", "short", "string", "none")
+
+#: errors that must never reach a user from bad input
+FORBIDDEN = (IndexError, ZeroDivisionError, KeyError, AttributeError, np.linalg.LinAlgError,
+             FloatingPointError, AssertionError, RuntimeError, OverflowError)
+
+
+@dataclass
+class Spec:
+    """How to call ``func`` correctly (``good`` keyword arguments) and which arguments are data.
+
+    ``ok``: {(arg, kind)} combinations documented to succeed (for example NaN p-values, which
+    ``p_adjust`` omits as R does, or ``None`` for an optional conditioning set). ``short`` makes a
+    data argument one observation shorter than the others, so it applies when ``paired``.
+    ``nan_result_ok``: {(arg, kind)} where a NaN in the output is the documented answer
+    (``nan_policy="propagate"``, R's NA rule).
+    """
+
+    func: Callable
+    good: dict
+    data: tuple
+    ok: set = field(default_factory=set)
+    nan_result_ok: set = field(default_factory=set)
+    paired: bool = True
+    kinds: tuple = BAD_KINDS
+
+
+def _bad_value(good: Any, kind: str) -> Any:
+    arr = good.to_numpy() if isinstance(good, (pd.Series, pd.DataFrame)) else np.asarray(good)
+    if kind == "string":
+        return "abc"
+    if kind == "none":
+        return None
+    if kind == "empty":
+        return np.empty((0,) + arr.shape[1:])
+    if kind in ("nan", "inf"):
+        bad = np.array(arr, dtype=float, copy=True)
+        bad.flat[0] = np.nan if kind == "nan" else np.inf
+        return pd.Series(bad, index=good.index) if isinstance(good, pd.Series) else bad
+    if kind == "wrong_ndim":
+        return np.asarray(arr, dtype=float)[..., None, None]
+    if kind == "short":
+        return arr[:-1]
+    raise ValueError(kind)
+
+
+def _snapshot(obj: Any) -> Any:
+    if isinstance(obj, np.ndarray):
+        return ("nd", obj.dtype.str, obj.shape, obj.tobytes())
+    if isinstance(obj, (pd.Series, pd.DataFrame)):
+        return ("pd", pickle.dumps(obj))
+    if isinstance(obj, dict):
+        return {k: _snapshot(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_snapshot(v) for v in obj]
+    return None
+
+
+def _has_nan(res: Any) -> bool:
+    vals = []
+    for name in ("p_value", "statistic", "lower", "upper", "estimate", "value"):
+        v = getattr(res, name, None)
+        if isinstance(v, (float, np.floating)):
+            vals.append(float(v))
+    if isinstance(res, (float, np.floating)):
+        vals.append(float(res))
+    if isinstance(res, (np.ndarray, pd.Series)) and res.dtype.kind == "f":
+        return bool(np.isnan(np.asarray(res)).any())
+    return any(np.isnan(v) for v in vals)
+
+
+def sweep_bad_inputs(spec: Spec) -> list[str]:
+    """Run the sweep; returns the list of failures (empty when every call behaved)."""
+    failures = []
+    for arg in spec.data:
+        for kind in spec.kinds:
+            if kind == "short" and not spec.paired:
+                continue
+            kwargs = dict(spec.good)
+            kwargs[arg] = _bad_value(spec.good[arg], kind)
+            before = {k: _snapshot(v) for k, v in kwargs.items()}
+            label = f"{spec.func.__name__}({arg}={kind})"
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    res = spec.func(**kwargs)
+            except (ValueError, TypeError) as exc:
+                msg = str(exc)
+                if arg not in msg:
+                    failures.append(f"{label}: {type(exc).__name__} does not name {arg!r}: {msg[:200]}")
+            except FORBIDDEN as exc:
+                failures.append(f"{label}: raised {type(exc).__name__}: {str(exc)[:200]}")
+            except Exception as exc:  # numba typing errors and the like
+                failures.append(f"{label}: raised {type(exc).__module__}.{type(exc).__name__}: {str(exc)[:200]}")
+            else:
+                if (arg, kind) not in spec.ok:
+                    failures.append(f"{label}: succeeded, which is not documented")
+                elif _has_nan(res) and (arg, kind) not in spec.nan_result_ok:
+                    failures.append(f"{label}: returned a NaN result silently")
+            after = {k: _snapshot(v) for k, v in kwargs.items()}
+            if before != after:
+                failures.append(f"{label}: modified its input")
+    # the good call itself must leave its inputs as they were
+    kwargs = copy.copy(spec.good)
+    before = {k: _snapshot(v) for k, v in kwargs.items()}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        spec.func(**kwargs)
+    if {k: _snapshot(v) for k, v in kwargs.items()} != before:
+        failures.append(f"{spec.func.__name__}: the valid call modified its input")
+    return failures
+
+
+def check_result_protocol(res: Any, *, plot: bool | None = None) -> None:
+    """Assert the one result protocol on an instance (docs/conventions.md, section 2)."""
+    from statcore._result import Result
+
+    name = type(res).__name__
+    assert isinstance(res, Result), f"{name} does not derive from statcore._result.Result"
+    assert dataclasses.is_dataclass(res) and type(res).__dataclass_params__.frozen, f"{name} is not a frozen dataclass"
+    r = repr(res)
+    assert "object at 0x" not in r and r.startswith(name) and len(r.splitlines()) <= 2 and len(r) <= 400, \
+        f"{name} repr is not compact: {r[:500]}"
+    s = res.summary()
+    assert isinstance(s, str) and s.strip() and str(res) == s, f"{name}: summary()/str() disagree or are empty"
+    h = res._repr_html_()
+    assert "<table" in h and "<pre>" not in h, f"{name}: _repr_html_ is not a real table"
+    frame = res.to_frame()
+    assert isinstance(frame, pd.DataFrame), f"{name}: to_frame() is not a DataFrame"
+    for col in frame.columns:
+        assert isinstance(col, str) and col == col.lower() and " " not in col and "." not in col, \
+            f"{name}: to_frame() column {col!r} is not snake_case"
+    for f in dataclasses.fields(res):
+        try:
+            setattr(res, f.name, None)
+        except (dataclasses.FrozenInstanceError, AttributeError):
+            pass
+        else:  # pragma: no cover - the failure message is the point
+            raise AssertionError(f"{name}.{f.name} can be assigned")
+        v = getattr(res, f.name)
+        if isinstance(v, np.ndarray) and v.size:
+            assert not v.flags.writeable, f"{name}.{f.name} is a writeable array"
+        if isinstance(v, dict):
+            try:
+                v["__probe__"] = 1
+            except TypeError:
+                pass
+            else:  # pragma: no cover
+                raise AssertionError(f"{name}.{f.name} is a mutable dict")
+        assert not isinstance(v, list), f"{name}.{f.name} is a mutable list"
+    if plot is None:
+        plot = type(res)._plot is not Result._plot
+    if plot:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        from matplotlib.axes import Axes
+
+        ax = res.plot()
+        ok = isinstance(ax, Axes) or (isinstance(ax, np.ndarray) and all(isinstance(a, Axes) for a in ax.ravel()))
+        assert ok, f"{name}.plot() returned {type(ax).__name__}, not the Axes"
+        plt.close("all")

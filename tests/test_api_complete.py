@@ -1,0 +1,67 @@
+"""Every public function is covered by the bad-input sweep and every result class by the protocol
+check (each package's tests/**/test_api_*.py registers what it covers; see tests/apicheck.py)."""
+import importlib.util
+import inspect
+from pathlib import Path
+
+import pytest
+
+import statcore
+from statcore._result import Result
+
+HERE = Path(__file__).resolve().parent
+
+
+def _registries():
+    specs, examples, exempt = {}, {}, {}
+    for path in sorted(HERE.rglob("test_api_*.py")):
+        if path.name == Path(__file__).name:
+            continue
+        mod_spec = importlib.util.spec_from_file_location(f"_api_registry_{path.stem}", path)
+        mod = importlib.util.module_from_spec(mod_spec)
+        try:
+            mod_spec.loader.exec_module(mod)
+        except pytest.skip.Exception:  # learncore's registry without torch: its functions are not counted
+            continue
+        specs.update(getattr(mod, "BAD_INPUT_SPECS", {}))
+        examples.update(getattr(mod, "RESULT_EXAMPLES", {}))
+        exempt.update(getattr(mod, "EXEMPT", {}))
+    return specs, examples, exempt
+
+
+def _public():
+    names = {f"statcore.{n}": getattr(statcore, n) for n in statcore.__all__}
+    try:
+        import learncore.learning_rules as lr
+    except ImportError:  # pragma: no cover
+        lr = None
+    if lr is not None:
+        names.update({f"learncore.learning_rules.{n}": getattr(lr, n) for n in lr.__all__})
+    return names
+
+
+def _all_result_classes():
+    seen, stack = set(), [Result]
+    while stack:
+        cls = stack.pop()
+        for sub in cls.__subclasses__():
+            if sub not in seen:
+                seen.add(sub)
+                stack.append(sub)
+    return {c.__name__: c for c in seen if not c.__name__.startswith("_")
+            and c.__module__.split(".")[0] in ("statcore", "learncore")}
+
+
+def test_every_public_function_is_swept():
+    specs, _, exempt = _registries()
+    funcs = [q for q, o in _public().items() if inspect.isfunction(o) or (callable(o) and not inspect.isclass(o))]
+    missing = [q for q in funcs if q.rsplit(".", 1)[1] not in specs and q.rsplit(".", 1)[1] not in exempt]
+    assert not missing, f"public functions without a bad-input spec: {missing}"
+
+
+def test_every_result_class_is_checked():
+    _, examples, _ = _registries()
+    import learncore.learning_rules  # noqa: F401  (registers learncore's result classes)
+
+    missing = sorted(set(_all_result_classes()) - set(examples))
+    assert not missing, f"result classes without a protocol example: {missing}"

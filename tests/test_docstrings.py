@@ -1,0 +1,50 @@
+"""Every public function and class has a numpydoc docstring: Parameters that match the signature,
+Returns, References and an Examples section (which the doctest run executes)."""
+import inspect
+
+import pytest
+
+numpydoc_validate = pytest.importorskip("numpydoc.validate")
+
+import statcore  # noqa: E402
+
+#: numpydoc checks enforced on functions: a docstring, every parameter documented and no unknown
+#: one, a Returns section, an Examples section
+FUNCTION_CHECKS = {"GL08", "PR01", "PR02", "RT01", "EX01"}
+#: on classes: a docstring and an Examples section
+CLASS_CHECKS = {"GL08", "EX01"}
+
+
+def _public():
+    out = {f"statcore.{n}": getattr(statcore, n) for n in statcore.__all__}
+    import statcore.utils as utils
+
+    out.update({f"statcore.utils.{n}": getattr(utils, n) for n in utils.__all__})
+    try:
+        import learncore.learning_rules as lr
+    except ImportError:  # pragma: no cover
+        return out
+    out.update({f"learncore.learning_rules.{n}": getattr(lr, n) for n in lr.__all__})
+    return out
+
+
+PUBLIC = {q: o for q, o in _public().items() if inspect.isfunction(o) or inspect.isclass(o)
+          or hasattr(o, "__wrapped__")}
+WARNINGS = {q for q, o in PUBLIC.items() if inspect.isclass(o) and issubclass(o, Warning)}
+
+
+def _qualname(q, obj):
+    mod = getattr(obj, "__module__", None)
+    return f"{mod}.{obj.__qualname__}" if mod else q
+
+
+@pytest.mark.parametrize("name", sorted(set(PUBLIC) - WARNINGS))
+def test_numpydoc(name):
+    obj = PUBLIC[name]
+    report = numpydoc_validate.validate(_qualname(name, obj))
+    checks = CLASS_CHECKS if inspect.isclass(obj) else FUNCTION_CHECKS
+    errors = [f"{code}: {msg}" for code, msg in report["errors"] if code in checks]
+    assert not errors, f"{name}:\n" + "\n".join(errors)
+    if not inspect.isclass(obj):
+        doc = inspect.getdoc(obj) or ""
+        assert "References\n----------" in doc, f"{name}: no References section"
