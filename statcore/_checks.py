@@ -412,3 +412,20 @@ class InputWrapper:
         if self.kind == "scalar":
             return float(values.reshape(()))
         return values
+
+
+# ----------------------------------------------------------------------------------------------
+# topic validators (moved here from the topic modules; each section is owned by its topic)
+# ----------------------------------------------------------------------------------------------
+
+# === multitest ===
+
+# === modelsel ===
+
+# === cit ===
+
+# === coupling ===
+
+# === ebayes ===
+
+# === learncore ===
