@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 import numbers
 import warnings
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import singledispatch
 from typing import Any, Callable, Mapping, Sequence
 
@@ -739,6 +739,9 @@ class GroupComparison(TableResult):
     criterion : str
     B : int
     conf_level : float
+    fits : mapping or None
+        The mapping group -> (model name -> fit) that was compared (read-only, the fits themselves
+        held by reference), so callers reach the fitted models through ``res.fits[group][model]``.
     """
 
     per_group: Any
@@ -748,6 +751,7 @@ class GroupComparison(TableResult):
     criterion: str
     B: int
     conf_level: float
+    fits: Any = field(default=None, repr=False, compare=False)
 
     @property
     def n_groups(self) -> int:
@@ -906,4 +910,4 @@ def compare_by_group(fits: Mapping[Any, Mapping[str, Any]], criterion: str = "AI
     order = np.lexsort((totals, -wins))  # most wins first, then smaller summed criterion
     table = table.iloc[order]
     return GroupComparison(per_group=per_group, table=table, boot_wins=boot, models=tuple(names),
-                           criterion=crit, B=B, conf_level=level)
+                           criterion=crit, B=B, conf_level=level, fits=fits)
