@@ -3,7 +3,9 @@
 The public namespace is flat and uses R's names (``p_adjust``, ``qvalue``, ...). Implementations
 live in topic modules; compiled kernels are loaded on first use, so ``import statcore`` stays quick.
 """
-from ._result import HTest, StatcoreWarning, TableResult
+from . import utils
+from ._result import HTest, Result, TableResult
+from ._warnings import ConvergenceWarning, StatcoreWarning
 from .multitest import (BFDRSelection, Pi0Warning, QValueResult, bfdr_select, lfdr, p_adjust,
                         p_adjust_methods, pi0est, qvalue)
 from .modelsel import (GroupComparison, ICTable, LogLik, ModelComparison, NobsWarning, aic, aicc, bic,
@@ -11,7 +13,7 @@ from .modelsel import (GroupComparison, ICTable, LogLik, ModelComparison, NobsWa
 from .cit import (GCMWarning, SkeletonResult, combine_pvalues, gcm_test, parcor_pvalues, pc_skeleton,
                   random_directions, residualize, rpcit)
 from .cit.causallearn import register_causallearn_tests
-from .coupling import (ConvergenceWarning, JointBounds, MakarovBounds, OverlapWarning, coupling_functions,
+from .coupling import (JointBounds, MakarovBounds, OverlapWarning, coupling_functions,
                        coupling_mean, imbens_manski_interval, ite_variance_bounds, joint_bounds,
                        makarov_bounds, stoye_interval)
 from .ebayes import (C2GResult, NPMLEConvergenceWarning, NPMLEResult, PredictiveRecursionResult, c2g, npmle,
@@ -20,7 +22,7 @@ from .ebayes import (C2GResult, NPMLEConvergenceWarning, NPMLEResult, Predictive
 __version__ = "0.1.0"
 
 __all__ = [
-    "HTest", "TableResult", "StatcoreWarning",
+    "HTest", "Result", "StatcoreWarning", "ConvergenceWarning",
     "p_adjust", "p_adjust_methods", "pi0est", "qvalue", "QValueResult", "lfdr", "bfdr_select",
     "BFDRSelection", "Pi0Warning",
     "LogLik", "loglik", "aic", "bic", "aicc", "ICTable", "compare_models", "ModelComparison", "lrtest",
@@ -29,7 +31,6 @@ __all__ = [
     "pc_skeleton", "SkeletonResult", "register_causallearn_tests",
     "coupling_mean", "coupling_functions", "joint_bounds", "JointBounds", "ite_variance_bounds",
     "makarov_bounds", "MakarovBounds", "imbens_manski_interval", "stoye_interval", "OverlapWarning",
-    "ConvergenceWarning",
     "npmle", "NPMLEResult", "NPMLEConvergenceWarning", "predictive_recursion", "PredictiveRecursionResult",
     "c2g", "C2GResult",
 ]

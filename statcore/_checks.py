@@ -21,6 +21,7 @@ __all__ = [
     "check_probability",
     "check_positive_int",
     "check_choice",
+    "check_finite_real",
     "check_seed",
     "check_n_jobs",
     "as_treatment",
@@ -134,6 +135,15 @@ def check_positive_int(x: Any, name: str, *, minimum: int = 1) -> int:
     if x < minimum:
         raise ValueError(f"{name} must be >= {minimum}, got {x}")
     return int(x)
+
+
+def check_finite_real(x: Any, name: str) -> float:
+    """A finite real scalar (not a boolean), as float."""
+    if isinstance(x, bool) or not isinstance(x, numbers.Real):
+        raise TypeError(f"{name} must be a number, got {type(x).__name__}")
+    if not np.isfinite(float(x)):
+        raise ValueError(f"{name} must be finite, got {x!r}")
+    return float(x)
 
 
 def check_choice(x: Any, name: str, choices: Iterable[str], aliases: dict[str, str] | None = None) -> str:
@@ -423,6 +433,59 @@ class InputWrapper:
 # === modelsel ===
 
 # === cit ===
+
+#: the nan_policy values of the conditional-independence functions: "propagate" is refused, since a
+#: regression on z cannot use a row with a NaN and one NaN would spread to every residual
+CIT_NAN_POLICIES = ("raise", "omit")
+
+
+def as_cit_data(nan_policy: str, /, required: Sequence[str] = (), **arrays: Any) -> tuple[dict, np.ndarray | None]:
+    """The data of a conditional-independence function as (n, d) float64 matrices with one row per
+    observation: ``None`` stays None (an error when its name is in ``required``), vectors become
+    one column, all have the same number of rows; NaN handled by ``nan_policy`` ("raise" or
+    "omit", dropping the rows with a NaN in any of the arrays), infinities refused, and no constant
+    column (checked after the rows are dropped). Returns the arrays and the rows kept (None: all)."""
+    nan_policy = check_nan_policy(nan_policy, CIT_NAN_POLICIES)
+    out: dict = {}
+    for name, v in arrays.items():
+        if v is None:
+            if name in required:
+                raise ValueError(f"{name} is required")
+            out[name] = None
+            continue
+        arr = as_float_array(v, name, allow_nan=True)
+        if arr.ndim == 1:
+            arr = arr[:, None]
+        elif arr.ndim != 2:
+            raise ValueError(f"{name} must be 1- or 2-dimensional (observations in rows), got shape {arr.shape}")
+        if arr.shape[0] == 0:
+            raise ValueError(f"{name} has no observations")
+        out[name] = arr
+    if all(v is None for v in out.values()):
+        return out, None
+    check_same_n(**out)
+    res = apply_nan_policy(nan_policy, **out)
+    out = dict(res.arrays)
+    for name, arr in out.items():
+        if arr is not None and arr.shape[1] and arr.shape[0] > 1:
+            const = np.flatnonzero(np.ptp(arr, axis=0) == 0)
+            if const.size:
+                raise ValueError(f"{name} has constant column(s) {const.tolist()}; remove them before testing")
+    return out, res.keep
+
+
+def as_directions(w: Any, name: str, d: int, data: str) -> np.ndarray:
+    """k directions of a ``d``-column ``data`` matrix: a finite float64 (d, k) array, k >= 1, no
+    zero column."""
+    arr = as_float_array(w, name)
+    if arr.ndim == 1:
+        arr = arr[:, None]
+    if arr.ndim != 2 or arr.shape[0] != d or arr.shape[1] == 0:
+        raise ValueError(f"{name} must be a ({d}, k) array of k directions (columns), one row per column of "
+                         f"{data}; got shape {arr.shape}")
+    if np.any(np.all(arr == 0, axis=0)):
+        raise ValueError(f"{name} has a zero column; every direction needs a non-zero length")
+    return arr
 
 # === coupling ===
 

@@ -29,9 +29,10 @@ Singleton mixed-radix FFT), which changes results at the 1e-16 level.
 from __future__ import annotations
 
 import math
-import operator
 
 import numpy as np
+
+from .._checks import as_float_array, check_choice, check_finite_real, check_positive_int
 
 __all__ = ["bw_nrd0", "density"]
 
@@ -52,21 +53,8 @@ _DNORM_BIG = 2.0 * math.sqrt(np.finfo(np.float64).max)
 # ---------------------------------------------------------------------------
 
 def _as_finite_vector(x) -> np.ndarray:
-    """Return ``x`` as a 1-d float64 array; raise ValueError naming ``x``."""
-    try:
-        arr = np.asarray(x)
-    except Exception as exc:  # pragma: no cover - exotic inputs
-        raise ValueError("argument 'x' must be numeric") from exc
-    if arr.dtype == object or not (
-        np.issubdtype(arr.dtype, np.number) or arr.dtype == np.bool_
-    ) or np.issubdtype(arr.dtype, np.complexfloating):
-        raise ValueError("argument 'x' must be numeric")
-    arr = np.ascontiguousarray(arr, dtype=np.float64).reshape(-1)
-    if not np.all(np.isfinite(arr)):
-        if np.any(np.isnan(arr)):
-            raise ValueError("'x' contains missing (NaN) values")
-        raise ValueError("'x' contains non-finite values")
-    return arr
+    """``x`` as a contiguous 1-d float64 array of finite numbers (the checks live in ``_checks``)."""
+    return np.ascontiguousarray(as_float_array(x, "x")).reshape(-1)
 
 
 def _seq_len_out(start: float, stop: float, length: int) -> np.ndarray:
@@ -297,22 +285,13 @@ def density(x, adjust=1.0, bw=None, n=512, cut=3.0, kernel="gaussian"):
     Returns ``(grid, y)``: the output grid
     ``seq.int(from, to, length.out = n)`` and the density estimate on it.
     """
-    if kernel != "gaussian":
-        raise ValueError("only kernel='gaussian' is implemented")
+    check_choice(kernel, "kernel", ("gaussian",))
     x = _as_finite_vector(x)
     nx = x.shape[0]
     if nx == 0:
         raise ValueError("'x' must contain at least one value")
 
-    try:
-        n_user = operator.index(n)
-    except TypeError:
-        n_f = float(n)
-        if not math.isfinite(n_f) or n_f != math.floor(n_f):
-            raise ValueError("'n' must be a non-negative integer") from None
-        n_user = int(n_f)
-    if n_user < 0:
-        raise ValueError("'n' must be a non-negative integer")
+    n_user = check_positive_int(n, "n", minimum=0)
     n_int = max(n_user, 512)
     if n_int > 512:
         n_int = 1 << (n_int - 1).bit_length()  # 2^ceiling(log2(n))
@@ -324,13 +303,11 @@ def density(x, adjust=1.0, bw=None, n=512, cut=3.0, kernel="gaussian"):
     elif isinstance(bw, str):
         raise ValueError("unknown bandwidth rule %r (only 'nrd0' is implemented)" % bw)
     else:
-        bw_val = float(bw)
-    if not math.isfinite(bw_val):
-        raise ValueError("non-finite 'bw'")
-    bw_val = float(adjust) * bw_val
+        bw_val = check_finite_real(bw, "bw")
+    bw_val = check_finite_real(adjust, "adjust") * bw_val
     if not bw_val > 0:
         raise ValueError("'bw' is not positive.")
-    cut = float(cut)
+    cut = check_finite_real(cut, "cut")
 
     xmin = float(x.min())
     xmax = float(x.max())

@@ -1,4 +1,5 @@
-"""import statcore stays quick, never imports numba/torch, and works without a writable numba cache."""
+"""import statcore stays light (never imports numba or torch: kernels compile on first use) and works
+without a writable numba cache. How long the import takes is measured in benchmarks/bench_import.py."""
 import os
 import subprocess
 import sys
@@ -10,12 +11,10 @@ def _run(code, **env):
 
 
 def test_import_is_light():
-    res = _run("import sys, time; import numpy, scipy, pandas; t = time.perf_counter(); import statcore; "
-               "print(time.perf_counter() - t); print('numba' in sys.modules, 'torch' in sys.modules)")
+    res = _run("import sys; import statcore, statcore.utils, learncore; "
+               "print('numba' in sys.modules, 'torch' in sys.modules)")
     assert res.returncode == 0, res.stderr
-    seconds, flags = res.stdout.split("\n")[:2]
-    assert float(seconds) < 0.5
-    assert flags == "False False"
+    assert res.stdout.strip() == "False False"
 
 
 def test_kernels_work_without_writable_numba_cache():

@@ -63,9 +63,14 @@ def test_equality_repr_unpack_frame():
     stat, p = a
     assert stat == a.statistic and p == a.pvalue == a.p_value
     df = a.to_frame()
-    assert isinstance(df, pd.DataFrame) and df.loc[0, "t"] == a.statistic
-    assert df.loc[0, "conf_low"] == a.conf_int[0] and df.loc[0, "df"] == a.parameter["df"]
-    assert a._repr_html_().startswith("<pre>")
+    # broom::tidy.htest's layout in snake_case
+    assert list(df.columns) == ["estimate1", "estimate2", "statistic", "p_value", "parameter", "conf_low",
+                                "conf_high", "method", "alternative"]
+    assert df.loc[0, "statistic"] == a.statistic and df.loc[0, "estimate2"] == a.estimate["mean of y"]
+    assert df.loc[0, "conf_low"] == a.conf_int[0] and df.loc[0, "parameter"] == a.parameter["df"]
+    html = a._repr_html_()
+    assert "<table" in html and "<pre>" not in html and "Welch Two Sample t-test" in html
+    assert a.summary() == str(a) == a.format()
     with pytest.raises(TypeError):
         hash(a)
 
