@@ -1,4 +1,4 @@
-# Golden values for tests/statcore/test_modelsel.py: R's logLik/AIC/BIC and lmtest::lrtest.
+# Golden values for tests/statcore/modelsel/test_modelsel_r.py: R's logLik/AIC/BIC and lmtest::lrtest.
 # Run from this folder: Rscript modelsel_golden.R > modelsel_golden.json   (R 4.x, lmtest)
 # The same code (MODELS/LRTESTS) is run live by the tests when Rscript is available.
 d <- read.csv("modelsel_data.csv", comment.char = "#")

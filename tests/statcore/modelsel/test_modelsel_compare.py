@@ -1,0 +1,108 @@
+"""Model comparison without R: compare_models' weights (properties), bad input, and the per-group
+comparison (win counts, bootstrap over groups, n_jobs independence)."""
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import statcore as sc
+from statcore import LogLik
+
+
+def test_compare_models_bad_input():
+    with pytest.raises(ValueError, match="same number of observations"):
+        sc.compare_models([LogLik(-10.0, 2, 50), LogLik(-9.0, 3, 51)])
+    with pytest.raises(ValueError, match="not finite"):
+        sc.compare_models({"a": LogLik(-10.0, 2, 50), "b": LogLik(float("nan"), 3, 50)})
+    with pytest.raises(ValueError, match="at least one model"):
+        sc.compare_models({})
+    with pytest.raises(ValueError, match="at least one model"):
+        sc.aic()
+    with pytest.raises(ValueError, match="unknown criterion"):
+        sc.compare_models([LogLik(-1.0, 1, 5)], criterion="DIC")
+    with pytest.raises(TypeError, match="models must be a dict"):
+        sc.compare_models(LogLik(-1.0, 1, 5))
+    with pytest.warns(sc.NobsWarning, match="same number of observations"):
+        sc.aic(LogLik(-10.0, 2, 50), LogLik(-9.0, 3, 51))   # R warns here and still prints
+
+
+@settings(max_examples=60, deadline=None)
+@given(lls=st.lists(st.floats(-1e4, 0, allow_nan=False), min_size=1, max_size=8),
+       dfs=st.lists(st.integers(0, 20), min_size=8, max_size=8),
+       shift=st.floats(-1e3, 1e3, allow_nan=False))
+def test_weights_properties(lls, dfs, shift):
+    models = {f"m{i}": LogLik(v, dfs[i], 500) for i, v in enumerate(lls)}
+    res = sc.compare_models(models)
+    assert res.weight.sum() == pytest.approx(1.0)
+    assert np.all(np.diff(res.values) >= 0) and np.all(res.delta >= 0) and res.delta[0] == 0
+    assert np.all(np.diff(res.cum_weight) >= -1e-15)
+    shifted = sc.compare_models({k: LogLik(m.value + shift, m.df, m.nobs) for k, m in models.items()})
+    np.testing.assert_allclose(shifted.weight, res.weight, atol=1e-9)
+    assert shifted.names == res.names
+
+
+
+# --- compare_by_group ----------------------------------------------------------------------------
+
+def _synthetic_groups(G, seed=0):
+    rng = np.random.default_rng(seed)
+    base = -rng.uniform(400, 600, G)
+    gain = rng.normal(4.0, 5.0, G)
+    return {f"g{i}": {"1L": LogLik(base[i], 5, 1000), "2L": LogLik(base[i] + gain[i] / 2, 8, 1000),
+                      "2NL": LogLik(base[i] + gain[i] + 3, 8, 1000)} for i in range(G)}
+
+
+def test_compare_by_group_counts_and_bootstrap():
+    fits = _synthetic_groups(88)
+    res = sc.compare_by_group(fits, B=500, seed=7)
+    # brute force
+    aics = {g: {m: ll.aic() for m, ll in ms.items()} for g, ms in fits.items()}
+    best = {g: min(a, key=a.get) for g, a in aics.items()}
+    for m in ("1L", "2L", "2NL"):
+        assert res.wins[m] == sum(b == m for b in best.values())
+        assert res.table.loc[m, "sum_aic"] == pytest.approx(sum(a[m] for a in aics.values()))
+        assert res.table.loc[m, "sum_delta_aic"] == pytest.approx(
+            sum(a[m] - min(a.values()) for a in aics.values()))
+    assert list(res.per_group["best"]) == [best[g] for g in fits]
+    assert sum(res.wins.values()) == 88
+    assert res.boot_wins.shape == (500, 3) and np.all(res.boot_wins.sum(axis=1) == 88)
+    t = res.table
+    assert np.all(t["wins_lower"] <= t["wins"]) and np.all(t["wins"] <= t["wins_upper"])
+    assert t["p_most_wins"].sum() == pytest.approx(1.0)
+    assert res.headline().startswith(f"{t.index[0]} best in {res.wins[t.index[0]]} of 88 groups")
+    # bootstrap share has the binomial standard error approximately
+    j = list(res.models).index(t.index[0])
+    share = res.wins[t.index[0]] / 88
+    assert res.boot_wins[:, j].std() / 88 == pytest.approx(math.sqrt(share * (1 - share) / 88), rel=0.2)
+    # same seed, same answer; n_jobs gives the same table
+    again = sc.compare_by_group(fits, B=500, seed=7, n_jobs=2)
+    np.testing.assert_array_equal(again.boot_wins, res.boot_wins)
+    pd.testing.assert_frame_equal(again.table, res.table)
+    assert "P(most)" in str(res) and res.plot() is not None
+    assert sc.compare_by_group(fits, B=0).boot_wins is None
+
+
+def test_compare_by_group_bad_input():
+    fits = _synthetic_groups(3)
+    fits["g1"] = {"1L": fits["g1"]["1L"], "2L": fits["g1"]["2L"]}
+    with pytest.raises(ValueError, match="group 'g1' does not hold the same models"):
+        sc.compare_by_group(fits)
+    fits = _synthetic_groups(3)
+    fits["g2"]["2L"] = LogLik(-1.0, 8, 999)
+    with pytest.raises(ValueError, match="group 'g2'.*same number of observations"):
+        sc.compare_by_group(fits)
+    with pytest.raises(ValueError, match="collide once written as text"):
+        sc.compare_by_group({"a": {1: LogLik(-1.0, 1, 10), "1": LogLik(-2.0, 1, 10)}})
+    with pytest.raises(ValueError, match="fits is empty"):
+        sc.compare_by_group({})
+    with pytest.raises(TypeError, match="fits must be a mapping"):
+        sc.compare_by_group([1, 2])
+    with pytest.raises(ValueError, match="B must be >= 0"):
+        sc.compare_by_group(_synthetic_groups(3), B=-1)
+    with pytest.raises(ValueError, match="n_jobs must be a positive number of workers"):
+        sc.compare_by_group(_synthetic_groups(3), n_jobs=0)
+    with pytest.raises(TypeError, match="n_jobs must be a non-zero integer"):
+        sc.compare_by_group(_synthetic_groups(3), n_jobs="2")
