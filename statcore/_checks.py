@@ -429,6 +429,103 @@ class InputWrapper:
 # ----------------------------------------------------------------------------------------------
 
 # === multitest ===
+import math  # noqa: E402  (default_r above uses it; the core section does not import it)
+
+
+def check_p_adjust_n(n: int, m: int) -> int:
+    """``n`` of ``p_adjust``: the number of comparisons, at least the ``m`` non-NaN p-values."""
+    if n < m:
+        raise ValueError(f"n must be at least the number of non-NaN p-values ({m}), got {n}")
+    return n
+
+
+def check_axis(axis: Any, ndim: int, name: str = "axis", *, allow_none: bool = True) -> int | None:
+    """An integer axis of an array with ``ndim`` dimensions (negative counts from the end), returned
+    non-negative; None passes when ``allow_none``."""
+    if axis is None and allow_none:
+        return None
+    if isinstance(axis, bool) or not isinstance(axis, numbers.Integral):
+        raise TypeError(f"{name} must be an integer{' or None' if allow_none else ''}, got {axis!r}")
+    nd = max(ndim, 1)
+    if not -nd <= axis < nd:
+        what = "a 1-dimensional p" if nd == 1 else f"p with {ndim} dimensions"
+        raise ValueError(f"{name} {axis} is out of range for {what}")
+    return int(axis) % nd
+
+
+def check_p_adjust_axis(axis: Any, ndim: int) -> int | None:
+    """``axis`` of ``p_adjust``: None (all values together) or an axis of ``p``."""
+    return check_axis(axis, ndim)
+
+
+def check_lambda_grid(lambda_: Any) -> np.ndarray:
+    """qvalue's ``lambda``: one value or at least 4 values in [0, 1), sorted."""
+    lam = np.sort(as_float_array(lambda_, "lambda_").ravel())
+    if lam.size == 0:
+        raise ValueError("lambda_ must contain at least one value")
+    if 1 < lam.size < 4:
+        raise ValueError(f"lambda_ must be a single value or at least 4 values, got {lam.size}")
+    if lam[0] < 0 or lam[-1] >= 1:
+        raise ValueError("lambda_ must lie within [0, 1)")
+    return lam
+
+
+def check_nonneg_real(x: Any, name: str, *, positive: bool = False) -> float:
+    """A finite real scalar >= 0 (> 0 with ``positive``)."""
+    v = check_finite_real(x, name)
+    if v < 0 or (positive and v == 0):
+        raise ValueError(f"{name} must be {'positive' if positive else 'non-negative'}, got {x!r}")
+    return v
+
+
+def check_flag(x: Any, name: str) -> bool:
+    """A boolean switch (True/False, numpy booleans included)."""
+    if not isinstance(x, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {x!r}")
+    return bool(x)
+
+
+def as_lfdr(lfdr: Any, nan_policy: str, name: str = "lfdr") -> tuple[np.ndarray, np.ndarray | None]:
+    """Local FDRs in [0, 1] as a float array and the mask of the values kept under ``nan_policy``
+    ("raise" or "omit"; None when all are kept)."""
+    arr = as_float_array(lfdr, name, allow_nan=True)
+    nan = np.isnan(arr)
+    keep = None
+    if nan.any():
+        k = int(nan.sum())
+        if nan_policy == "raise":
+            raise ValueError(f"{name} contains {k} NaN value{'s' if k > 1 else ''}; remove the missing "
+                             "values, or pass nan_policy='omit' to leave those units unselected")
+        keep = ~nan
+    vals = arr[~nan]
+    if vals.size and (vals.min() < 0 or vals.max() > 1):
+        raise ValueError(f"{name} must lie in [0, 1]")
+    return arr, keep
+
+
+def check_combine_weights(weights: Any, p: np.ndarray, axis: int, method: str) -> np.ndarray | None:
+    """``weights`` of combine_pvalues: Stouffer only; finite, not all zero, one per p-value along
+    ``axis`` (a vector) or ``p``'s shape; returned broadcast to ``p``'s shape."""
+    if weights is None:
+        return None
+    if method != "stouffer":
+        raise ValueError(f"weights are used only by method='stouffer', got method={method!r}; drop weights")
+    w = as_float_array(weights, "weights")
+    k = p.shape[axis]
+    if w.ndim == 1 and p.ndim > 1:
+        if w.size != k:
+            raise ValueError(f"weights must have one value per p-value along axis {axis} ({k}), got {w.size}")
+        shape = [1] * p.ndim
+        shape[axis] = k
+        w = w.reshape(shape)
+    elif w.shape != p.shape:
+        raise ValueError(f"weights must have the shape of p {p.shape} (or one value per p-value along "
+                         f"axis), got shape {w.shape}")
+    w = np.broadcast_to(w, p.shape)
+    if not np.all(np.any(w != 0, axis=axis)):
+        raise ValueError("weights must not be all zero")
+    return w
+
 
 # === modelsel ===
 
@@ -604,7 +701,449 @@ def as_directions(w: Any, name: str, d: int, data: str) -> np.ndarray:
     return arr
 
 # === coupling ===
+# validators of statcore.coupling (coupling_mean, joint_bounds, ite_variance_bounds, makarov_bounds,
+# imbens_manski_interval, stoye_interval)
+
+#: nan_policy of coupling_mean: "propagate" gives a NaN mean
+COUPLING_MEAN_NAN_POLICIES = ("raise", "omit", "propagate")
+#: nan_policy of joint_bounds, ite_variance_bounds and makarov_bounds: "propagate" is refused (a NaN
+#: outcome has no rank in its arm's quantile function; bounds of NaN say nothing)
+COUPLING_NAN_POLICIES = ("raise", "omit")
+COUPLING_ASSUMPTIONS = ("comonotone", "countercomonotone", "comonotone given X", "countercomonotone given X")
+
+
+def as_coupling_vector(x: Any, name: str, *, allow_nan: bool = True) -> np.ndarray:
+    """A number or a 1-dimensional array of numbers as a float64 vector (NaN allowed for the
+    nan_policy step, infinities refused); a matrix is refused."""
+    arr = as_float_array(x, name, allow_nan=allow_nan)
+    if arr.ndim > 1:
+        raise ValueError(f"{name} must be a vector (one value per unit), got shape {arr.shape}")
+    return arr.reshape(-1)
+
+
+def as_coupling_weights(w: Any, n: int, name: str, other: str) -> np.ndarray:
+    """Non-negative weights, one per value of ``other`` (NaN allowed for the nan_policy step)."""
+    arr = as_coupling_vector(w, name)
+    if arr.size != n:
+        raise ValueError(f"{name} has {arr.size} values but {other} has {n}; pass one weight per value")
+    if arr.size and np.fmin.reduce(arr) < 0:
+        raise ValueError(f"{name} must be non-negative; found {np.fmin.reduce(arr)!r}")
+    return arr
+
+
+def check_weights_total(w: np.ndarray | None, name: str, what: str = "") -> None:
+    """Weights (after the NaN step) must not all be zero."""
+    if w is not None and not w.sum() > 0:
+        raise ValueError(f"{name} sums to zero{what}; at least one weight must be positive")
+
+
+def coupling_mean_inputs(y1: Any, y0: Any, weights1: Any, weights0: Any, nan_policy: Any
+                         ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray, np.ndarray | None, bool]:
+    """Validate the two samples of ``coupling_mean`` and their optional weights; ``nan_policy``
+    "raise", "omit" (drops a value with a NaN in it or in its weight, separately in each sample) or
+    "propagate". Returns (y1, weights1, y0, weights0, propagate)."""
+    nan_policy = check_nan_policy(nan_policy, COUPLING_MEAN_NAN_POLICIES)
+    out = []
+    propagate = False
+    for y, w, yname, wname in ((y1, weights1, "y1", "weights1"), (y0, weights0, "y0", "weights0")):
+        a = as_coupling_vector(y, yname)
+        if a.size == 0:
+            raise ValueError(f"{yname} is empty; each arm needs at least one value")
+        v = None if w is None else as_coupling_weights(w, a.size, wname, yname)
+        kept = apply_nan_policy(nan_policy, **{yname: a, wname: v})
+        a, v = kept.arrays[yname], kept.arrays[wname]
+        propagate = propagate or kept.propagate
+        if not kept.propagate:
+            check_weights_total(v, wname)
+        out += [a, v]
+    return out[0], out[1], out[2], out[3], propagate
+
+
+def _strata_labels(strata: Any, n: int, name: str = "strata") -> tuple[np.ndarray, np.ndarray]:
+    """Discrete labels, one per unit, and their missing mask (NaN, None, pandas NA, NaT)."""
+    if isinstance(strata, (str, bytes)):
+        raise TypeError(f"{name} must be an array of labels (one per unit), got a string")
+    arr = np.asarray(strata.to_numpy() if _is_pandas(strata) else strata)
+    if arr.ndim != 1 or arr.size != n:
+        raise ValueError(f"{name} must have one label per outcome ({n}), got shape {arr.shape}")
+    import pandas as pd
+
+    return arr, np.asarray(pd.isna(arr), dtype=bool)
+
+
+def strata_codes(labels: np.ndarray) -> tuple[np.ndarray, list]:
+    """Integer codes and the sorted distinct labels."""
+    try:
+        levels, codes = np.unique(labels, return_inverse=True)
+    except TypeError:
+        levels, codes = np.unique(labels.astype(str), return_inverse=True)
+    return codes.astype(np.int64), [v.item() if hasattr(v, "item") else v for v in levels]
+
+
+@dataclass(frozen=True)
+class CouplingData:
+    """What ``coupling_data_inputs`` returns: the kept units' outcomes, arms (booleans), covariates,
+    propensity scores, strata labels and weights (None when not given), and how many units were
+    dropped by ``nan_policy="omit"``."""
+
+    y: np.ndarray
+    arm: np.ndarray
+    X: np.ndarray | None
+    propensity: np.ndarray | None
+    strata: np.ndarray | None
+    weights: np.ndarray | None
+    n_dropped: int
+
+
+def coupling_data_inputs(y: Any, treat: Any, *, X: Any = None, propensity: Any = None, strata: Any = None,
+                         weights: Any = None, nan_policy: Any = "raise") -> CouplingData:
+    """Validate the unit-level data of ``joint_bounds``, ``ite_variance_bounds`` and
+    ``makarov_bounds``: y (a vector), treat (binary, same length, both arms non-empty), X (rows =
+    units), propensity in (0, 1), strata labels, non-negative weights; ``nan_policy`` "raise" or
+    "omit" (drops the units with a NaN in y, treat, X, propensity, weights or a missing stratum)."""
+    nan_policy = check_nan_policy(nan_policy, COUPLING_NAN_POLICIES)
+    yv = as_coupling_vector(y, "y")
+    n = yv.size
+    if n == 0:
+        raise ValueError("y is empty; both arms need at least one outcome")
+    # treat: NaN marks a missing unit (dropped by "omit"); everything else must be binary
+    t_raw, tmask = treat, None
+    if not isinstance(treat, (str, bytes)) and treat is not None:
+        try:
+            t_raw = np.asarray(treat.to_numpy() if _is_pandas(treat) else treat)
+        except Exception:  # ragged and the like: as_treatment names the argument
+            t_raw = treat
+        else:
+            if t_raw.dtype.kind == "f" and t_raw.ndim == 1 and t_raw.size == n and np.isnan(t_raw).any():
+                tmask = np.where(np.isnan(t_raw), np.nan, 0.0)
+                if np.isinf(t_raw).any():
+                    as_treatment(t_raw[~np.isnan(t_raw)], int((~np.isnan(t_raw)).sum()))
+    if tmask is None:
+        as_treatment(treat, n)  # length and binary checks before any unit is dropped
+    Xv = None
+    if X is not None:
+        Xv = as_float_array(X, "X", allow_nan=True)
+        if Xv.ndim == 1:
+            Xv = Xv[:, None]
+        if Xv.ndim != 2 or Xv.shape[0] != n:
+            raise ValueError(f"X must have one row per outcome ({n} rows, the length of y), got shape {Xv.shape}")
+    e = None
+    if propensity is not None:
+        e = as_coupling_vector(propensity, "propensity")
+        if e.size != n:
+            raise ValueError(f"propensity has {e.size} values but y has {n}; pass one score per unit")
+        bad = (e <= 0) | (e >= 1)
+        if bad.any():
+            raise ValueError(f"propensity must lie strictly inside (0, 1); found {e[bad][0]!r}")
+    labels = smask = None
+    if strata is not None:
+        labels, missing = _strata_labels(strata, n)
+        if missing.any():
+            if nan_policy == "raise":
+                # NaN, None, pandas NA and NaT would otherwise form a stratum of their own
+                raise ValueError(f"strata has {int(missing.sum())} missing value(s) (NaN, None or NA), the first "
+                                 f"at position {int(np.argmax(missing))}; drop those units (nan_policy='omit') or "
+                                 "give them a stratum label")
+            smask = np.where(missing, np.nan, 0.0)
+    wv = None if weights is None else as_coupling_weights(weights, n, "weights", "y")
+    kept = apply_nan_policy(nan_policy, y=yv, treat=tmask, X=Xv, propensity=e, strata=smask, weights=wv)
+    keep = kept.keep
+    yv, Xv, e, wv = (kept.arrays[k] for k in ("y", "X", "propensity", "weights"))
+    if keep is not None:
+        t_raw = np.asarray(t_raw)[keep]
+        labels = None if labels is None else labels[keep]
+    arm = as_treatment(t_raw, yv.size)
+    for a, label in ((True, "treated (treat == 1)"), (False, "control (treat == 0)")):
+        if not (arm == a).any():
+            raise ValueError(f"treat: the {label} arm is empty; both arms need at least one unit")
+        if wv is not None:
+            check_weights_total(wv[arm == a], "weights", f" in the {label.split(' ')[0]} arm")
+    if labels is not None:
+        codes, levels = strata_codes(labels)
+        for s, level in enumerate(levels):
+            for a in (True, False):
+                if not np.any((codes == s) & (arm == a)):
+                    raise ValueError(f"strata: stratum {level!r} has no {'treated' if a else 'control'} "
+                                     "units; merge it with a neighbour or drop it")
+    return CouplingData(yv, arm, Xv, e, labels, wv, 0 if keep is None else int((~keep).sum()))
+
+
+def coupling_options(conf_level: Any, B: Any, ci: Any, bootstrap: Any, assumption: Any, f_class: Any,
+                     n_jobs: Any, clip: Any, has_strata: bool) -> tuple:
+    """The options of ``joint_bounds``: (conf_level, B, ci, bootstrap, assumption, f_class, n_jobs,
+    clip), each checked and named."""
+    conf_level = check_probability(conf_level, "conf_level", open_right=True)
+    B = check_positive_int(B, "B", minimum=0)
+    ci = check_choice(ci, "ci", ("imbens-manski", "stoye"), {"im": "imbens-manski", "IM": "imbens-manski"})
+    bootstrap = check_choice(bootstrap, "bootstrap", ("auto", "n-out-of-n", "m-out-of-n", "numerical-delta"),
+                             {"n": "n-out-of-n"})
+    if assumption is not None:
+        assumption = check_choice(assumption, "assumption", COUPLING_ASSUMPTIONS + ("none",))
+        if assumption == "none":
+            assumption = None
+    if assumption is not None and assumption.endswith("given X") and not has_strata:
+        raise ValueError(f"assumption {assumption!r} needs strata (a discrete X): E_X of the coupling "
+                         "within strata. Without strata choose 'comonotone' or 'countercomonotone', "
+                         "which restrict the unconditional joint law")
+    f_class = check_choice(f_class, "f_class", ("auto", "supermodular", "submodular", "general"))
+    n_jobs = check_n_jobs(n_jobs)
+    clip = check_probability(clip, "clip", open_left=False, open_right=True)
+    if clip >= 0.5:
+        raise ValueError(f"clip must be below 0.5, got {clip!r}")
+    return conf_level, B, ci, bootstrap, assumption, f_class, n_jobs, clip
+
+
+def _coupling_scalar(x: Any, name: str, *, nonneg: bool = False) -> float:
+    """A finite real number (a 0-dimensional array too); ``nonneg``: >= 0."""
+    if isinstance(x, bool) or x is None or isinstance(x, (str, bytes)):
+        raise TypeError(f"{name} must be a number, got {type(x).__name__}")
+    if not isinstance(x, numbers.Real):
+        arr = np.asarray(x)
+        if arr.ndim != 0 or arr.dtype.kind not in "fiu":
+            raise TypeError(f"{name} must be a number, got {type(x).__name__} of shape {arr.shape}")
+        x = arr.item()
+    v = float(x)
+    if not np.isfinite(v):
+        raise ValueError(f"{name} must be finite, got {v!r}")
+    if nonneg and v < 0:
+        raise ValueError(f"{name} must be non-negative (a standard error), got {v!r}")
+    return v
+
+
+def interval_inputs(lower: Any, upper: Any, se_lower: Any, se_upper: Any, conf_level: Any
+                    ) -> tuple[float, float, float, float, float]:
+    """The estimated ends of an identified set, their standard errors and the coverage."""
+    return (_coupling_scalar(lower, "lower"), _coupling_scalar(upper, "upper"),
+            _coupling_scalar(se_lower, "se_lower", nonneg=True), _coupling_scalar(se_upper, "se_upper", nonneg=True),
+            check_probability(conf_level, "conf_level", open_right=True))
+
+
+def check_correlation(rho: Any, name: str = "rho") -> float:
+    """A correlation in [-1, 1]."""
+    v = _coupling_scalar(rho, name)
+    if not -1.0 <= v <= 1.0:
+        raise ValueError(f"{name} must be a correlation in [-1, 1], got {v!r}")
+    return v
+
+
+def as_delta(delta: Any, name: str = "delta") -> np.ndarray:
+    """Finite points (a number or a non-empty vector), as a float64 vector."""
+    d = as_float_array(delta, name)
+    if d.ndim > 1:
+        raise ValueError(f"{name} must be a number or a vector of points, got shape {d.shape}")
+    if d.size == 0:
+        raise ValueError(f"{name} is empty; pass at least one point")
+    return d.reshape(-1)
+
 
 # === ebayes ===
+# validators of statcore.ebayes (npmle, predictive_recursion, c2g)
+
+def as_data_vector(x: Any, name: str, *, allow_nan: bool = False) -> np.ndarray:
+    """A number or a 1-dimensional array of numbers as a float64 vector; a matrix or DataFrame is
+    refused (per-observation results could not be returned in its shape)."""
+    arr = as_float_array(x, name, allow_nan=allow_nan)
+    if arr.ndim > 1:
+        raise ValueError(f"{name} must be a vector (one value per observation), got shape {arr.shape}")
+    return arr.reshape(-1)
+
+
+def check_in_interval(x: Any, name: str, low: float, high: float, *, closed: str = "right") -> float:
+    """A real scalar in (low, high] (``closed="right"``), [low, high) ("left"), (low, high)
+    ("neither") or [low, high] ("both")."""
+    if isinstance(x, bool) or not isinstance(x, numbers.Real):
+        arr = np.asarray(x) if not isinstance(x, (str, bytes)) else None
+        if arr is None or arr.ndim != 0 or arr.dtype.kind not in "fiu":
+            raise TypeError(f"{name} must be a number, got {type(x).__name__}")
+        x = arr.item()
+    v = float(x)
+    lo_ok = v >= low if closed in ("left", "both") else v > low
+    hi_ok = v <= high if closed in ("right", "both") else v < high
+    if not (lo_ok and hi_ok and np.isfinite(v)):
+        interval = (("[" if closed in ("left", "both") else "(") + f"{low:g}, {high:g}"
+                    + ("]" if closed in ("right", "both") else ")"))
+        raise ValueError(f"{name} must lie in {interval}, got {x!r}")
+    return v
+
+
+def check_mixture_grid(grid: Any, name: str = "grid") -> int | np.ndarray:
+    """The grid of a mixture estimator: an integer number (>= 2) of equally spaced atoms, returned
+    as int, or the atoms themselves, returned sorted (distinct, finite, 1-dimensional)."""
+    if isinstance(grid, numbers.Real) and not isinstance(grid, bool) and np.ndim(grid) == 0:
+        return check_positive_int(grid, name, minimum=2)
+    atoms = as_float_array(grid, name)
+    if atoms.ndim != 1 or atoms.size == 0:
+        raise ValueError(f"{name} must be a positive integer (number of points) or a 1-dimensional array of "
+                         f"atoms, got shape {atoms.shape}")
+    atoms = np.sort(atoms)
+    if atoms.size > 1 and np.any(np.diff(atoms) == 0):
+        raise ValueError(f"{name} contains repeated atoms; pass distinct values")
+    return atoms
+
+
+@dataclass(frozen=True)
+class NPMLEInputs:
+    """What ``npmle_inputs`` returns: the kept data, their scales and normalised weights."""
+
+    x: np.ndarray
+    sigma: np.ndarray
+    omega: np.ndarray
+    wsum: float
+    nobs: int
+    bins: int | None
+    tol: float
+    keep: np.ndarray | None
+
+
+def npmle_inputs(x: Any, sigma: Any, weights: Any, bins: Any, tol: Any, nan_policy: Any) -> NPMLEInputs:
+    """Validate the data of ``npmle``: x (a vector), sigma (one or one per observation), frequency
+    weights, bins and tol; ``nan_policy`` "raise" or "omit" (drops the observations with a NaN in
+    x, in a per-observation sigma or in weights)."""
+    nan_policy = check_nan_policy(nan_policy, ("raise", "omit"))
+    xv = as_data_vector(x, "x", allow_nan=True)
+    if xv.size == 0:
+        raise ValueError("x is empty; the NPMLE needs at least one observation")
+    sd = as_float_array(sigma, "sigma", allow_nan=True)
+    if sd.ndim > 1:
+        raise ValueError(f"sigma must be a number or a vector (one per observation), got shape {sd.shape}")
+    sd = sd.reshape(-1)
+    if sd.size not in (1, xv.size):
+        raise ValueError(f"sigma has {sd.size} values but x has {xv.size} observations; pass one sigma, or one "
+                         "per observation")
+    wv = None
+    if weights is not None:
+        wv = as_data_vector(weights, "weights", allow_nan=True)
+        if wv.size != xv.size:
+            raise ValueError(f"weights has {wv.size} values but x has {xv.size} observations; pass one weight per "
+                             "observation")
+    per_obs = sd.size == xv.size
+    if not per_obs and np.isnan(sd).any():
+        raise ValueError("sigma is NaN; pass a positive noise standard deviation")
+    kept = apply_nan_policy(nan_policy, x=xv, sigma=sd if per_obs else None, weights=wv)
+    xv, wv = kept.arrays["x"], kept.arrays["weights"]
+    if per_obs:
+        sd = kept.arrays["sigma"]
+    sd = positive_scale(sd, "sigma", xv.size)
+    if wv is None:
+        omega = np.full(xv.size, 1.0 / xv.size)
+        wsum = float(xv.size)
+        nobs = xv.size
+    else:
+        if np.any(wv < 0) or not np.any(wv > 0):
+            raise ValueError("weights must be non-negative and not all zero")
+        wsum = float(wv.sum())
+        omega = wv / wsum
+        nobs = int(round(wsum)) if np.all(wv == np.round(wv)) else xv.size
+    if bins is not None:
+        bins = check_positive_int(bins, "bins", minimum=2)
+        if sd.size > 1 and np.any(sd != sd[0]):
+            raise ValueError("bins needs one common sigma; with one sigma per observation use bins=None")
+    tol = check_in_interval(tol, "tol", 0.0, 1.0, closed="neither")
+    return NPMLEInputs(xv, sd, omega, wsum, nobs, bins, tol, kept.keep)
+
+
+def predictive_recursion_inputs(x: Any, kernel_sd: Any, sweeps: Any, decay: Any, nan_policy: Any
+                                ) -> tuple[np.ndarray, float, int, float, np.ndarray | None]:
+    """Validate the data of ``predictive_recursion``: (x, kernel_sd, sweeps, decay, kept rows);
+    ``nan_policy`` "raise" or "omit"."""
+    nan_policy = check_nan_policy(nan_policy, ("raise", "omit"))
+    xv = as_data_vector(x, "x", allow_nan=True)
+    if xv.size == 0:
+        raise ValueError("x is empty; predictive recursion needs at least one observation")
+    kept = apply_nan_policy(nan_policy, x=xv)
+    xv = kept.arrays["x"]
+    sd = float(positive_scale(kernel_sd, "kernel_sd")[0])
+    sweeps = check_positive_int(sweeps, "sweeps")
+    decay = check_in_interval(decay, "decay", 0.5, 1.0, closed="right")
+    return xv, sd, sweeps, decay, kept.keep
+
+
+@dataclass(frozen=True)
+class C2GInputs:
+    """What ``c2g_inputs`` returns: outcomes, treatment (booleans), covariates and kept rows."""
+
+    y: np.ndarray
+    treat: np.ndarray
+    X: np.ndarray | None
+    columns: list | None
+    keep: np.ndarray | None
+
+
+def c2g_inputs(y: Any, treat: Any, X: Any, model: str, nan_policy: Any) -> C2GInputs:
+    """Validate the data of ``c2g``: y (a vector), treat (binary, same length), X (rows = units,
+    optional); ``nan_policy`` "raise" or "omit" (drops the units with a NaN in y, treat or X). At
+    least 2 controls and 2 treated units; 4 controls for the additive model with covariates."""
+    nan_policy = check_nan_policy(nan_policy, ("raise", "omit"))
+    yv = as_float_array(y, "y", allow_nan=True)
+    if yv.ndim != 1:
+        raise ValueError(f"y must be a vector (one outcome per unit), got shape {yv.shape}")
+    n = yv.size
+    if n == 0:
+        raise ValueError("y is empty; C2G needs outcomes of treated and control units")
+    Xv = columns = None
+    if X is not None:
+        columns = list(X.columns) if hasattr(X, "columns") else None
+        Xv = as_float_array(X, "X", allow_nan=True)
+        if Xv.ndim == 1:
+            Xv = Xv[:, None]
+        if Xv.ndim != 2 or Xv.shape[0] != n:
+            raise ValueError(f"X must have one row per unit ({n} rows, the length of y), got shape {Xv.shape}")
+        if Xv.shape[1] == 0:
+            Xv = columns = None
+    t_raw = treat
+    tmask = None
+    if not isinstance(treat, (str, bytes)):
+        try:
+            t_raw = np.asarray(treat.to_numpy() if _is_pandas(treat) else treat)
+        except Exception:  # ragged and the like: as_treatment names the argument
+            t_raw = treat
+        else:
+            if t_raw.dtype.kind == "f" and t_raw.ndim == 1 and t_raw.size == n and np.isnan(t_raw).any():
+                tmask = np.where(np.isnan(t_raw), np.nan, 0.0)
+    if tmask is None:
+        tv = as_treatment(treat, n)   # the length and binary checks, before any NaN is dropped
+    kept = apply_nan_policy(nan_policy, y=yv, treat=tmask, X=Xv)
+    if kept.keep is not None:
+        yv = kept.arrays["y"]
+        Xv = kept.arrays["X"]
+        tv = as_treatment(np.asarray(t_raw)[kept.keep], yv.size)
+    n = yv.size
+    n1 = int(tv.sum())
+    if n - n1 < 2:
+        raise ValueError(f"treat has {n - n1} control units (treat == 0); C2G needs at least 2 controls, "
+                         "the known nulls it learns the null outcome distribution from")
+    if n1 < 2:
+        raise ValueError(f"treat has {n1} treated units (treat == 1); C2G needs at least 2 treated units")
+    if model == "additive" and Xv is not None and n - n1 < 4:
+        # the kernel ridge regression of the controls needs two residual degrees of freedom
+        # beyond its intercept and half a degree per kernel direction: guaranteed from 4 controls
+        raise ValueError(f"treat has {n - n1} control units; the additive model with covariates X needs "
+                         "at least 4 controls (or pass X=None, or model='nonparametric')")
+    return C2GInputs(yv, tv, Xv, columns, kept.keep)
+
+
+def c2g_new_covariates(x: Any, center: np.ndarray | None, scale: np.ndarray | None, columns: list | None,
+                       name: str = "x") -> np.ndarray | None:
+    """Covariates at which a fitted C2G model is queried, standardised as in the fit (None when the
+    model has no covariates and ``x`` is None)."""
+    if center is None:
+        if x is None:
+            return None
+        n = len(x) if np.ndim(x) else 1
+        return np.zeros((n, 0))
+    if x is None:
+        raise ValueError(f"{name} must be given: the model was fitted with covariates")
+    if hasattr(x, "columns") and columns is not None:
+        missing = [c for c in columns if c not in x.columns]
+        if missing:
+            raise ValueError(f"{name} lacks the covariate columns {missing}")
+        x = x[columns]
+    xv = as_float_array(x, name)
+    if xv.ndim == 1:
+        xv = xv[None, :] if xv.size == center.size else xv[:, None]
+    if xv.ndim != 2 or xv.shape[1] != center.size:
+        raise ValueError(f"{name} must have {center.size} covariate columns, got shape {xv.shape}")
+    return (xv - center) / scale
+
 
 # === learncore ===

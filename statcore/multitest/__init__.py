@@ -1,0 +1,18 @@
+"""Multiple testing: FWER and FDR adjustments, Storey's q-values, local FDR, Bayesian FDR selection
+and the combination of p-values.
+
+``p_adjust`` follows R's ``stats::p.adjust`` exactly; ``qvalue``/``pi0est``/``lfdr`` follow
+Bioconductor's qvalue 2.30 (Storey & Tibshirani 2003); ``bfdr_select`` is the running-mean rule of
+Sun & Cai (2007); ``combine_pvalues`` is a superset of ``scipy.stats.combine_pvalues``.
+
+Modules: ``padjust`` (p_adjust), ``qvalue`` (pi0est, lfdr, qvalue), ``bfdr`` (bfdr_select),
+``combine`` (combine_pvalues).
+"""
+from .bfdr import BFDRSelection, bfdr_select
+from .combine import COMBINE_METHODS, CombinedPValues, combine_pvalues
+from .padjust import _argsort, p_adjust, p_adjust_methods
+from .qvalue import Pi0Estimate, Pi0Warning, QValueResult, lfdr, pi0est, qvalue
+
+__all__ = ["p_adjust", "p_adjust_methods", "pi0est", "Pi0Estimate", "qvalue", "QValueResult", "lfdr",
+           "bfdr_select", "BFDRSelection", "combine_pvalues", "CombinedPValues", "COMBINE_METHODS",
+           "Pi0Warning"]

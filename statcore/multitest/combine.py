@@ -1,0 +1,417 @@
+"""One global p-value from k p-values of the same null hypothesis: a superset of
+``scipy.stats.combine_pvalues``.
+
+scipy's methods (Fisher, Pearson, Tippett, Stouffer, Mudholkar-George) assume independent
+p-values and give scipy's numbers; Bonferroni, Ruger's top-r and Hommel's (1983) global test are
+valid under any dependence, the Cauchy combination approximately so at small levels, Simes' test for
+independent or positively dependent (PRDS) p-values. One small function per rule, keyed by name.
+"""
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+from scipy import special
+
+from .._checks import (apply_nan_policy, as_pvalues, check_axis, check_choice, check_combine_weights,
+                       check_nan_policy, check_rank, renamed_arguments)
+from .._r.rformat import R_DIGITS, format_number, format_numbers, format_pval, format_table
+from .._result import Result
+
+__all__ = ["combine_pvalues", "CombinedPValues", "COMBINE_METHODS"]
+
+Rule = Callable[[np.ndarray, "int | None", "np.ndarray | None"], "tuple[np.ndarray, np.ndarray]"]
+
+
+# ----------------------------------------------------------------------------------------------
+# the rules: p is (m, k), one family per row; each returns (statistic, p-value), both (m,)
+# ----------------------------------------------------------------------------------------------
+
+def _fisher(p, r, w):
+    k = p.shape[-1]
+    with np.errstate(divide="ignore"):
+        stat = -2 * np.sum(np.log(p), axis=-1)
+    return stat, special.chdtrc(2 * k, stat)
+
+
+def _pearson(p, r, w):
+    k = p.shape[-1]
+    with np.errstate(divide="ignore"):
+        stat = 2 * np.sum(np.log1p(-p), axis=-1)
+    return stat, special.chdtr(2 * k, -stat)
+
+
+def _tippett(p, r, w):
+    k = p.shape[-1]
+    stat = np.min(p, axis=-1)
+    return stat, special.betainc(1.0, float(k), stat)
+
+
+def _stouffer(p, r, w):
+    if w is None:
+        w = np.ones_like(p)
+    z = -special.ndtri(p)
+    stat = np.sum(w * z, axis=-1) / np.linalg.norm(w, axis=-1)
+    return stat, special.ndtr(-stat)
+
+
+def _mudholkar_george(p, r, w):
+    k = p.shape[-1]
+    with np.errstate(divide="ignore"):
+        stat = -np.sum(np.log(p), axis=-1) + np.sum(np.log1p(-p), axis=-1)
+    nu = 5 * k + 4
+    scale = np.sqrt(3 / k) / np.pi * np.sqrt(nu / (nu - 2))
+    return stat, special.stdtr(nu, -(stat * scale))
+
+
+def _bonferroni(p, r, w):
+    # Bonferroni-max: min(1, k min p)
+    stat = p.min(axis=-1)
+    return stat, np.minimum(1.0, p.shape[-1] * stat)
+
+
+def _topr(p, r, w):
+    # Ruger (1978): the r-th smallest p-value times k / r is a valid p-value under any dependence
+    k = p.shape[-1]
+    pr = np.partition(p, r - 1, axis=-1)[..., r - 1]
+    return pr, np.minimum(1.0, (k / r) * pr)
+
+
+def _simes_statistic(p):
+    k = p.shape[-1]
+    return (k * np.sort(p, axis=-1) / np.arange(1, k + 1)).min(axis=-1)
+
+
+def _simes(p, r, w):
+    # Simes (1986): min_i k p_(i) / i, the smallest Hommel-adjusted p-value; valid under PRDS
+    stat = _simes_statistic(p)
+    return stat, np.minimum(1.0, stat)
+
+
+def _hommel_global(p, r, w):
+    # Hommel (1983): Simes' p-value times sum_{i<=k} 1/i is valid under any dependence
+    k = p.shape[-1]
+    stat = _simes_statistic(p)
+    harmonic = float(np.sum(1.0 / np.arange(1, k + 1)))
+    return stat, np.minimum(1.0, harmonic * np.minimum(1.0, stat))
+
+
+def _cauchy(p, r, w):
+    # Liu & Xie (2020): T = mean tan((1/2 - p) pi) is approximately standard Cauchy under the null
+    # whatever the dependence. tan((1/2 - p) pi) = 1 / tan(p pi) keeps precision for tiny p.
+    with np.errstate(divide="ignore", over="ignore"):
+        t = np.where(p < 1e-15, 1.0 / (np.pi * p), np.tan((0.5 - p) * np.pi))
+    t = t.mean(axis=-1)
+    # upper tail of the standard Cauchy, written without cancellation for large t
+    with np.errstate(divide="ignore"):
+        out = np.where(t > 1.0, np.arctan(1.0 / t) / np.pi, 0.5 - np.arctan(t) / np.pi)
+    return t, np.clip(out, 0.0, 1.0)
+
+
+_RULES: dict[str, Rule] = {
+    "fisher": _fisher,
+    "pearson": _pearson,
+    "tippett": _tippett,
+    "stouffer": _stouffer,
+    "mudholkar_george": _mudholkar_george,
+    "bonferroni": _bonferroni,
+    "simes": _simes,
+    "topr": _topr,
+    "hommel_global": _hommel_global,
+    "cauchy": _cauchy,
+}
+
+#: Names accepted by ``combine_pvalues`` (scipy's five first).
+COMBINE_METHODS: tuple[str, ...] = tuple(_RULES)
+
+#: The rules of the former ``statcore.cit.combine_pvalues`` (RP-CIT's aggregates), "hommel" being
+#: Hommel's global test.
+_LEGACY_METHODS: tuple[str, ...] = ("bonferroni", "topr", "hommel", "simes", "cauchy")
+
+_LABELS = {
+    "fisher": "Fisher's combination of p-values",
+    "pearson": "Pearson's combination of p-values",
+    "tippett": "Tippett's combination of p-values (minimum p)",
+    "stouffer": "Stouffer's Z combination of p-values",
+    "mudholkar_george": "Mudholkar-George logit combination of p-values",
+    "bonferroni": "Bonferroni combination of p-values",
+    "simes": "Simes' global test",
+    "topr": "Ruger's top-r combination of p-values",
+    "hommel_global": "Hommel's (1983) global test",
+    "cauchy": "Cauchy combination of p-values",
+}
+
+
+class _DefaultAxis(int):
+    """The default ``axis=0``, told apart from an explicit 0 (one release of grace for 2-D input)."""
+
+    def __repr__(self) -> str:
+        return "0"
+
+
+_AXIS0 = _DefaultAxis(0)
+
+
+# ----------------------------------------------------------------------------------------------
+# the result
+# ----------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True, eq=False, repr=False)
+class CombinedPValues(Result):
+    """A combined p-value (or one per family), like scipy's ``SignificanceResult``.
+
+    Attributes
+    ----------
+    statistic : float or ndarray
+        The combination's statistic (see :func:`combine_pvalues`); an array for batched input.
+    p_value : float or ndarray
+        The combined p-value; ``pvalue`` is scipy's spelling.
+    method : str
+        The rule used.
+    k : int or ndarray
+        The number of p-values combined (per family with ``nan_policy="omit"``).
+    r : int or None
+        The rank of the top-r rule.
+
+    The result unpacks like scipy's: ``stat, p = res``.
+
+    Examples
+    --------
+    >>> from statcore.multitest import combine_pvalues
+    >>> res = combine_pvalues([0.01, 0.2, 0.3], method="fisher")
+    >>> res
+    CombinedPValues(method='fisher', statistic=14.84, p_value=0.02155, k=3)
+    >>> stat, p = res
+    >>> print(res.summary().strip())
+    Fisher's combination of p-values
+    <BLANKLINE>
+    data:  3 p-values
+    statistic = 14.84, p-value = 0.02155
+    """
+
+    statistic: Any
+    p_value: Any
+    method: str
+    k: Any
+    r: int | None = None
+
+    @property
+    def pvalue(self):
+        """scipy's name of ``p_value``."""
+        return self.p_value
+
+    def __iter__(self):
+        return iter((self.statistic, self.p_value))
+
+    def _repr_parts(self):
+        parts = [("method", self.method), ("statistic", self.statistic), ("p_value", self.p_value),
+                 ("k", self.k)]
+        if self.r is not None:
+            parts.append(("r", self.r))
+        return parts
+
+    def _html_title(self) -> str:
+        return _LABELS.get(self.method, self.method)
+
+    def summary(self, digits: int = R_DIGITS) -> str:
+        """R's ``print.htest`` layout for one family; a table of the families for batched input."""
+        label = _LABELS.get(self.method, self.method)
+        rank = "" if self.r is None else f", r = {self.r}"
+        if np.ndim(self.p_value) == 0:
+            fp = format_pval(float(self.p_value), max(1, digits - 3))
+            return (f"\n\t{label}\n\ndata:  {int(self.k)} p-values{rank}\n"
+                    f"statistic = {format_number(float(self.statistic), max(1, digits - 2))}, "
+                    f"p-value {fp if fp.startswith('<') else '= ' + fp}\n")
+        frame = self.to_frame()
+        shown = frame.head(10)
+        body = format_table([str(i) for i in shown.index],
+                            {"statistic": list(shown["statistic"]), "p_value": list(shown["p_value"])}, digits)
+        more = f"\n... {len(frame) - 10} more families" if len(frame) > 10 else ""
+        k = np.asarray(self.k)
+        ks = str(int(k)) if k.ndim == 0 else f"{int(k.min())} to {int(k.max())}"
+        return f"\n\t{label}\n\ndata:  {len(frame)} families of {ks} p-values{rank}\n\n{body}{more}\n"
+
+    def to_frame(self):
+        """One row per family: ``statistic``, ``p_value``, ``k``, ``method`` (and ``r`` for top-r)."""
+        import pandas as pd
+
+        stat = np.atleast_1d(np.asarray(self.statistic, dtype=float)).ravel()
+        cols = {"statistic": stat, "p_value": np.atleast_1d(np.asarray(self.p_value, dtype=float)).ravel(),
+                "k": np.broadcast_to(np.asarray(self.k), np.shape(self.p_value)).ravel()
+                if np.ndim(self.p_value) else [int(self.k)],
+                "method": [self.method] * stat.size}
+        if self.r is not None:
+            cols["r"] = [self.r] * stat.size
+        return pd.DataFrame(cols)
+
+
+# ----------------------------------------------------------------------------------------------
+# the function
+# ----------------------------------------------------------------------------------------------
+
+def _combine(arr: np.ndarray, method: str, r: Any, weights: Any, axis: int | None, nan_policy: str):
+    """(statistic, p_value, k, r) for validated p-values ``arr`` (NaN allowed) and a known method."""
+    if arr.ndim == 0:
+        raise ValueError("p must be an array of p-values (one family along axis), got a single number")
+    if axis is None:
+        arr, axis = arr.ravel(), 0
+    axis = check_axis(axis, arr.ndim, allow_none=False)
+    w = check_combine_weights(weights, arr, axis, method)
+    moved = np.moveaxis(arr, axis, -1)
+    k = moved.shape[-1]
+    if k == 0:
+        raise ValueError("p is empty; at least one p-value is needed")
+    batch = moved.shape[:-1]
+    flat = moved.reshape(-1, k)
+    wf = None if w is None else np.moveaxis(w, axis, -1).reshape(-1, k)
+    r = check_rank(r, k, method, "method")
+    rule = _RULES[method]
+    nan = np.isnan(flat)
+    if not nan.any():
+        stat, pval = rule(flat, r, wf)
+        ks: Any = k
+    elif nan_policy == "raise":
+        apply_nan_policy("raise", p=flat)
+    elif nan_policy == "propagate":
+        bad = nan.any(axis=-1)
+        stat, pval = rule(np.where(nan, 0.5, flat), r, wf)
+        stat, pval = np.where(bad, np.nan, stat), np.where(bad, np.nan, pval)
+        ks = k
+    else:  # omit, family by family
+        stat, pval = np.empty(flat.shape[0]), np.empty(flat.shape[0])
+        ks = np.empty(flat.shape[0], dtype=np.int64)
+        for i in range(flat.shape[0]):
+            keep = ~nan[i]
+            ki = int(keep.sum())
+            if ki == 0:
+                raise ValueError("p has a family with no non-NaN p-value; nothing is left to combine after "
+                                 "nan_policy='omit'")
+            if method == "topr" and r > ki:
+                raise ValueError(f"r = {r} exceeds the {ki} non-NaN p-values of a family after "
+                                 "nan_policy='omit'")
+            s, q = rule(flat[i, keep][None, :], r, None if wf is None else wf[i, keep][None, :])
+            stat[i], pval[i], ks[i] = s[0], q[0], ki
+        if len(set(ks.tolist())) == 1:
+            ks = int(ks[0])
+        else:
+            ks = ks.reshape(batch)
+    stat = np.asarray(stat, dtype=np.float64).reshape(batch)
+    pval = np.asarray(pval, dtype=np.float64).reshape(batch)
+    if not batch:
+        return float(stat), float(pval), int(ks), r
+    return stat, pval, ks, r
+
+
+@renamed_arguments(old_positional=("r",))
+def combine_pvalues(p: Any, method: str | None = None, *, weights: Any = None, axis: int | None = _AXIS0,
+                    r: int | None = None, nan_policy: str = "propagate") -> CombinedPValues:
+    """Combine k p-values of the same null hypothesis into one: scipy's methods and more.
+
+    A superset of :func:`scipy.stats.combine_pvalues`: its five methods give its numbers, and
+    Bonferroni, Simes, Ruger's top-r, Hommel's global test and the Cauchy combination are added
+    for dependent p-values.
+
+    Parameters
+    ----------
+    p : array_like
+        p-values in [0, 1]; the families are combined along ``axis`` (batched input gives one
+        combined p-value per family).
+    method : str
+        scipy's rules, for independent p-values: ``"fisher"`` (-2 sum log p, chi-squared on 2k df),
+        ``"pearson"``, ``"tippett"`` (min p, Beta(1, k)), ``"stouffer"`` (sum w_i z_i / ||w||, with
+        ``weights``), ``"mudholkar_george"``. Rules valid under any dependence:
+        ``"bonferroni"`` (min(1, k min p)), ``"topr"`` (Ruger's min(1, (k / r) p_(r))) and
+        ``"hommel_global"`` (Hommel's 1983 global test, min(1, C_k min_i k p_(i) / i) with
+        C_k = sum_{i<=k} 1/i; not ``p_adjust(method="hommel")``); ``"simes"`` (min_i k p_(i) / i,
+        valid for independent or PRDS p-values); ``"cauchy"`` (the standard Cauchy upper tail of
+        mean tan((1/2 - p) pi), approximately valid at small levels under dependence). Without
+        ``method`` this release uses ``"bonferroni"`` with a FutureWarning; the default becomes
+        scipy's ``"fisher"`` in the next release. ``"hommel"`` is the former name of
+        ``"hommel_global"`` (FutureWarning).
+    weights : array_like, optional, keyword-only
+        Stouffer's weights: one per p-value along ``axis``, or ``p``'s shape. An error with other
+        methods.
+    axis : int or None, keyword-only
+        The axis along which the p-values of a family lie (None: all values form one family).
+        For input with 2 or more dimensions and no ``axis`` this release keeps the former rule
+        (each row, ``axis=-1``) with a FutureWarning; the default becomes scipy's ``axis=0``.
+    r : int, optional, keyword-only
+        The rank used by ``"topr"``, 1 <= r <= k; default ``ceil(k / 10)``. An error with other
+        methods.
+    nan_policy : {"propagate", "omit", "raise"}, keyword-only
+        scipy's default "propagate" gives a NaN result for a family with a NaN; "omit" combines the
+        non-NaN p-values (k counts them); "raise" refuses NaN.
+
+    Returns
+    -------
+    CombinedPValues
+        ``statistic`` and ``p_value`` (floats for one family, arrays for batched input), ``method``,
+        ``k``; it unpacks as ``(statistic, p_value)`` and has scipy's ``pvalue``. The statistic is
+        scipy's for its methods, min p (bonferroni), p_(r) (topr), min_i k p_(i) / i (simes,
+        hommel_global) and the mean tangent T (cauchy).
+
+    Notes
+    -----
+    Bonferroni, top-r and Hommel's global test are valid for any dependence among the p-values.
+    Simes' p-value is valid for independent and positively dependent (PRDS) p-values (Simes 1986;
+    Sarkar 1998) but not in general: under arbitrary dependence P(Simes <= alpha) can reach
+    C_k alpha (Hommel 1983), which the factor C_k (2.45 for k = 6, 4.50 for k = 50) removes, at the
+    price of power. Random projections of the same data are not known to be PRDS, so RP-CIT's
+    valid-by-construction choices are "bonferroni", "topr", "hommel_global" and "maxboot". The
+    Cauchy combination is exact in the tail for independent p-values and approximately valid at small
+    levels under arbitrary dependence.
+
+    References
+    ----------
+    scipy.stats.combine_pvalues. Fisher (1932); Stouffer et al. (1949); Mudholkar & George (1979).
+    Ruger (1978), Metrika 25. Hommel (1983), Tests of the overall hypothesis for arbitrary dependence
+    structures, Biometrical Journal 25(5). Simes (1986), Biometrika 73(3). Sarkar (1998), Annals of
+    Statistics 26(2). Liu & Xie (2020), Cauchy combination test, JASA 115(529).
+
+    Examples
+    --------
+    >>> from statcore.multitest import combine_pvalues
+    >>> p = [0.001, 0.02, 0.3, 0.5, 0.9]
+    >>> combine_pvalues(p, method="bonferroni").p_value
+    0.005
+    >>> round(combine_pvalues(p, method="topr", r=2).p_value, 4)
+    0.05
+    >>> round(combine_pvalues(p, method="hommel_global").p_value, 4)  # 0.005 * (1 + 1/2 + ... + 1/5)
+    0.0114
+    >>> stat, pval = combine_pvalues(p, method="fisher")
+    >>> round(stat, 3), round(pval, 5)
+    (23.022, 0.01068)
+    """
+    if method is None:
+        warnings.warn("combine_pvalues(): the default method is 'bonferroni' in this release and becomes "
+                      "scipy's 'fisher' in the next; pass method= explicitly", FutureWarning, stacklevel=3)
+        method = "bonferroni"
+    elif method == "hommel":
+        warnings.warn("combine_pvalues(): method='hommel' is now called 'hommel_global' (Hommel's global "
+                      "test, not p_adjust's 'hommel'); the old name stops working in the next release",
+                      FutureWarning, stacklevel=3)
+        method = "hommel_global"
+    method = check_choice(method, "method", COMBINE_METHODS)
+    nan_policy = check_nan_policy(nan_policy)
+    arr = as_pvalues(p, "p")
+    if axis is _AXIS0 and arr.ndim >= 2:
+        warnings.warn("combine_pvalues(): with 2-D p and no axis, each row is combined (axis=-1) in this "
+                      "release; the default becomes scipy's axis=0 in the next. Pass axis= explicitly",
+                      FutureWarning, stacklevel=3)
+        axis = -1
+    stat, pval, k, r = _combine(arr, method, r, weights, axis, nan_policy)
+    return CombinedPValues(statistic=stat, p_value=pval, method=method, k=k, r=r)
+
+
+def _combine_array(p: Any, method: str, r: int | None = None) -> Any:
+    """The former ``statcore.cit.combine_pvalues``: the bare combined p-value (a float, or an array
+    with one value per row of 2-D input), for RP-CIT's aggregates. Any of ``COMBINE_METHODS``, and
+    "hommel" (Hommel's global test under its former name) silently; NaN refused."""
+    method = check_choice(method, "method", COMBINE_METHODS + ("hommel",))
+    method = "hommel_global" if method == "hommel" else method
+    arr = as_pvalues(p, "p", allow_nan=False)
+    if arr.ndim not in (1, 2):
+        raise ValueError(f"p must be 1-D (k p-values) or 2-D (one family per row), got shape {arr.shape}")
+    return _combine(arr, method, r, None, -1, "raise")[1]
