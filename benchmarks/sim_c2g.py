@@ -76,7 +76,7 @@ def one_replicate(setting, n, tau, seed, methods):
     for model in methods:
         for control in ("bayes", "empirical"):
             res = c2g(y, t, X, model=model, alpha=LEVELS[0], control=control, seed=seed)
-            q = np.asarray(res.qvalues)
+            q = np.asarray(res.q_values)
             for alpha in LEVELS:
                 rows.append((f"C2G {model}{'-EC' if control == 'empirical' else ''}", alpha,
                              *_fdp_power(q <= alpha, h)))

@@ -1,9 +1,8 @@
 """Empirical Bayes: the NPMLE of a mixing distribution, predictive recursion, causal two-groups."""
-from .npmle import NPMLEConvergenceWarning, NPMLEResult, npmle
+from .npmle import NPMLEConvergenceWarning, NPMLEResult, npmle  # noqa: F401  (old warning name: an alias)
 from .pr import PredictiveRecursionResult, predictive_recursion
 
-__all__ = ["npmle", "NPMLEResult", "NPMLEConvergenceWarning", "predictive_recursion",
-           "PredictiveRecursionResult"]
+__all__ = ["npmle", "NPMLEResult", "predictive_recursion", "PredictiveRecursionResult"]
 from .c2g import C2GResult, c2g  # noqa: E402  (causal two-groups; the function shadows its module name)
 
 __all__ += ["c2g", "C2GResult"]

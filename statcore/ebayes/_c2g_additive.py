@@ -186,7 +186,7 @@ def fit_noise(resid: np.ndarray, noise: str, seed: np.random.Generator, min_scal
     best = None
     # kernel sd by the predictive-recursion marginal likelihood (Newton 2002; Martin & Tokdar 2011)
     for h in np.unique(np.maximum(s * np.array([0.1, 0.2, 0.3, 0.45, 0.65, 0.9]), min_kernel_sd)):
-        pr = predictive_recursion(r, h, grid, sweeps=10, seed=int_seed)
+        pr = predictive_recursion(r, kernel_sd=h, grid=grid, sweeps=10, seed=int_seed)
         if best is None or pr.predictive_loglik > best[0]:
             best = (pr.predictive_loglik, h, pr)
     _, h, pr = best

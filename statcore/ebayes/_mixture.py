@@ -2,12 +2,11 @@
 grid construction, argument checks, evaluation of the fitted density."""
 from __future__ import annotations
 
-import numbers
 from typing import Any
 
 import numpy as np
 
-from .._checks import InputWrapper, as_float_array, check_positive_int, positive_scale
+from .._checks import InputWrapper, as_float_array, check_mixture_grid, positive_scale
 
 
 def make_grid(grid: Any, x: np.ndarray, scale: float, *, align: float | None = None) -> np.ndarray:
@@ -17,8 +16,9 @@ def make_grid(grid: Any, x: np.ndarray, scale: float, *, align: float | None = N
     With ``align`` inside the range, the equally spaced grid is shifted by less than half a step so
     that ``align`` is one of the atoms (the NPMLE can then put mass exactly on a null value).
     """
-    if isinstance(grid, numbers.Real) and not isinstance(grid, bool) and np.ndim(grid) == 0:
-        m = check_positive_int(grid, "grid", minimum=2)
+    grid = check_mixture_grid(grid, "grid")
+    if isinstance(grid, int):
+        m = grid
         lo, hi = float(np.min(x)), float(np.max(x))
         if hi - lo <= 0:
             lo, hi = lo - scale, hi + scale
@@ -27,14 +27,7 @@ def make_grid(grid: Any, x: np.ndarray, scale: float, *, align: float | None = N
             atoms = atoms - atoms[np.argmin(np.abs(atoms - align))] + align
             atoms[np.argmin(np.abs(atoms - align))] = align  # exact, whatever the rounding
         return atoms
-    atoms = as_float_array(grid, "grid")
-    if atoms.ndim != 1 or atoms.size == 0:
-        raise ValueError("grid must be a positive integer (number of points) or a 1-dimensional array of "
-                         f"atoms, got shape {atoms.shape}")
-    atoms = np.sort(atoms)
-    if atoms.size > 1 and np.any(np.diff(atoms) == 0):
-        raise ValueError("grid contains repeated atoms; pass distinct values")
-    return atoms
+    return grid
 
 
 def mixture_pdf(y: Any, atoms: np.ndarray, weights: np.ndarray, sd: Any, *, name: str = "y",

@@ -12,15 +12,13 @@ FDR of the selected responders.
 """
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 import numpy as np
 
-from .._checks import (InputWrapper, as_float_array, as_treatment, check_choice, check_n_jobs, check_positive_int,
-                       check_probability, check_seed)
-from .._result import StatcoreWarning, TableResult
-from .._r.rformat import format_number, format_numbers
+from .._checks import (InputWrapper, c2g_inputs, check_choice, check_in_interval, check_n_jobs,
+                       check_positive_int, check_probability, check_seed, renamed_arguments)
+from ._c2g_result import C2GResult
 
 __all__ = ["c2g", "C2GResult"]
 
@@ -29,42 +27,15 @@ _CONTROLS = ("bayes", "empirical")
 _NOISES = ("pr", "npmle")
 
 
-def _validate(y, treat, X, alpha, model, control, noise, n_boot, boot_quantile, n_jobs):
-    yv = as_float_array(y, "y", ndim=1)
-    n = yv.size
-    tv = as_treatment(treat, n)
-    n1 = int(tv.sum())
-    if n - n1 < 2:
-        raise ValueError(f"treat has {n - n1} control units (treat == 0); C2G needs at least 2 controls, "
-                         "the known nulls it learns the null outcome distribution from")
-    if n1 < 2:
-        raise ValueError(f"treat has {n1} treated units (treat == 1); C2G needs at least 2 treated units")
-    Xv = None
-    columns = None
-    if X is not None:
-        columns = list(X.columns) if hasattr(X, "columns") else None
-        Xv = as_float_array(X, "X")
-        if Xv.ndim == 1:
-            Xv = Xv[:, None]
-        if Xv.ndim != 2 or Xv.shape[0] != n:
-            raise ValueError(f"X must have one row per unit ({n} rows), got shape {Xv.shape}")
-        if Xv.shape[1] == 0:
-            Xv = None
+def _options(alpha, model, control, noise, B, boot_quantile, n_jobs):
     alpha = check_probability(alpha, "alpha", open_right=True)
     model = check_choice(model, "model", _MODELS)
-    if model == "additive" and Xv is not None and n - n1 < 4:
-        # the kernel ridge regression of the controls needs two residual degrees of freedom
-        # beyond its intercept and half a degree per kernel direction: guaranteed from 4 controls
-        raise ValueError(f"treat has {n - n1} control units; the additive model with covariates X needs "
-                         "at least 4 controls (or pass X=None, or model='nonparametric')")
     control = check_choice(control, "control", _CONTROLS)
     noise = check_choice(noise, "noise", _NOISES, aliases={"predictive_recursion": "pr"})
-    n_boot = check_positive_int(n_boot, "n_boot", minimum=10)
-    boot_quantile = check_probability(boot_quantile, "boot_quantile", open_right=True)
-    if boot_quantile >= 0.5:
-        raise ValueError(f"boot_quantile must lie in (0, 0.5), got {boot_quantile!r}")
-    check_n_jobs(n_jobs)
-    return yv, tv, Xv, columns, alpha, model, control, noise, n_boot, boot_quantile
+    B = check_positive_int(B, "B", minimum=10)
+    boot_quantile = check_in_interval(boot_quantile, "boot_quantile", 0.0, 0.5, closed="neither")
+    n_jobs = check_n_jobs(n_jobs)
+    return alpha, model, control, noise, B, boot_quantile, n_jobs
 
 
 def _empirical_qvalues(lfdr_t: np.ndarray, lfdr_c: np.ndarray, bayes_q: np.ndarray, null_frac: float) -> np.ndarray:
@@ -80,15 +51,16 @@ def _empirical_qvalues(lfdr_t: np.ndarray, lfdr_c: np.ndarray, bayes_q: np.ndarr
     return np.minimum(q, 1.0)
 
 
-def c2g(y: Any, treat: Any, X: Any = None, model: str = "additive", alpha: float = 0.1,
-        control: str = "bayes", seed: Any = None, n_jobs: int = 1, *, noise: str = "pr",
-        n_boot: int = 100, boot_quantile: float = 0.2) -> "C2GResult":
+@renamed_arguments({"n_boot": "B"}, old_positional=("model", "alpha", "control", "seed", "n_jobs"))
+def c2g(y: Any, treat: Any, X: Any = None, *, model: str = "additive", alpha: float = 0.1,
+        control: str = "bayes", seed: Any = None, n_jobs: int = 1, noise: str = "pr",
+        B: int = 100, boot_quantile: float = 0.2, nan_policy: str = "raise") -> C2GResult:
     """Select the treated units that responded, with the FDR controlled (causal two-groups model).
 
     Parameters
     ----------
     y : array_like or pandas.Series
-        Outcomes of all units (treated and controls), no missing values.
+        Outcomes of all units (treated and controls).
     treat : array_like of {0, 1} or bool
         Treatment indicator; controls (0) are known non-responders.
     X : array_like (n, p), pandas.DataFrame or None
@@ -134,10 +106,9 @@ def c2g(y: Any, treat: Any, X: Any = None, model: str = "additive", alpha: float
         pi0_bar = 1 - mean of pi*(x) over the treated in the nonparametric model (pi* bounds pi
         from below, so pi0_bar bounds the null fraction from above); pi0_bar = 1 in the additive
         model, as in the paper: there 1 - mean pi(x) is only an estimate, and an overestimated
-        response fraction would switch the calibration off (seen in small samples).
+        response fraction would switch the calibration off.
         Recommended whenever effects are weak relative to the noise or samples are small: the
-        Bayes rule trusts the fitted pi(x), mu1(x), and in the paper's additive simulation with
-        small effects its realised FDR exceeded the target (benchmarks/sim_c2g.py).
+        Bayes rule trusts the fitted pi(x) and mu1(x) (benchmarks/README.md, ebayes).
     seed : None, int or numpy.random.Generator
         Random folds, random features, bootstrap resamples and predictive-recursion orders.
     n_jobs : int
@@ -145,15 +116,19 @@ def c2g(y: Any, treat: Any, X: Any = None, model: str = "additive", alpha: float
         algebra runs single-threaded (many small solves).
     noise : {"pr", "npmle"}
         Noise density estimator of the additive model.
-    n_boot : int
-        Bootstrap resamples of the nonparametric model (>= 10).
+    B : int
+        Bootstrap resamples of the nonparametric model (>= 10). Formerly ``n_boot``.
     boot_quantile : float in (0, 0.5)
         Bootstrap quantile of the nonparametric model's conservative bounds.
+    nan_policy : {"raise", "omit"}
+        Missing values: "raise" (the default) refuses a NaN in ``y``, ``treat`` or ``X``; "omit"
+        drops the units with a NaN in any of them (the per-unit outputs then refer to the kept
+        units, and ``kept`` says which). "propagate" is not offered.
 
     Returns
     -------
     C2GResult
-        ``lfdr`` (posterior null probabilities, 1 for controls) and ``qvalues`` in the container of
+        ``lfdr`` (posterior null probabilities, 1 for controls) and ``q_values`` in the container of
         ``y`` (a Series keeps its index), ``responders`` (integer positions of the selected units),
         ``selected``, ``pi`` (pi(x) or pi*(x) at every unit), ``erpf``, ``care(x)``, ``summary()``,
         ``to_frame()``, ``plot()``.
@@ -183,10 +158,14 @@ def c2g(y: Any, treat: Any, X: Any = None, model: str = "additive", alpha: float
     """
     from statcore.multitest import bfdr_select
 
-    yv, tv, Xv, columns, alpha, model, control, noise, n_boot, boot_quantile = _validate(
-        y, treat, X, alpha, model, control, noise, n_boot, boot_quantile, n_jobs)
+    alpha, model, control, noise, B, boot_quantile, n_jobs = _options(alpha, model, control, noise, B,
+                                                                      boot_quantile, n_jobs)
+    data = c2g_inputs(y, treat, X, model, nan_policy)
+    yv, tv, Xv, columns = data.y, data.treat, data.X, data.columns
     rng = check_seed(seed)
     wrapper = InputWrapper.of(y) if InputWrapper.of(y).kind == "series" else InputWrapper("ndarray")
+    if wrapper.kind == "series" and data.keep is not None:
+        wrapper = InputWrapper("series", wrapper.index[data.keep], wrapper.name)
     if Xv is not None:
         center, scale = Xv.mean(axis=0), Xv.std(axis=0)
         scale[scale == 0] = 1.0
@@ -204,12 +183,15 @@ def c2g(y: Any, treat: Any, X: Any = None, model: str = "additive", alpha: float
         else:
             from ._c2g_nonparametric import fit_nonparametric
 
-            fit = _NonparametricModel(fit_nonparametric(Z, yv, tv, n_boot, boot_quantile, rng, n_jobs))
+            fit = _NonparametricModel(fit_nonparametric(Z, yv, tv, B, boot_quantile, rng, n_jobs))
     lfdr_all = fit.lfdr
     lfdr_t = lfdr_all[tv]
     erpf = float(np.mean(fit.pi[tv]))
-    sel = bfdr_select(lfdr_t, alpha)
-    q_t = np.asarray(sel.qvalues, dtype=float)
+    sel = bfdr_select(lfdr_t, alpha=alpha)
+    try:
+        q_t = np.asarray(sel.q_values, dtype=float)
+    except AttributeError:  # BFDRSelection before the naming table (q_values)
+        q_t = np.asarray(sel.qvalues, dtype=float)
     if control == "empirical":
         # null fraction: 1 - mean pi* (nonparametric, an upper bound); 1 in the additive model,
         # where an overestimated ERPF would shrink the calibration towards zero
@@ -220,9 +202,9 @@ def c2g(y: Any, treat: Any, X: Any = None, model: str = "additive", alpha: float
     lfdr_out = np.ones(yv.size)
     lfdr_out[tv] = lfdr_t
     selected = q <= alpha
-    return C2GResult(model=model, y=yv, treat=tv, lfdr=lfdr_out, lfdr_model=lfdr_all, qvalues=q,
-                     selected=selected, alpha=alpha, control=control, erpf=erpf, fit=fit,
-                     wrapper=wrapper, center=center, scale=scale, columns=columns)
+    return C2GResult._build(model=model, y=yv, treat=tv, lfdr=lfdr_out, lfdr_model=lfdr_all, q_values=q,
+                            selected=selected, alpha=alpha, control=control, erpf=erpf, fit=fit,
+                            wrapper=wrapper, center=center, scale=scale, columns=columns, kept=data.keep)
 
 
 class _AdditiveModel:
@@ -303,220 +285,3 @@ class _NonparametricModel:
         self.np_fit = fit
         self.pi = fit.pi_star
         self.lfdr = fit.lfdr
-
-
-class C2GResult(TableResult):
-    """Result of ``c2g``: posterior null probabilities, q-values, selected responders, estimands.
-
-    Attributes
-    ----------
-    model, control : str
-    alpha : float
-    lfdr : per-unit posterior null probability (container of ``y``); controls are known nulls (1).
-        In the nonparametric model an upper bound of the true local FDR.
-    lfdr_model : ndarray
-        The model's posterior null probability at every unit, controls included (what
-        ``control="empirical"`` calibrates with; ``plot()`` shows it).
-    qvalues : per-unit q-value (1 for controls): the smallest target FDR selecting the unit.
-    selected : bool per unit; ``responders`` the integer positions of the selected units.
-    pi : per-unit response probability pi(x) (additive) or its lower bound pi*(x) (nonparametric).
-    erpf : float
-        Expected response probability among the treated, mean of pi(x) over the treated (additive),
-        or the lower end mean pi*(x) of its identification interval (nonparametric).
-    erpf_interval : (float, float) or None
-        Nonparametric: the identification interval [mean pi*, 1].
-    erpf_ci : (float, float) or None
-        Nonparametric: 95% bootstrap interval of the lower end, the means over the treated of the
-        per-unit intervals of pi*(x) from simultaneous bootstrap bands of log f_t / f0.
-    """
-
-    def __init__(self, *, model, y, treat, lfdr, lfdr_model, qvalues, selected, alpha, control, erpf, fit,
-                 wrapper, center, scale, columns):
-        self.model = model
-        self.alpha = alpha
-        self.control = control
-        self.erpf = erpf
-        self._y, self._treat, self._fit, self._wrapper = y, treat, fit, wrapper
-        self._center, self._scale, self._columns = center, scale, columns
-        self.lfdr = wrapper.wrap(lfdr, name="lfdr")
-        self.lfdr_model = lfdr_model
-        self.qvalues = wrapper.wrap(qvalues, name="qvalue")
-        self.selected = wrapper.wrap(selected, name="selected")
-        self.responders = np.flatnonzero(selected).astype(np.int64)
-        self.pi = wrapper.wrap(np.asarray(fit.pi, dtype=float), name="pi")
-        self.n_treated = int(treat.sum())
-        self.n_controls = int(treat.size - treat.sum())
-        if model == "nonparametric":
-            npf = fit.np_fit
-            self.erpf_interval = (erpf, 1.0)
-            self.erpf_ci = (float(npf.pi_star_lo[treat].mean()), float(npf.pi_star_hi[treat].mean()))
-        else:
-            self.erpf_interval = None
-            self.erpf_ci = None
-
-    @property
-    def n_selected(self) -> int:
-        return int(self.responders.size)
-
-    @property
-    def noise(self):
-        """Additive model: the fitted noise density (Gaussian mixture with log-linear tails)."""
-        return getattr(self._fit, "noise", None)
-
-    def _covariates(self, x) -> np.ndarray | None:
-        if self._center is None:
-            if x is None:
-                return None
-            n = len(x) if np.ndim(x) else 1
-            return np.zeros((n, 0))
-        if x is None:
-            raise ValueError("x must be given: the model was fitted with covariates")
-        if hasattr(x, "columns") and self._columns is not None:
-            missing = [c for c in self._columns if c not in x.columns]
-            if missing:
-                raise ValueError(f"x lacks the covariate columns {missing}")
-            x = x[self._columns]
-        xv = as_float_array(x, "x")
-        if xv.ndim == 1:
-            xv = xv[None, :] if xv.size == self._center.size else xv[:, None]
-        if xv.ndim != 2 or xv.shape[1] != self._center.size:
-            raise ValueError(f"x must have {self._center.size} covariate columns, got shape {xv.shape}")
-        return (xv - self._center) / self._scale
-
-    def care(self, x: Any = None, conf_level: float | None = None):
-        """Conditional average response effect CARE(x) = mu1(x) - mu0(x).
-
-        Additive model: the point estimate at each row of ``x`` (a Series for a DataFrame ``x``).
-        Nonparametric model: CARE is not identified; returns a DataFrame with the identification
-        interval [mu_T(x) - mu0(x), (mu_T(x) - mu0(x)) / pi*(x)] (ends swapped when the difference
-        is negative; infinite when pi*(x) = 0), mu_T and mu0 the kernel-regression means of the
-        treated and controls, and ``conf_level`` bootstrap intervals of both ends: each end over
-        the corners of the percentile interval of mu_T - mu0 and the band interval of pi*(x).
-        ``x=None`` in the covariate-free model gives the single value. ``conf_level`` (default
-        0.95) applies to the nonparametric model's intervals only. When the additive fit found no
-        evidence of response (pi(x) set to 0), mu1 and so CARE are not estimable: NaN with a warning.
-        """
-        if self.model == "additive" and conf_level is not None:
-            raise ValueError("conf_level applies to the nonparametric model's CARE intervals; the "
-                             "additive model gives a point estimate (leave conf_level unset)")
-        Z = self._covariates(x)
-        index = x.index if hasattr(x, "index") and hasattr(x, "columns") else None
-        if self.model == "additive":
-            if Z is None:
-                Z = np.zeros((1, 0))
-            val = self._fit.care(Z)
-            if self._fit.em.null_chosen:
-                warnings.warn("the fit found no evidence of response (pi(x) set to 0): CARE(x) is not "
-                              "estimable and is returned as NaN", StatcoreWarning, stacklevel=2)
-                val = np.full(np.shape(val), np.nan)
-            if index is not None:
-                import pandas as pd
-
-                return pd.Series(val, index=index, name="care")
-            return float(val[0]) if x is None else val
-        level = 0.95 if conf_level is None else conf_level
-        return self._care_interval(Z, index, check_probability(level, "conf_level", open_right=True))
-
-    def _care_interval(self, Z, index, conf_level):
-        import pandas as pd
-
-        npf = self._fit.np_fit
-        if Z is None or Z.shape[1] == 0:
-            first = int(np.flatnonzero(self._treat)[0])
-            m = 1 if Z is None else Z.shape[0]
-            res = {k: np.repeat(getattr(npf, a)[[first]], m, axis=0)
-                   for k, a in (("mu0", "mu0"), ("mut", "mu_t"), ("pi_star", "pi_star"),
-                                ("pi_star_lo", "pi_star_lo"), ("pi_star_hi", "pi_star_hi"),
-                                ("mu0_boot", "mu0_boot"), ("mut_boot", "mu_t_boot"))}
-        else:
-            res = npf.query(Z)
-        diff = res["mut"] - res["mu0"]
-        lo, hi = _care_ends(diff, res["pi_star"])
-        a = (1.0 - conf_level) / 2.0
-        with np.errstate(invalid="ignore"), warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            d_boot = res["mut_boot"] - res["mu0_boot"]
-            d_ci = (np.nanquantile(d_boot, a, axis=1), np.nanquantile(d_boot, 1 - a, axis=1))
-        # each end over the corners of (difference interval) x (pi* interval): a union, conservative
-        corners = [_care_ends(d, p) for d in d_ci for p in (res["pi_star_lo"], res["pi_star_hi"])]
-        lows = np.stack([c[0] for c in corners])
-        highs = np.stack([c[1] for c in corners])
-        return pd.DataFrame({"lower": lo, "upper": hi, "lower_ci_low": lows.min(0), "lower_ci_high": lows.max(0),
-                             "upper_ci_low": highs.min(0), "upper_ci_high": highs.max(0),
-                             "pi_star": res["pi_star"]}, index=index)
-
-    def summary(self, digits: int = 4) -> str:
-        title = ("Causal two-groups model, additive (semi-parametric)" if self.model == "additive"
-                 else "Causal two-groups model, nonparametric (bounds)")
-        ncov = 0 if self._center is None else self._center.size
-        lines = ["", "\t" + title, "",
-                 f"data:  y by treat ({'no covariates' if ncov == 0 else f'{ncov} covariates'})",
-                 f"units: {self._treat.size} (treated {self.n_treated}, controls {self.n_controls})",
-                 f"target FDR: {format_number(self.alpha)}, control: {self.control}",
-                 f"responders selected: {self.n_selected} of {self.n_treated} treated"]
-        if self.model == "additive":
-            lines.append(f"ERPF (mean pi(x) over treated): {format_number(self.erpf, digits)}")
-            g = self._fit.noise
-            lines.append(f"noise density: {g.method}, kernel sd {format_number(g.sd, digits)}")
-            em = self._fit.em
-            lines.append(f"EM: {em.n_iter} iterations{'' if em.converged else ' (not converged)'}; "
-                         f"held-out gain over no response: {format_number(em.evidence, 3)} s.e.")
-            if em.null_chosen:
-                lines.append("no evidence of response (gain within one s.e.): pi(x) set to 0")
-        else:
-            lo, hi = self.erpf_ci
-            lines.append("ERPF identification interval: [" + format_number(self.erpf, digits) + ", 1]")
-            lines.append("  lower end, 95% bootstrap interval: ["
-                         + ", ".join(format_numbers([lo, hi], digits)) + "]")
-        if self.n_selected:
-            q = np.asarray(self.qvalues, dtype=float)[self.responders]
-            lines.append(f"largest q-value selected: {format_number(float(q.max()), digits)}")
-        lt = np.asarray(self.lfdr, dtype=float)[self._treat]
-        stats = np.quantile(lt, [0, 0.25, 0.5]).tolist() + [float(lt.mean())] + np.quantile(lt, [0.75, 1]).tolist()
-        names = ["Min.", "1st Qu.", "Median", "Mean", "3rd Qu.", "Max."]
-        vals = format_numbers(stats, digits)
-        width = [max(len(a), len(b)) for a, b in zip(names, vals)]
-        lines.append("posterior null probability of the treated:")
-        lines.append(" ".join(a.rjust(w) for a, w in zip(names, width)))
-        lines.append(" ".join(b.rjust(w) for b, w in zip(vals, width)))
-        return "\n".join(lines) + "\n"
-
-    def to_frame(self):
-        """One row per unit: y, treat, pi, lfdr, qvalue, selected (+ mu0, mu1 in the additive model)."""
-        import pandas as pd
-
-        idx = self._wrapper.index if self._wrapper.kind == "series" else None
-        cols = {"y": self._y, "treat": self._treat.astype(int), "pi": np.asarray(self.pi, dtype=float),
-                "lfdr": np.asarray(self.lfdr, dtype=float), "qvalue": np.asarray(self.qvalues, dtype=float),
-                "selected": np.asarray(self.selected, dtype=bool)}
-        if self.model == "additive":
-            cols["mu0"] = self._fit.mu0
-            cols["mu1"] = self._fit.mu1
-        return pd.DataFrame(cols, index=idx)
-
-    def _plot(self, ax=None):
-        """Outcome against posterior null probability; controls grey, selected responders red."""
-        import matplotlib.pyplot as plt
-
-        if ax is None:
-            fig, ax = plt.subplots(figsize=(6, 4))
-        else:
-            fig = ax.figure
-        lt = self.lfdr_model
-        t = self._treat
-        sel = np.asarray(self.selected, dtype=bool)
-        ax.scatter(lt[~t], self._y[~t], s=6, c="0.75", label="controls (model lfdr)")
-        ax.scatter(lt[t & ~sel], self._y[t & ~sel], s=8, c="tab:blue", label="treated")
-        ax.scatter(lt[sel], self._y[sel], s=10, c="tab:red", label=f"selected ({sel.sum()})")
-        ax.set_xlabel("posterior null probability")
-        ax.set_ylabel("outcome")
-        ax.set_title(f"C2G ({self.model}), target FDR {format_number(self.alpha)}")
-        ax.legend(loc="best", fontsize=8)
-        return fig
-
-
-def _care_ends(diff, pistar):
-    with np.errstate(divide="ignore", invalid="ignore"):
-        scaled = np.where(pistar > 0, diff / np.where(pistar > 0, pistar, 1.0), np.sign(diff) * np.inf)
-    scaled = np.where(diff == 0, 0.0, scaled)
-    return np.minimum(diff, scaled), np.maximum(diff, scaled)

@@ -9,22 +9,23 @@ from typing import Any
 
 import numpy as np
 
-from .._checks import InputWrapper, as_float_array, check_choice, check_positive_int
-from .._result import StatcoreWarning, TableResult
+from .._checks import (InputWrapper, as_data_vector, as_float_array, check_choice, check_positive_int,
+                       npmle_inputs, positive_scale, renamed_arguments)
+from .._result import Result
 from .._r.rformat import format_number, format_table
+from .._warnings import ConvergenceWarning
 from . import _solvers
-from .._checks import positive_scale
 from ._mixture import make_grid, mixture_pdf
 
-__all__ = ["npmle", "NPMLEResult", "NPMLEConvergenceWarning"]
+__all__ = ["npmle", "NPMLEResult"]
 
 _WARM_START_N = 5000       # above this many observations, solve a binned problem first
 _WARM_START_BINS = 2000
 _EM_STEPS = 10             # EM steps before the SQP from the uniform start
 
 
-class NPMLEConvergenceWarning(StatcoreWarning):
-    """The solver stopped before the KKT certificate reached 1 + tol."""
+#: The former name of statcore's one ``ConvergenceWarning`` (kept importable; not exported).
+NPMLEConvergenceWarning = ConvergenceWarning
 
 
 def _likelihood(x: np.ndarray, sd: np.ndarray, atoms: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -61,8 +62,8 @@ def _bin(x: np.ndarray, omega: np.ndarray, nbins: int) -> tuple[np.ndarray, np.n
     return sums[keep] / mass[keep], mass[keep]
 
 
-@dataclass(frozen=True, eq=False)
-class NPMLEResult(TableResult):
+@dataclass(frozen=True, eq=False, repr=False)
+class NPMLEResult(Result):
     """The NPMLE of a mixing distribution on a grid.
 
     Attributes
@@ -85,6 +86,19 @@ class NPMLEResult(TableResult):
         The data (posterior summaries default to them).
     nobs : int
     bins : int or None
+    tol : float
+        The tolerance of the KKT certificate.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from statcore.ebayes import npmle
+    >>> x = np.r_[np.zeros(40), np.full(20, 3.0)] + np.random.default_rng(0).normal(size=60)
+    >>> fit = npmle(x, grid=31)
+    >>> fit
+    NPMLEResult(nobs=60, atoms=31, support=3, loglik=-111, kkt=1, method='sqp')
+    >>> fit.to_frame().columns.tolist()
+    ['atom', 'weight']
     """
 
     atoms: np.ndarray
@@ -101,9 +115,9 @@ class NPMLEResult(TableResult):
     tol: float
     _wrapper: InputWrapper = field(repr=False, default=InputWrapper("ndarray"))
 
-    def __repr__(self) -> str:
-        return (f"NPMLEResult(nobs={self.nobs}, atoms={self.atoms.size}, support={int(self.support.sum())}, "
-                f"loglik={self.loglik!r}, kkt={self.kkt!r}, method={self.method!r})")
+    def _repr_parts(self):
+        return [("nobs", self.nobs), ("atoms", int(self.atoms.size)), ("support", int(self.support.sum())),
+                ("loglik", self.loglik), ("kkt", self.kkt), ("method", self.method)]
 
     @property
     def support(self) -> np.ndarray:
@@ -120,7 +134,7 @@ class NPMLEResult(TableResult):
                 raise ValueError("sigma is given without x; pass both, or neither for the fitted data")
             return self.x, np.broadcast_to(np.asarray(self.sigma, float), self.x.shape), self._wrapper
         wrapper = InputWrapper.of(x)
-        arr = _vector(x, "x")
+        arr = as_data_vector(x, "x")
         if sigma is None:
             if not self.homoscedastic:
                 raise ValueError("the fit has one sigma per observation: pass sigma for the new x")
@@ -141,7 +155,8 @@ class NPMLEResult(TableResult):
         P /= P.sum(axis=1, keepdims=True)
         return P, a, wrapper
 
-    def pdf(self, y: Any, sigma: Any = None) -> Any:
+    @renamed_arguments(old_positional=("sigma",))
+    def pdf(self, y: Any, *, sigma: Any = None) -> Any:
         """Fitted marginal density sum_j w_j N(y; atoms_j, sigma^2) at ``y`` (``sigma`` defaults to
         the fit's when that is one number)."""
         if sigma is None:
@@ -150,12 +165,14 @@ class NPMLEResult(TableResult):
             sigma = self.sigma
         return mixture_pdf(y, self.atoms, self.weights, sigma, sd_name="sigma")
 
-    def posterior_mean(self, x: Any = None, sigma: Any = None) -> Any:
+    @renamed_arguments(old_positional=("sigma",))
+    def posterior_mean(self, x: Any = None, *, sigma: Any = None) -> Any:
         """E[theta | x] under the fitted prior, for the fitted data or new ``x`` (with ``sigma``)."""
         P, a, wrapper = self._posterior(x, sigma)
         return wrapper.wrap(P @ a)
 
-    def lfdr(self, null: float = 0.0, x: Any = None, sigma: Any = None) -> Any:
+    @renamed_arguments(old_positional=("sigma",))
+    def lfdr(self, null: float = 0.0, x: Any = None, *, sigma: Any = None) -> Any:
         """Local false discovery rate P(theta = null | x) under the fitted prior.
 
         ``null`` must be an atom of the grid (an integer ``grid`` puts 0 on the grid when 0 lies in
@@ -204,7 +221,8 @@ class NPMLEResult(TableResult):
 
     def _plot(self, ax=None, bins: int = 60):
         """Left: histogram of the data with the fitted marginal density (homoscedastic fits);
-        right: the fitted mixing distribution."""
+        right: the fitted mixing distribution. ``ax``: two Axes (a new figure when None); returns
+        the array of the two Axes."""
         import matplotlib.pyplot as plt
 
         if ax is None:
@@ -230,52 +248,13 @@ class NPMLEResult(TableResult):
         a2.set_ylabel("weight")
         a2.set_title("NPMLE of the mixing distribution", fontsize=10)
         fig.tight_layout()
-        return fig
-
-
-def _vector(x, name):
-    """A number or a 1-dimensional array of numbers, as a float64 vector (a matrix or DataFrame is
-    refused: per-observation results could not be returned in its shape)."""
-    arr = as_float_array(x, name)
-    if arr.ndim > 1:
-        raise ValueError(f"{name} must be a vector (one value per observation), got shape {arr.shape}")
-    return arr.reshape(-1)
-
-
-def _validate(x, sigma, weights, bins, tol):
-    wrapper = InputWrapper.of(x)
-    xv = _vector(x, "x")
-    if xv.size == 0:
-        raise ValueError("x is empty; the NPMLE needs at least one observation")
-    sd = positive_scale(sigma, "sigma", xv.size)
-    if weights is None:
-        omega = np.full(xv.size, 1.0 / xv.size)
-        wsum = float(xv.size)
-        nobs = xv.size
-    else:
-        wv = _vector(weights, "weights")
-        if wv.size != xv.size:
-            raise ValueError(f"weights must have one value per observation ({xv.size}), got {wv.size}")
-        if np.any(wv < 0) or not np.any(wv > 0):
-            raise ValueError("weights must be non-negative and not all zero")
-        wsum = float(wv.sum())
-        omega = wv / wsum
-        nobs = int(round(wsum)) if np.all(wv == np.round(wv)) else xv.size
-    if bins is not None:
-        bins = check_positive_int(bins, "bins", minimum=2)
-        if sd.size > 1 and np.any(sd != sd[0]):
-            raise ValueError("bins needs one common sigma; with one sigma per observation use bins=None")
-    tol = float(as_float_array(tol, "tol"))
-    if not 0 < tol < 1:
-        raise ValueError(f"tol must lie in (0, 1), got {tol!r}")
-    return wrapper, xv, sd, omega, wsum, nobs, bins, tol
+        return np.asarray([a1, a2], dtype=object)
 
 
 @contextmanager
 def _blas_single_thread():
     """BLAS on one thread while solving: the products are small (Hessians on a working set) or
-    memory-bound (L' d), so threads add only synchronisation; on a busy machine multi-threaded
-    OpenBLAS made the solve 2-10 times slower."""
+    memory-bound (L' d), so threads add only synchronisation (benchmarks/README.md, ebayes)."""
     try:
         from threadpoolctl import threadpool_limits
     except ImportError:  # pragma: no cover - threadpoolctl comes with scikit-learn
@@ -310,8 +289,10 @@ def _fit(xs, sds, om, atoms, homo, solve, tol, max_iter, method):
     return w, kkt, iters, converged
 
 
-def npmle(x: Any, sigma: Any = 1.0, grid: Any = 300, weights: Any = None, bins: int | None = None, *,
-          method: str = "sqp", tol: float = 1e-8, max_iter: int | None = None) -> NPMLEResult:
+@renamed_arguments(old_positional=("sigma", "grid", "weights", "bins"))
+def npmle(x: Any, *, sigma: Any = 1.0, grid: Any = 300, weights: Any = None, bins: int | None = None,
+          method: str = "sqp", tol: float = 1e-8, max_iter: int | None = None,
+          nan_policy: str = "raise") -> NPMLEResult:
     """Kiefer-Wolfowitz nonparametric MLE of the mixing distribution of a Gaussian location mixture.
 
     The model is x_i ~ N(theta_i, sigma_i^2) with theta_i drawn from an unknown G. On a grid of
@@ -326,8 +307,8 @@ def npmle(x: Any, sigma: Any = 1.0, grid: Any = 300, weights: Any = None, bins: 
 
     Parameters
     ----------
-    x : array_like
-        Observations.
+    x : array_like or pandas.Series
+        Observations (a vector).
     sigma : float or array_like
         Noise standard deviation: one number, or one per observation (heteroscedastic).
     grid : int or array_like
@@ -351,7 +332,12 @@ def npmle(x: Any, sigma: Any = 1.0, grid: Any = 300, weights: Any = None, bins: 
         Stop when the KKT certificate is at most 1 + tol.
     max_iter : int, optional
         Iteration limit (default 200 for "sqp" and "ip", 100000 for "em"); a warning is issued when it
-        is reached before convergence.
+        is reached before convergence (a ``statcore.ConvergenceWarning``).
+    nan_policy : {"raise", "omit"}
+        Missing values: "raise" (the default) refuses a NaN in ``x``, a per-observation ``sigma``
+        or ``weights``; "omit" drops those observations (``nobs``, ``x`` and the posterior
+        summaries then refer to the observations kept). "propagate" is not offered: a fit with a
+        NaN observation has no meaning.
 
     Returns
     -------
@@ -394,7 +380,11 @@ def npmle(x: Any, sigma: Any = 1.0, grid: Any = 300, weights: Any = None, bins: 
     array([0.911, 1.   , 1.   ])
     """
     method = check_choice(method, "method", ("sqp", "ip", "em"))
-    wrapper, xv, sd, omega, wsum, nobs, bins, tol = _validate(x, sigma, weights, bins, tol)
+    data = npmle_inputs(x, sigma, weights, bins, tol, nan_policy)
+    xv, sd, omega, wsum, nobs, bins, tol = data.x, data.sigma, data.omega, data.wsum, data.nobs, data.bins, data.tol
+    wrapper = InputWrapper.of(x)
+    if wrapper.kind == "series" and data.keep is not None:
+        wrapper = InputWrapper("series", wrapper.index[data.keep], wrapper.name)
     if max_iter is None:
         max_iter = {"sqp": 200, "ip": 200, "em": 100000}[method]
     max_iter = check_positive_int(max_iter, "max_iter", minimum=0)
@@ -417,7 +407,7 @@ def npmle(x: Any, sigma: Any = 1.0, grid: Any = 300, weights: Any = None, bins: 
     if not converged:
         warnings.warn(f"npmle ({method}) stopped after {iters} iterations with KKT certificate {kkt:.8g} "
                       f"> 1 + tol = 1 + {tol:g}; raise max_iter or use method='sqp'",
-                      NPMLEConvergenceWarning, stacklevel=2)
+                      ConvergenceWarning, stacklevel=2)
     # log-likelihood of the unbinned data, on the support only
     s = w > 0
     Ls, log_scale = _likelihood(xp, sdp, atoms[s])

@@ -6,17 +6,16 @@ from typing import Any
 
 import numpy as np
 
-from .._checks import as_float_array, check_positive_int, check_seed
-from .._result import TableResult
+from .._checks import check_seed, predictive_recursion_inputs, renamed_arguments
+from .._result import Result
 from .._r.rformat import format_number, format_table
-from .._checks import positive_scale
 from ._mixture import make_grid, mixture_loglik, mixture_pdf
 
 __all__ = ["predictive_recursion", "PredictiveRecursionResult"]
 
 
-@dataclass(frozen=True, eq=False)
-class PredictiveRecursionResult(TableResult):
+@dataclass(frozen=True, eq=False, repr=False)
+class PredictiveRecursionResult(Result):
     """The predictive-recursion estimate of a mixing distribution on a grid.
 
     Attributes
@@ -35,6 +34,17 @@ class PredictiveRecursionResult(TableResult):
         Number of random orders, the exponent of the weights (k + 1)^(-decay), number of observations.
     weights_by_order : ndarray
         (sweeps, len(grid)): the estimate of each order before averaging.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from statcore.ebayes import predictive_recursion
+    >>> x = np.random.default_rng(0).normal(size=50)
+    >>> fit = predictive_recursion(x, kernel_sd=1.0, grid=11, sweeps=2, seed=0)
+    >>> fit
+    PredictiveRecursionResult(nobs=50, grid=11, kernel_sd=1, sweeps=2, loglik=-68.24)
+    >>> fit.to_frame().shape
+    (11, 2)
     """
 
     grid: np.ndarray
@@ -47,9 +57,9 @@ class PredictiveRecursionResult(TableResult):
     nobs: int
     weights_by_order: np.ndarray
 
-    def __repr__(self) -> str:
-        return (f"PredictiveRecursionResult(nobs={self.nobs}, grid={self.grid.size}, "
-                f"kernel_sd={self.kernel_sd!r}, sweeps={self.sweeps}, loglik={self.loglik!r})")
+    def _repr_parts(self):
+        return [("nobs", self.nobs), ("grid", int(self.grid.size)), ("kernel_sd", self.kernel_sd),
+                ("sweeps", self.sweeps), ("loglik", self.loglik)]
 
     def pdf(self, y: Any) -> Any:
         """The estimated mixture density sum_j w_j N(y; grid_j, kernel_sd^2) at ``y``."""
@@ -77,6 +87,8 @@ class PredictiveRecursionResult(TableResult):
         return pd.DataFrame({"atom": self.grid, "weight": self.weights})
 
     def _plot(self, ax=None, data=None):
+        """The estimated mixture and mixing densities (over a histogram of ``data`` when given);
+        returns the Axes."""
         import matplotlib.pyplot as plt
 
         if ax is None:
@@ -91,11 +103,12 @@ class PredictiveRecursionResult(TableResult):
         ax.set_xlabel("x")
         ax.set_ylabel("density")
         ax.legend(frameon=False)
-        return ax.figure
+        return ax
 
 
-def predictive_recursion(x: Any, kernel_sd: float, grid: Any, sweeps: int = 10, seed: Any = None, *,
-                         decay: float = 0.67) -> PredictiveRecursionResult:
+@renamed_arguments(old_positional=("kernel_sd", "grid", "sweeps", "seed"))
+def predictive_recursion(x: Any, *, kernel_sd: float, grid: Any, sweeps: int = 10, seed: Any = None,
+                         decay: float = 0.67, nan_policy: str = "raise") -> PredictiveRecursionResult:
     """Newton's predictive recursion estimate of a mixing distribution, averaged over random orders.
 
     The data are modelled as x_i ~ sum_j w_j N(grid_j, kernel_sd^2). Starting from uniform weights
@@ -111,7 +124,7 @@ def predictive_recursion(x: Any, kernel_sd: float, grid: Any, sweeps: int = 10, 
     Parameters
     ----------
     x : array_like
-        Observations (finite).
+        Observations (a vector).
     kernel_sd : float
         Standard deviation of the Gaussian kernel.
     grid : int or array_like
@@ -120,8 +133,12 @@ def predictive_recursion(x: Any, kernel_sd: float, grid: Any, sweeps: int = 10, 
         Number of random orders averaged. Order s is the s-th ``rng.permutation(n)`` drawn from
         the generator built from ``seed``.
     seed : None, int or numpy.random.Generator
+        Randomness of the orders.
     decay : float
         Exponent of the weights gamma_k = (k + 1)^(-decay), in (0.5, 1].
+    nan_policy : {"raise", "omit"}
+        Missing values in ``x``: "raise" (the default) refuses them, "omit" drops them (``nobs``
+        counts the observations kept). "propagate" is not offered.
 
     Returns
     -------
@@ -149,17 +166,8 @@ def predictive_recursion(x: Any, kernel_sd: float, grid: Any, sweeps: int = 10, 
     """
     from .._kernels.ebayes import predictive_recursion_sweeps
 
-    xv = as_float_array(x, "x")
-    if xv.ndim != 1:
-        xv = xv.ravel()
-    if xv.size == 0:
-        raise ValueError("x is empty; predictive recursion needs at least one observation")
-    sd = float(positive_scale(kernel_sd, "kernel_sd")[0])
+    xv, sd, sweeps, decay, _ = predictive_recursion_inputs(x, kernel_sd, sweeps, decay, nan_policy)
     atoms = np.ascontiguousarray(make_grid(grid, xv, sd))
-    sweeps = check_positive_int(sweeps, "sweeps")
-    decay = float(as_float_array(decay, "decay"))
-    if not 0.5 < decay <= 1:
-        raise ValueError(f"decay must lie in (0.5, 1], got {decay!r}")
     rng = check_seed(seed)
     n = xv.size
     orders = np.empty((sweeps, n), dtype=np.int64)

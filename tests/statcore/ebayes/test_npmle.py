@@ -8,8 +8,9 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from helpers import REQUIRE_R, r_has_package, r_vector, requires_r, run_r
-from statcore.ebayes import NPMLEConvergenceWarning, NPMLEResult, npmle
+from helpers import r_vector, requires_r, run_r
+from statcore._warnings import ConvergenceWarning
+from statcore.ebayes import NPMLEResult, npmle
 
 
 def three_point_data(n, seed, sd=1.0):
@@ -177,7 +178,7 @@ def test_sqp_beats_unconverged_em_and_bound_is_valid():
     x, _ = three_point_data(1000, 3)
     grid = np.linspace(-5, 6, 100)
     sqp = npmle(x, grid=grid)
-    with pytest.warns(NPMLEConvergenceWarning, match="KKT"):
+    with pytest.warns(ConvergenceWarning, match="KKT"):
         em = npmle(x, grid=grid, method="em", max_iter=50)
     assert not em.converged and em.kkt > 1 + 1e-8
     assert sqp.loglik >= em.loglik
@@ -193,7 +194,7 @@ def test_warm_started_large_problem_is_certified():
     k = kkt_direct(x, fit.atoms, fit.weights)
     assert k <= 1 + 1e-6 and k == pytest.approx(fit.kkt, abs=1e-9)
     # and it is at least as good as a long EM run from the uniform start
-    with pytest.warns(NPMLEConvergenceWarning):
+    with pytest.warns(ConvergenceWarning):
         em = npmle(x, grid=150, method="em", max_iter=300, tol=1e-12)
     assert fit.loglik >= em.loglik
 
@@ -275,7 +276,7 @@ def test_posterior_of_em_fit_with_vanishing_weights_far_away():
     rng = np.random.default_rng(19)
     x = rng.choice([0.0, 3.0], size=300) + rng.normal(size=300)
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", NPMLEConvergenceWarning)
+        warnings.simplefilter("ignore", ConvergenceWarning)
         fit = npmle(x, grid=50, method="em", max_iter=3000)
     assert fit.weights[fit.weights > 0].min() < 1e-150
     y = np.array([-40.0, -5.0, 1.0, 60.0])
@@ -378,15 +379,15 @@ def test_summary_frame_plot():
     assert f"support: {int(fit.support.sum())} atoms" in text
     frame = fit.to_frame()
     assert list(frame.columns) == ["atom", "weight"] and len(frame) == 50
-    assert "<pre>" in fit._repr_html_()
+    assert "<table" in fit._repr_html_()
     import matplotlib
 
     matplotlib.use("Agg")
-    fig = fit.plot()
-    assert len(fig.axes) == 2
+    axes = fit.plot()
+    assert axes.shape == (2,) and all(a.figure is axes[0].figure for a in axes)
     import matplotlib.pyplot as plt
 
-    plt.close(fig)
+    plt.close(axes[0].figure)
     assert isinstance(fit, NPMLEResult)
 
 
@@ -420,8 +421,7 @@ def test_bad_input(kwargs, exc, match):
 # live R mixsqp
 
 
-@requires_r
-@pytest.mark.skipif(not REQUIRE_R and not r_has_package("mixsqp"), reason="R package mixsqp is not installed")
+@requires_r("mixsqp")
 def test_live_r_mixsqp():
     x, _ = three_point_data(2000, 5)
     fit = npmle(x, grid=80)
@@ -491,3 +491,54 @@ def test_zero_weight_observation_far_from_support(method):
     assert fit.converged and fit.nobs == 300
     assert fit.loglik == pytest.approx(ref.loglik, rel=1e-9)
     assert np.isfinite(np.asarray(fit.posterior_mean())).all()
+
+
+# ------------------------------------------------------------------------------------------------
+# deprecations, the one ConvergenceWarning, missing values
+
+
+def test_old_positional_call_warns_and_gives_the_same_fit():
+    x, _ = three_point_data(200, 40)
+    new = npmle(x, sigma=1.0, grid=30)
+    with pytest.warns(FutureWarning, match="by keyword"):
+        old = npmle(x, 1.0, 30)
+    np.testing.assert_array_equal(old.weights, new.weights)
+    with pytest.warns(FutureWarning, match="by keyword"):
+        pm = new.posterior_mean([0.5], 2.0)
+    assert pm[0] == new.posterior_mean([0.5], sigma=2.0)[0]
+
+
+def test_old_warning_name_is_the_one_convergence_warning():
+    import sys
+
+    import statcore.ebayes as eb
+    from statcore.ebayes.npmle import NPMLEConvergenceWarning  # noqa: F401  (the old import keeps working)
+
+    npmle_module = sys.modules["statcore.ebayes.npmle"]       # the attribute is the function npmle
+
+    assert eb.NPMLEConvergenceWarning is ConvergenceWarning
+    assert npmle_module.NPMLEConvergenceWarning is ConvergenceWarning
+    assert "NPMLEConvergenceWarning" not in eb.__all__ and "NPMLEConvergenceWarning" not in npmle_module.__all__
+
+
+def test_nan_policy_omit_drops_paired_observations():
+    rng = np.random.default_rng(41)
+    x, _ = three_point_data(120, 41)
+    sig = rng.uniform(0.8, 1.2, 120)
+    w = rng.integers(1, 3, 120).astype(float)
+    xn, sn, wn = x.copy(), sig.copy(), w.copy()
+    xn[0], sn[5], wn[9] = np.nan, np.nan, np.nan
+    for kwargs in (dict(x=xn, sigma=sig, weights=w), dict(x=x, sigma=sn, weights=w), dict(x=x, sigma=sig, weights=wn)):
+        name = next(k for k, v in kwargs.items() if np.isnan(v).any())
+        with pytest.raises(ValueError, match=f"{name} contains 1 NaN"):
+            npmle(**kwargs, grid=30)
+    keep = np.ones(120, bool)
+    keep[[0, 5, 9]] = False
+    s = pd.Series(xn, index=[f"u{i}" for i in range(120)])
+    fit = npmle(s, sigma=sn, weights=wn, grid=np.linspace(-4, 5, 30), nan_policy="omit")
+    ref = npmle(x[keep], sigma=sig[keep], weights=w[keep], grid=np.linspace(-4, 5, 30))
+    assert fit.loglik == ref.loglik and fit.nobs == ref.nobs
+    pm = fit.posterior_mean()
+    assert list(pm.index) == list(s.index[keep])
+    with pytest.raises(ValueError, match="nan_policy"):
+        npmle(x, nan_policy="propagate")

@@ -12,6 +12,11 @@ from scipy.stats import norm
 from statcore.ebayes.c2g import C2GResult, _empirical_qvalues, c2g
 from statcore.multitest import bfdr_select
 
+
+def _bfdr_q(sel):
+    """q-values of a BFDRSelection (``q_values``; ``qvalues`` before the naming table)."""
+    return np.asarray(sel.q_values if hasattr(sel, "q_values") else sel.qvalues)
+
 PI = 0.3
 
 
@@ -92,8 +97,8 @@ def _fdr_power(model, levels, n_rep, n, seed0):
         tl = true_lfdr(y[t])
         for a in levels:
             # control="bayes": the selection depends on the posterior null probabilities only
-            s = np.asarray(bfdr_select(lt, a).selected)
-            so = np.asarray(bfdr_select(tl, a).selected)
+            s = np.asarray(bfdr_select(lt, alpha=a).selected)
+            so = np.asarray(bfdr_select(tl, alpha=a).selected)
             fdp[a].append(np.mean(~ht[s]) if s.any() else 0.0)
             power[a].append(ht[s].sum() / max(ht.sum(), 1))
             oracle_power[a].append(ht[so].sum() / max(ht.sum(), 1))
@@ -134,7 +139,7 @@ def test_empirical_control_qvalues_brute_force():
     lt = np.round(rng.random(40), 2)          # ties on purpose
     lc = np.round(rng.random(30), 2)
     null_frac = 0.75
-    bq = np.asarray(bfdr_select(lt, 0.1).qvalues)
+    bq = _bfdr_q(bfdr_select(lt, alpha=0.1))
     q = _empirical_qvalues(lt, lc, bq, null_frac)
     for alpha in (0.05, 0.1, 0.2, 0.3, 0.5):
         # largest threshold t among the treated values with max(running mean, FDR_hat) <= alpha
@@ -153,7 +158,7 @@ def test_empirical_control_is_at_least_as_strict():
     rb = c2g(y, t, alpha=0.1, seed=2)
     re = c2g(y, t, alpha=0.1, control="empirical", seed=2)
     np.testing.assert_allclose(np.asarray(rb.lfdr), np.asarray(re.lfdr))
-    assert np.all(np.asarray(re.qvalues) >= np.asarray(rb.qvalues) - 1e-12)
+    assert np.all(np.asarray(re.q_values) >= np.asarray(rb.q_values) - 1e-12)
     assert set(re.responders) <= set(rb.responders)
     assert re.n_selected > 0
 
@@ -202,24 +207,26 @@ def test_pandas_in_pandas_out():
     Xd = pd.DataFrame(X, index=idx, columns=[f"b{j}" for j in range(4)])
     res = c2g(ys, pd.Series(t.astype(int), index=idx), Xd, seed=0)
     assert isinstance(res, C2GResult)
-    for s in (res.lfdr, res.qvalues, res.selected, res.pi):
+    for s in (res.lfdr, res.q_values, res.selected, res.pi):
         assert isinstance(s, pd.Series) and s.index.equals(idx)
-    assert (res.lfdr[~t] == 1).all() and (res.qvalues[~t] == 1).all()
+    assert (res.lfdr[~t] == 1).all() and (res.q_values[~t] == 1).all()
     assert res.responders.dtype == np.int64
     np.testing.assert_array_equal(res.responders, np.flatnonzero(res.selected.to_numpy()))
     frame = res.to_frame()
-    assert frame.index.equals(idx) and {"lfdr", "qvalue", "selected", "mu0", "mu1"} <= set(frame)
+    assert frame.index.equals(idx) and {"lfdr", "q_value", "selected", "mu0", "mu1"} <= set(frame)
     care = res.care(Xd.iloc[:5])
     assert isinstance(care, pd.Series) and care.index.equals(idx[:5])
     text = res.summary()
     assert "Causal two-groups model, additive" in text and "responders selected" in text
     assert str(res) == text
-    assert "<pre>" in res._repr_html_()
-    fig = res.plot()
-    assert fig is not None
+    assert "<table" in res._repr_html_()
+    ax = res.plot()
+    from matplotlib.axes import Axes
+
+    assert isinstance(ax, Axes)
     import matplotlib.pyplot as plt
 
-    plt.close(fig)
+    plt.close(ax.figure)
     # inputs unchanged
     assert ys.name == "tumour_shrinkage" and np.array_equal(ys.to_numpy(), y)
 
@@ -271,8 +278,12 @@ def test_noise_npmle_option():
     (dict(treat=[0, 1, 1, 1, 1, 1]), ValueError, "at least 2 controls"),
     (dict(treat=[0, 0, 0, 0, 0, 1]), ValueError, "at least 2 treated"),
     (dict(treat=[0, 1, 0]), ValueError, "same length"),
-    (dict(y=[0.1, np.nan, 0.3, 0.2, 0.5, 1.0]), ValueError, "y contains NaN"),
-    (dict(X=np.array([[0.0], [1.0], [np.nan], [1.0], [0.0], [2.0]])), ValueError, "X contains NaN"),
+    (dict(y=[0.1, np.nan, 0.3, 0.2, 0.5, 1.0]), ValueError, "y contains 1 NaN"),
+    (dict(X=np.array([[0.0], [1.0], [np.nan], [1.0], [0.0], [2.0]])), ValueError, "X contains 1 NaN"),
+    (dict(treat=[0, 1, np.nan, 1, 0, 1]), ValueError, "treat contains 1 NaN"),
+    (dict(B=5, model="nonparametric"), ValueError, "B must be >= 10"),
+    (dict(boot_quantile=0.5), ValueError, "boot_quantile must lie in"),
+    (dict(nan_policy="propagate"), ValueError, "nan_policy"),
     (dict(X=np.zeros((5, 2))), ValueError, "one row per unit"),
     (dict(alpha=0.0), ValueError, "alpha must lie in"),
     (dict(alpha=1.0), ValueError, "alpha must lie in"),
@@ -296,7 +307,7 @@ def test_boolean_treat_accepted():
     y, t, h = oracle_data(300, 1)
     a = c2g(y, t, seed=0)
     b = c2g(y, t.astype(int), seed=0)
-    np.testing.assert_array_equal(np.asarray(a.qvalues), np.asarray(b.qvalues))
+    np.testing.assert_array_equal(np.asarray(a.q_values), np.asarray(b.q_values))
 
 
 @pytest.mark.parametrize("model", ["additive", "nonparametric"])
@@ -353,7 +364,7 @@ def test_constant_outcome_selects_nobody(model, level):
     t = rng.random(200) < 0.5
     X = rng.normal(size=(200, 3))
     for cov in (None, X):
-        res = c2g(np.full(200, level), t, cov, model=model, seed=1, n_boot=20)
+        res = c2g(np.full(200, level), t, cov, model=model, seed=1, B=20)
         assert res.n_selected == 0
 
 
@@ -437,3 +448,50 @@ def test_care_when_nobody_responded_and_conf_level_misuse():
         assert np.all(np.isnan(res.care(X[:5])))
     with pytest.raises(ValueError, match="conf_level applies to the nonparametric"):
         res.care(X[:5], conf_level=0.9)
+
+
+# ---------------------------------------------------------------------------------------------
+# deprecations (one release of grace) and missing values
+# ---------------------------------------------------------------------------------------------
+
+def test_old_positional_call_and_old_names_warn():
+    y, t, h = oracle_data(300, 31)
+    new = c2g(y, t, None, model="nonparametric", alpha=0.2, seed=2, B=20)
+    with pytest.warns(FutureWarning, match="by keyword"):
+        old = c2g(y, t, None, "nonparametric", 0.2, "bayes", 2, B=20)
+    np.testing.assert_array_equal(np.asarray(old.lfdr), np.asarray(new.lfdr))
+    with pytest.warns(FutureWarning, match="'n_boot' is now called 'B'"):
+        renamed = c2g(y, t, model="nonparametric", alpha=0.2, seed=2, n_boot=20)
+    np.testing.assert_array_equal(np.asarray(renamed.lfdr), np.asarray(new.lfdr))
+    with pytest.warns(FutureWarning, match="q_values"):
+        np.testing.assert_array_equal(np.asarray(new.qvalues), np.asarray(new.q_values))
+    with pytest.raises(TypeError, match="both"):
+        c2g(y, t, B=20, n_boot=20)
+
+
+def test_result_is_frozen_and_repr_compact():
+    import dataclasses
+
+    y, t, h = oracle_data(300, 32)
+    res = c2g(y, t, seed=0)
+    assert repr(res).startswith("C2GResult(model='additive', control='bayes', alpha=0.1, n_selected=")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        res.alpha = 0.2
+    with pytest.raises(ValueError):
+        np.asarray(res.lfdr)[0] = 0.5
+
+
+def test_nan_policy_omit_drops_units():
+    y, t, h = oracle_data(400, 33)
+    X = np.random.default_rng(0).normal(size=(400, 2))
+    yn, tn, Xn = y.copy(), t.astype(float), X.copy()
+    yn[1], tn[2], Xn[3, 1] = np.nan, np.nan, np.nan
+    keep = np.ones(400, bool)
+    keep[[1, 2, 3]] = False
+    idx = pd.Index([f"u{i}" for i in range(400)])
+    res = c2g(pd.Series(yn, index=idx), tn, Xn, seed=1, nan_policy="omit")
+    ref = c2g(y[keep], t[keep], X[keep], seed=1)
+    np.testing.assert_array_equal(res.lfdr.to_numpy(), np.asarray(ref.lfdr))
+    assert res.lfdr.index.equals(idx[keep])
+    np.testing.assert_array_equal(res.kept, keep)
+    assert ref.kept is None
