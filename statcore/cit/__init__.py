@@ -4,7 +4,7 @@
 generalised covariance measure of Shah & Peters (2020); ``rpcit`` tests high-dimensional X and Y
 through k random one-dimensional projections, aggregated with ``combine_pvalues``.
 """
-from .combine import COMBINE_METHODS, combine_pvalues
+from ..multitest.combine import _LEGACY_METHODS as COMBINE_METHODS, combine_pvalues
 from .gcm import GCMWarning, gcm_test
 from .regress import (REGRESSIONS, RegressionFit, SpectralSmoother, fit_residualizer, fit_residualizers,
                       residualize)

@@ -16,23 +16,33 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .._checks import as_float_array, check_choice, check_n_jobs, check_positive_int, check_seed
+import warnings
+
+from .._checks import (as_cit_data, as_directions, as_float_array, check_choice, check_n_jobs,
+                       check_nan_policy, check_positive_int, check_rank, check_seed, renamed_arguments)
 from .._result import HTest
-from .combine import COMBINE_METHODS, combine_pvalues
-from .gcm import (_VARIANCES, _special, max_bootstrap_pvalue, normal_pvalue, residual_pair,
-                  standardised_products, variance_inflation)
-from .._checks import as_matrix, check_same_n, check_rank
+from ..multitest.combine import _LEGACY_METHODS as COMBINE_METHODS, _combine_array as combine_pvalues
+from ._gcm_core import (_VARIANCES, _special, max_bootstrap_pvalue, normal_pvalue, residual_pair,
+                        standardised_products, variance_inflation)
 
 __all__ = ["rpcit", "random_directions", "parcor_pvalues"]
 
-_AGGREGATES = COMBINE_METHODS + ("maxboot",)
+#: rpcit's aggregation rules: statcore.multitest.combine_pvalues' rules and the max bootstrap
+#: ("hommel", Hommel's global test under its former name, warns and stops working next release)
+_AGGREGATES = ("bonferroni", "topr", "hommel_global", "simes", "cauchy", "maxboot")
 _BASES = ("gcm", "parcor")
-_AGG_LABEL = {"bonferroni": "Bonferroni-max", "topr": "top-r (Ruger)", "hommel": "Hommel (1983)",
+_AGG_LABEL = {"bonferroni": "Bonferroni-max", "topr": "top-r (Ruger)", "hommel_global": "Hommel (1983)",
               "simes": "Simes",
               "cauchy": "Cauchy combination", "maxboot": "max multiplier bootstrap"}
 
 
-def random_directions(d: int, k: int, rng: Any = None) -> np.ndarray:
+def _combine(p: np.ndarray, aggregate: str, r: int | None) -> float:
+    """The aggregated p-value of one of ``_AGGREGATES`` other than "maxboot"."""
+    return combine_pvalues(p, method=aggregate, r=r)
+
+
+@renamed_arguments({"rng": "seed"}, old_positional=("seed",))
+def random_directions(d: int, k: int, *, seed: Any = None) -> np.ndarray:
     """k directions uniform on the unit sphere of R^d, as the columns of a (d, k) array.
 
     Parameters
@@ -41,8 +51,9 @@ def random_directions(d: int, k: int, rng: Any = None) -> np.ndarray:
         Dimension of the space.
     k : int
         Number of directions.
-    rng : None, int or numpy.random.Generator
+    seed : None, int or numpy.random.Generator
         Source of randomness (a Generator is used as is, so successive calls continue its stream).
+        Formerly ``rng`` (still accepted for one release, with a ``FutureWarning``).
 
     Returns
     -------
@@ -53,10 +64,10 @@ def random_directions(d: int, k: int, rng: Any = None) -> np.ndarray:
     Examples
     --------
     >>> import numpy as np
-    >>> w = random_directions(3, 4, np.random.default_rng(0))
+    >>> w = random_directions(3, 4, seed=0)
     >>> w.shape, bool(np.allclose(np.linalg.norm(w, axis=0), 1.0))
     ((3, 4), True)
-    >>> bool(np.array_equal(w, random_directions(3, 4, np.random.default_rng(0))))
+    >>> bool(np.array_equal(w, random_directions(3, 4, seed=np.random.default_rng(0))))
     True
 
     References
@@ -66,14 +77,15 @@ def random_directions(d: int, k: int, rng: Any = None) -> np.ndarray:
     """
     d = check_positive_int(d, "d")
     k = check_positive_int(k, "k")
-    rng = check_seed(rng, "rng")
+    rng = check_seed(seed)
     w = rng.standard_normal((d, k))
     w /= np.linalg.norm(w, axis=0)
     return w
 
 
-def parcor_pvalues(rx: np.ndarray, ry: np.ndarray, wx: np.ndarray, wy: np.ndarray, q: int,
-                   method: str = "t") -> tuple[np.ndarray, np.ndarray]:
+@renamed_arguments(old_positional=("q", "method"))
+def parcor_pvalues(rx: Any, ry: Any, wx: Any, wy: Any, *, q: int, method: str = "t",
+                   nan_policy: str = "raise") -> tuple[np.ndarray, np.ndarray]:
     """Partial correlations of the k projected pairs and their p-values, from sufficient statistics.
 
     With residual cross-products Cxx = rx'rx, Cyy, Cxy the j-th partial correlation is
@@ -92,6 +104,9 @@ def parcor_pvalues(rx: np.ndarray, ry: np.ndarray, wx: np.ndarray, wy: np.ndarra
         Number of conditioning columns (it sets the degrees of freedom).
     method : {"t", "fisher"}
         Student t with n - 2 - q degrees of freedom, or Fisher's z.
+    nan_policy : {"raise", "omit"}
+        "omit" drops the observations (rows) with a NaN in ``rx`` or ``ry``; "propagate" is not
+        offered. The directions must be finite.
 
     Returns
     -------
@@ -109,7 +124,7 @@ def parcor_pvalues(rx: np.ndarray, ry: np.ndarray, wx: np.ndarray, wy: np.ndarra
     >>> x = z @ [[1.0, 0.5, 0.0], [0.0, 1.0, 1.0]] + rng.normal(size=(100, 3))
     >>> y = z @ [[0.5, 1.0], [1.0, 0.0]] + rng.normal(size=(100, 2))
     >>> rx, ry = residualize(x, z), residualize(y, z)
-    >>> wx, wy = random_directions(3, 5, rng), random_directions(2, 5, rng)
+    >>> wx, wy = random_directions(3, 5, seed=rng), random_directions(2, 5, seed=rng)
     >>> rho, p = parcor_pvalues(rx, ry, wx, wy, q=2)
     >>> bool(np.isclose(rho[0], np.corrcoef(rx @ wx[:, 0], ry @ wy[:, 0])[0, 1]))
     True
@@ -122,6 +137,21 @@ def parcor_pvalues(rx: np.ndarray, ry: np.ndarray, wx: np.ndarray, wy: np.ndarra
     sample, Metron 1. Fisher (1924), The distribution of the partial correlation coefficient,
     Metron 3.
     """
+    method = check_choice(method, "method", ("t", "fisher"))
+    q = check_positive_int(q, "q", minimum=0)
+    data, _ = as_cit_data(nan_policy, required=("rx", "ry"), rx=rx, ry=ry)
+    rx, ry = data["rx"], data["ry"]
+    wx = as_directions(wx, "wx", rx.shape[1], "rx")
+    wy = as_directions(wy, "wy", ry.shape[1], "ry")
+    if wx.shape[1] != wy.shape[1]:
+        raise ValueError(f"wx and wy must hold the same number k of directions (columns), got {wx.shape[1]} "
+                         f"and {wy.shape[1]}")
+    return _parcor(rx, ry, wx, wy, q, method)
+
+
+def _parcor(rx: np.ndarray, ry: np.ndarray, wx: np.ndarray, wy: np.ndarray, q: int,
+            method: str) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`parcor_pvalues` on validated arrays."""
     n = rx.shape[0]
     cxy = np.einsum("jk,jk->k", wx, (rx.T @ ry) @ wy)
     cxx = np.einsum("jk,jk->k", wx, (rx.T @ rx) @ wx)
@@ -130,13 +160,13 @@ def parcor_pvalues(rx: np.ndarray, ry: np.ndarray, wx: np.ndarray, wy: np.ndarra
     if method == "t":
         df = n - 2 - q
         if df < 1:
-            raise ValueError(f"n = {n} is too small for a partial correlation given {q} variables")
+            raise ValueError(f"n = {n} is too small for a partial correlation given q = {q} variables")
         with np.errstate(divide="ignore"):
             t = rho * np.sqrt(df / (1.0 - rho ** 2))
         return rho, np.minimum(1.0, 2.0 * _special().stdtr(df, -np.abs(t)))
     m = n - q - 3
     if m < 1:
-        raise ValueError(f"n = {n} is too small for Fisher's z given {q} variables")
+        raise ValueError(f"n = {n} is too small for Fisher's z given q = {q} variables")
     with np.errstate(divide="ignore"):
         zstat = np.arctanh(rho) * np.sqrt(m)
     return rho, np.minimum(1.0, 2.0 * _special().ndtr(-np.abs(zstat)))
@@ -154,10 +184,12 @@ def _callable_pvalue(base: Callable, xp: np.ndarray, yp: np.ndarray, z: np.ndarr
     return p
 
 
-def rpcit(x: Any, y: Any, z: Any = None, k: int = 50, base: str | Callable = "gcm",
+@renamed_arguments(old_positional=("k", "base", "aggregate", "r", "regression", "seed", "n_jobs", "resid_x",
+                                  "resid_y", "B", "parcor", "variance"))
+def rpcit(x: Any, y: Any, z: Any = None, *, k: int = 50, base: str | Callable = "gcm",
           aggregate: str = "bonferroni", r: int | None = None, regression: Any = "ols", seed: Any = None,
           n_jobs: int = 1, resid_x: Any = None, resid_y: Any = None, B: int = 499,
-          parcor: str = "t", variance: str = "auto") -> HTest:
+          parcor: str = "t", variance: str = "auto", nan_policy: str = "raise") -> HTest:
     """Random-projection conditional independence test of X independent of Y given Z.
 
     Parameters
@@ -175,8 +207,10 @@ def rpcit(x: Any, y: Any, z: Any = None, k: int = 50, base: str | Callable = "gc
         function ``base(x_proj, y_proj, z)`` returning a p-value or an HTest (run k times, on
         ``n_jobs`` workers through joblib).
     aggregate : str
-        "bonferroni", "topr", "hommel", "simes", "cauchy" (see :func:`combine_pvalues`; "simes" assumes
-        positively dependent projections, the others do not) or "maxboot": the
+        "bonferroni", "topr", "hommel_global", "simes", "cauchy" (see
+        :func:`statcore.multitest.combine_pvalues`; "simes" assumes positively dependent
+        projections, the others do not; "hommel", the former name of "hommel_global", still works
+        for one release with a ``FutureWarning``) or "maxboot": the
         Gaussian multiplier bootstrap of the maximum of the k standardised projected GCM statistics,
         valid under their dependence and less conservative than Bonferroni (``base="gcm"`` only).
     r : int, optional
@@ -202,6 +236,10 @@ def rpcit(x: Any, y: Any, z: Any = None, k: int = 50, base: str | Callable = "gc
         corrected for the smoother's correlation of neighbouring residual products with "krr",
         "rf" and "rf_oob", one factor per projection; "maxboot" keeps the products' correlations
         across projections). ``base="gcm"`` only ("smoother" with another base is an error).
+    nan_policy : {"raise", "omit"}
+        "raise" (default): a NaN in x, y, z, resid_x or resid_y is an error naming the argument.
+        "omit": the observations with a NaN in any of them are dropped. "propagate" is not
+        offered: a regression on z cannot use a row with a NaN.
 
     Returns
     -------
@@ -238,6 +276,12 @@ def rpcit(x: Any, y: Any, z: Any = None, k: int = 50, base: str | Callable = "gc
     k = check_positive_int(k, "k")
     B = check_positive_int(B, "B")
     n_jobs = check_n_jobs(n_jobs)
+    nan_policy = check_nan_policy(nan_policy, ("raise", "omit"))
+    if aggregate == "hommel":
+        warnings.warn("rpcit(): aggregate='hommel' is now called 'hommel_global' (Hommel's global test, as in "
+                      "statcore.multitest.combine_pvalues); the old name stops working in the next release",
+                      FutureWarning, stacklevel=2)
+        aggregate = "hommel_global"
     aggregate = check_choice(aggregate, "aggregate", _AGGREGATES)
     parcor = check_choice(parcor, "parcor", ("t", "fisher"))
     variance = check_choice(variance, "variance", _VARIANCES)
@@ -257,11 +301,11 @@ def rpcit(x: Any, y: Any, z: Any = None, k: int = 50, base: str | Callable = "gc
     if callable(base):
         if resid_x is not None or resid_y is not None:
             raise ValueError("a callable base works on the projected data; pass x and y, not residuals")
-        xa, ya = as_matrix(x, "x"), as_matrix(y, "y")
-        za = as_matrix(z, "z", allow_none=True)
-        n = check_same_n(x=xa, y=ya, z=za)
+        data, _ = as_cit_data(nan_policy, required=("x", "y"), x=x, y=y, z=z)
+        xa, ya, za = data["x"], data["y"], data["z"]
+        n = xa.shape[0]
         k, r = _effective_k(xa.shape[1], ya.shape[1], k, r)
-        wx, wy = random_directions(xa.shape[1], k, rng), random_directions(ya.shape[1], k, rng)
+        wx, wy = random_directions(xa.shape[1], k, seed=rng), random_directions(ya.shape[1], k, seed=rng)
         px, py = xa @ wx, ya @ wy
         if n_jobs == 1:
             pv = [_callable_pvalue(base, px[:, j], py[:, j], za) for j in range(k)]
@@ -276,8 +320,8 @@ def rpcit(x: Any, y: Any, z: Any = None, k: int = 50, base: str | Callable = "gc
         dx = _ncols(x if resid_x is None else resid_x, "x" if resid_x is None else "resid_x")
         dy = _ncols(y if resid_y is None else resid_y, "y" if resid_y is None else "resid_y")
         k, r = _effective_k(dx, dy, k, r)
-        wx, wy = random_directions(dx, k, rng), random_directions(dy, k, rng)
-        rx, ry, reg, smoothers = residual_pair(x, y, z, regression, rng, resid_x, resid_y, n_jobs)
+        wx, wy = random_directions(dx, k, seed=rng), random_directions(dy, k, seed=rng)
+        rx, ry, reg, smoothers = residual_pair(x, y, z, regression, rng, resid_x, resid_y, n_jobs, nan_policy)
         n = rx.shape[0]
         if base == "gcm":
             px, py = rx @ wx, ry @ wy
@@ -291,9 +335,9 @@ def rpcit(x: Any, y: Any, z: Any = None, k: int = 50, base: str | Callable = "gc
                 stat = stat / np.sqrt(inflation)
             pvals = normal_pvalue(stat, "two.sided")
         else:
-            za = as_matrix(z, "z", allow_none=True)
-            q = 0 if za is None else za.shape[1]
-            stat, pvals = parcor_pvalues(rx, ry, wx, wy, q, parcor)
+            shape = np.shape(z) if z is not None else (0, 0)
+            q = 1 if len(shape) == 1 else int(shape[1])
+            stat, pvals = _parcor(rx, ry, wx, wy, q, parcor)
 
     parameter = {"k": float(k)}
     statistic, statistic_name = None, "statistic"
@@ -301,7 +345,7 @@ def rpcit(x: Any, y: Any, z: Any = None, k: int = 50, base: str | Callable = "gc
         statistic, p = max_bootstrap_pvalue(prod, stat, B, rng)
         statistic_name = "S"
     else:
-        p = combine_pvalues(pvals, aggregate, r)
+        p = _combine(pvals, aggregate, r)
         if aggregate == "topr":
             parameter["r"] = float(r)
     label = "GCM" if base_name == "gcm" else ("partial correlation" if base_name == "parcor" else base_name)

@@ -15,15 +15,16 @@ which is where most of the time of a regression-based CI test goes.
 from __future__ import annotations
 
 import numbers
-from dataclasses import dataclass, field
+import warnings
+from dataclasses import dataclass
 from itertools import combinations
 from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from .._checks import as_float_array, check_choice, check_n_jobs, check_positive_int, check_probability, check_seed
-from .._result import TableResult
-from .._r.rformat import R_DIGITS, format_numbers, format_table, strwrap
+from .._checks import (apply_nan_policy, as_float_array, check_choice, check_n_jobs, check_nan_policy,
+                       check_positive_int, check_probability, check_seed, renamed_arguments)
+from ._skeleton_result import SkeletonResult
 
 __all__ = ["pc_skeleton", "SkeletonResult"]
 
@@ -88,11 +89,12 @@ def _validate_groups(groups, labels: list, is_frame: bool) -> tuple[list, list]:
     return names, cols
 
 
-def _validate(data, alpha, test, groups, max_cond, n_jobs) -> tuple[_Design, float, Any, int | None, int]:
+def _validate(data, alpha, test, groups, max_cond, n_jobs, nan_policy) -> tuple[_Design, float, Any, int | None, int]:
     if data is None:
         raise TypeError("data must be a 2-d array or a pandas DataFrame, got None")
+    nan_policy = check_nan_policy(nan_policy, ("raise", "omit"))
     is_frame = hasattr(data, "columns")
-    values = as_float_array(data, "data", ndim=2)
+    values = as_float_array(data, "data", ndim=2, allow_nan=True)
     labels = _column_labels(data)
     n, p = values.shape
     if groups is None:
@@ -104,6 +106,12 @@ def _validate(data, alpha, test, groups, max_cond, n_jobs) -> tuple[_Design, flo
     else:
         names, cols = _validate_groups(groups, labels, is_frame)
     used = np.concatenate(cols)
+    if values.size:
+        # only the columns of the nodes count; "omit" drops the rows with a NaN in any of them
+        kept = apply_nan_policy(nan_policy, data=values[:, used]).keep
+        if kept is not None:
+            values = values[kept]
+            n = values.shape[0]
     if n < 4:
         raise ValueError(f"data must have at least 4 rows, got {n}")
     sd = values[:, used].std(axis=0)
@@ -127,9 +135,16 @@ _SET_BY_SKELETON = ("x", "y", "z", "resid_x", "resid_y", "seed")
 
 
 def _validate_test_args(test, test_args: dict) -> None:
-    """Refuse arguments the chosen test does not take, before a long run rather than in its middle."""
+    """Refuse arguments the chosen test does not take, before a long run rather than in its middle
+    (``type``, gcm_test's former name of ``kind``, is renamed in place with a FutureWarning)."""
     if callable(test):
         return
+    if "type" in test_args and test == "gcm":
+        if "kind" in test_args:
+            raise TypeError("pc_skeleton() got both 'type' (the former name) and 'kind'")
+        warnings.warn("pc_skeleton(): gcm_test's argument 'type' is now called 'kind'; the old name stops "
+                      "working in the next release", FutureWarning, stacklevel=3)
+        test_args["kind"] = test_args.pop("type")
     import inspect
 
     from .gcm import gcm_test
@@ -191,12 +206,12 @@ class _Tester:
                 # the OLS smoother depends on the conditioning set only: one per S serves every node
                 smoother = cache.get(("ols", S))
                 if smoother is None:
-                    smoother = cache[("ols", S)] = fit_residualizer(v, self._block(S), "ols").smoother
+                    smoother = cache[("ols", S)] = fit_residualizer(v, self._block(S), regression="ols").smoother
                 res = smoother.residuals(v)
             else:
                 # only a forest or a scikit-learn estimator draws; seeding costs more than an OLS fit
                 seed = None if self.regression in ("ridge", "krr") else self._seed(0, i, *S)
-                res = fit_residualizer(v, self._block(S), self.regression, seed).residuals
+                res = fit_residualizer(v, self._block(S), regression=self.regression, seed=seed).residuals
             cache[key] = res
         return res
 
@@ -216,7 +231,7 @@ class _Tester:
         if callable(self.test):
             return self.test(self._frame(i), self._frame(j), self._frame_of(S), **self.args)
         from .gcm import gcm_test
-        from .rpcit import parcor_pvalues, rpcit
+        from .rpcit import _parcor, rpcit
 
         base = self.args.get("base", "gcm") if self.test == "rpcit" else self.test
         if callable(base):  # rpcit with a user's base test works on the raw data
@@ -226,14 +241,14 @@ class _Tester:
         rx, ry = self.residuals(i, S, cache), self.residuals(j, S, cache)
         scalar = rx.shape[1] == 1 and ry.shape[1] == 1
         # the scalar GCM draws nothing; a seed per test is cheap but not free
-        seed = None if scalar and self.test == "gcm" and self.args.get("type") in (None, "scalar") \
+        seed = None if scalar and self.test == "gcm" and self.args.get("kind") in (None, "scalar") \
             else self._seed(1, i, j, *S)
         if scalar and self.test != "gcm":
             # every projection of a scalar is the scalar itself (up to sign): rpcit would pay k times
             # for one test and Bonferroni would multiply its p-value by k, so run the base test once
             if base == "parcor":
                 q = sum(len(self.design.cols[k]) for k in S)
-                return parcor_pvalues(rx, ry, _ONE, _ONE, q, self.args.get("parcor", "t"))[1][0]
+                return _parcor(rx, ry, _ONE, _ONE, q, self.args.get("parcor", "t"))[1][0]
             return gcm_test(None, None, None, resid_x=rx, resid_y=ry)
         if self.test == "gcm":
             return gcm_test(None, None, None, resid_x=rx, resid_y=ry, seed=seed, **self.args)
@@ -332,9 +347,10 @@ def _progress_bar(progress, total: int, level: int):
 # the algorithm
 # ----------------------------------------------------------------------------------------------
 
-def pc_skeleton(data, alpha: float = 0.01, test: str | Callable = "rpcit", groups: Mapping | None = None,
+@renamed_arguments(old_positional=("alpha", "test", "groups", "max_cond", "n_jobs", "seed", "progress"))
+def pc_skeleton(data, *, alpha: float = 0.01, test: str | Callable = "rpcit", groups: Mapping | None = None,
                 max_cond: int | None = None, n_jobs: int = 1, seed=None, progress: bool | None = None,
-                **test_args) -> "SkeletonResult":
+                nan_policy: str = "raise", **test_args) -> SkeletonResult:
     """Learn the skeleton of a causal graph by the PC-stable algorithm, nodes possibly groups of columns.
 
     Starting from the complete graph, an edge ``a - b`` is removed when a conditional independence
@@ -348,12 +364,13 @@ def pc_skeleton(data, alpha: float = 0.01, test: str | Callable = "rpcit", group
     ----------
     data : pandas DataFrame or 2-d array, shape (n, p)
         Observations in rows. Column labels (or ``V1, ..., Vp`` for an array) name the nodes unless
-        ``groups`` is given. Must be finite, with no constant column among those used.
+        ``groups`` is given. No infinite values and no constant column among those used; NaN as
+        ``nan_policy`` says.
     alpha : float in (0, 1)
         Significance level of every test.
     test : {"rpcit", "gcm", "parcor"} or callable
         ``"gcm"``: :func:`statcore.cit.gcm_test` (the scalar statistic for two one-column nodes, the
-        max or quadratic form, per ``type``, for groups). ``"rpcit"``: :func:`statcore.cit.rpcit`
+        max or quadratic form, per ``kind``, for groups). ``"rpcit"``: :func:`statcore.cit.rpcit`
         (random projections of grouped nodes; for two one-column nodes its base test runs once, as
         all projections of a scalar coincide). ``"parcor"``: partial correlation with a t p-value
         (``parcor="fisher"``: Fisher's z, as pcalg's ``gaussCItest`` and causal-learn's
@@ -379,8 +396,12 @@ def pc_skeleton(data, alpha: float = 0.01, test: str | Callable = "rpcit", group
     progress : bool, optional
         Show a progress bar per level (tqdm). Default: when standard error is a terminal and tqdm
         is installed.
+    nan_policy : {"raise", "omit"}
+        "raise" (default): a NaN in a column of a node is an error. "omit": the rows with a NaN in
+        any node's column are dropped before any test (listwise deletion, so every test sees the
+        same observations). "propagate" is not offered: a regression cannot use a row with a NaN.
     **test_args
-        Passed on to the test, e.g. ``regression="krr"``, ``k=100``, ``type="max"``, ``B=999``.
+        Passed on to the test, e.g. ``regression="krr"``, ``k=100``, ``kind="max"``, ``B=999``.
 
     Returns
     -------
@@ -393,7 +414,7 @@ def pc_skeleton(data, alpha: float = 0.01, test: str | Callable = "rpcit", group
     A chain ``A -> B -> C``: ``A`` and ``C`` are separated by ``B``.
 
     >>> import numpy as np, pandas as pd
-    >>> from statcore.cit.skeleton import pc_skeleton
+    >>> from statcore.cit import pc_skeleton
     >>> rng = np.random.default_rng(1)
     >>> a = rng.standard_normal(500); b = a + rng.standard_normal(500); c = b + rng.standard_normal(500)
     >>> res = pc_skeleton(pd.DataFrame({"A": a, "B": b, "C": c}), alpha=0.01, test="gcm")
@@ -409,7 +430,7 @@ def pc_skeleton(data, alpha: float = 0.01, test: str | Callable = "rpcit", group
     15, Alg. 4.1. Kalisch, Maechler, Colombo, Maathuis & Buehlmann (2012), R package pcalg
     (``skeleton(method = "stable")``).
     """
-    design, alpha, test, max_cond, n_jobs = _validate(data, alpha, test, groups, max_cond, n_jobs)
+    design, alpha, test, max_cond, n_jobs = _validate(data, alpha, test, groups, max_cond, n_jobs, nan_policy)
     _validate_test_args(test, test_args)
     entropy = int(check_seed(seed).integers(2**63))
     tester = _Tester(design, test, test_args, entropy)
@@ -453,201 +474,3 @@ def pc_skeleton(data, alpha: float = 0.01, test: str | Callable = "rpcit", group
                                  max_order)
 
 
-# ----------------------------------------------------------------------------------------------
-# the result
-# ----------------------------------------------------------------------------------------------
-
-def _test_label(test, test_args: dict) -> str:
-    name = getattr(test, "__name__", type(test).__name__) if callable(test) else test
-    if not test_args:
-        return str(name)
-    args = ", ".join(f"{k} = {v!r}" if isinstance(v, str) else f"{k} = {v}" for k, v in test_args.items())
-    return f"{name} ({args})"
-
-
-@dataclass(eq=False)
-class SkeletonResult(TableResult):
-    """The skeleton learned by :func:`pc_skeleton`.
-
-    Attributes
-    ----------
-    nodes : list
-        Node names, in the order of ``data``'s columns or of ``groups``.
-    adjacency : pandas.DataFrame
-        0/1 symmetric adjacency matrix (1: the nodes are adjacent).
-    sepsets : dict
-        ``(a, b) -> tuple`` of node names: the set that separated ``a`` and ``b`` (first in the
-        order of the nodes), for every removed edge; see :meth:`sepset`.
-    p_max : pandas.DataFrame
-        For every pair, the largest p-value of the tests run on it (pcalg's ``pMax``); a removed
-        edge has ``p_max >= alpha``. NaN on the diagonal.
-    tests : pandas.DataFrame
-        Every test run: ``x``, ``y``, ``cond`` (tuple of node names), ``order``, ``p_value``.
-    groups : dict
-        Node name -> list of column labels.
-    alpha, test, max_cond, max_order
-        The level, a label of the test and its arguments, the limit on the conditioning set size,
-        and the largest level run.
-    """
-
-    nodes: list
-    adjacency: Any
-    sepsets: dict
-    p_max: Any
-    tests: Any
-    groups: dict
-    alpha: float
-    test: str
-    max_cond: int | None
-    max_order: int
-    _names_to_index: dict = field(default_factory=dict, repr=False)
-
-    @classmethod
-    def _build(cls, design: _Design, adj, p_max, sepsets, records, alpha, test, test_args, max_cond, max_order):
-        import pandas as pd
-
-        names = design.names
-        index = pd.Index(names)
-        adjacency = pd.DataFrame(adj.astype(np.int64), index=index, columns=index)
-        pmax = pd.DataFrame(p_max, index=index, columns=index)
-        seps = {(names[i], names[j]): tuple(names[k] for k in S) for (i, j), S in sepsets.items()}
-        tests = pd.DataFrame({
-            "x": [names[r[0]] for r in records],
-            "y": [names[r[1]] for r in records],
-            "cond": [tuple(names[k] for k in r[2]) for r in records],
-            "order": np.array([r[3] for r in records], dtype=np.int64),
-            "p_value": np.array([r[4] for r in records], dtype=np.float64),
-        })
-        groups = {name: [design.labels[k] for k in cols] for name, cols in zip(names, design.cols)}
-        return cls(names, adjacency, seps, pmax, tests, groups, alpha, _test_label(test, test_args), max_cond,
-                   max_order, {name: k for k, name in enumerate(names)})
-
-    # ---- queries -------------------------------------------------------------------------------
-    def _index(self, node) -> int:
-        try:
-            return self._names_to_index[node]
-        except (KeyError, TypeError):
-            raise ValueError(f"{node!r} is not a node; nodes are {self.nodes!r}") from None
-
-    def edges(self) -> list:
-        """The undirected edges ``(a, b)``, ``a`` before ``b`` in node order."""
-        a = self.adjacency.to_numpy()
-        m = len(self.nodes)
-        return [(self.nodes[i], self.nodes[j]) for i in range(m) for j in range(i + 1, m) if a[i, j]]
-
-    @property
-    def n_edges(self) -> int:
-        return int(np.triu(self.adjacency.to_numpy(), 1).sum())
-
-    def is_adjacent(self, a, b) -> bool:
-        return bool(self.adjacency.iat[self._index(a), self._index(b)])
-
-    def sepset(self, a, b):
-        """The separating set of ``a`` and ``b`` (tuple of node names), or None if they are adjacent."""
-        i, j = sorted((self._index(a), self._index(b)))
-        if i == j:
-            raise ValueError(f"a and b must be different nodes, got {a!r} twice")
-        return self.sepsets.get((self.nodes[i], self.nodes[j]))
-
-    def to_networkx(self):
-        """The skeleton as an undirected ``networkx.Graph`` with ``p_max`` on the edges."""
-        import networkx as nx
-
-        g = nx.Graph()
-        g.add_nodes_from(self.nodes)
-        for a, b in self.edges():
-            g.add_edge(a, b, p_max=float(self.p_max.at[a, b]))
-        return g
-
-    # ---- output --------------------------------------------------------------------------------
-    def to_frame(self):
-        """One row per pair of nodes: ``adjacent``, ``p_max``, ``sepset`` (None when adjacent)."""
-        import pandas as pd
-
-        m = len(self.nodes)
-        rows = []
-        for i in range(m):
-            for j in range(i + 1, m):
-                a, b = self.nodes[i], self.nodes[j]
-                rows.append((a, b, bool(self.adjacency.iat[i, j]), float(self.p_max.iat[i, j]),
-                             self.sepsets.get((a, b))))
-        return pd.DataFrame(rows, columns=["from", "to", "adjacent", "p_max", "sepset"])
-
-    def summary(self, digits: int = R_DIGITS, max_print: int = 30) -> str:
-        m = len(self.nodes)
-        n_groups = sum(len(c) > 1 for c in self.groups.values())
-        lines = ["", "\tPC-stable skeleton", ""]
-        lines += strwrap(f"test: {self.test}, alpha = {format_numbers([self.alpha], digits)[0]}")
-        node_txt = f"nodes: {m}" + (f" ({n_groups} of them groups of columns)" if n_groups else "")
-        lines.append(f"{node_txt}, edges: {self.n_edges} of {m * (m - 1) // 2} pairs")
-        lines.append(f"tests: {len(self.tests)}, max. order: {max(self.max_order, 0)}"
-                     + ("" if self.max_cond is None else f" (max_cond = {self.max_cond})"))
-        frame = self.to_frame()
-        for title, part in (("Edges (largest p-value of the tests run):", frame[frame["adjacent"]]),
-                            ("Removed edges (largest p-value and separating set):", frame[~frame["adjacent"]])):
-            lines += ["", title]
-            if part.empty:
-                lines.append("<none>")
-                continue
-            shown = part.iloc[:max_print]
-            cols = {"from": [str(v) for v in shown["from"]], "to": [str(v) for v in shown["to"]],
-                    "p.max": [float(v) for v in shown["p_max"]]}
-            if title.startswith("Removed"):
-                cols["sepset"] = ["{" + ", ".join(map(str, s)) + "}" for s in shown["sepset"]]
-            lines.append(format_table([str(k + 1) for k in range(len(shown))], cols, digits=4))
-            if len(part) > max_print:
-                lines.append(f" ... {len(part) - max_print} more rows; see to_frame()")
-        lines.append("")
-        return "\n".join(lines) + "\n"
-
-    def __repr__(self) -> str:
-        return (f"SkeletonResult(nodes={len(self.nodes)}, edges={self.n_edges}, tests={len(self.tests)}, "
-                f"alpha={self.alpha}, test={self.test!r})")
-
-    def _plot(self, ax=None, pos: Mapping | None = None, node_size: float = 0.09, cmap: str = "viridis_r",
-              labels: bool = True):
-        """The skeleton on a circle (or at ``pos``, node -> (x, y)); edge colour and width by -log10 p_max.
-
-        Grouped nodes are drawn larger and labelled with their number of columns.
-        """
-        import matplotlib.pyplot as plt
-        from matplotlib.collections import LineCollection
-        from matplotlib.patches import Circle
-
-        if ax is None:
-            fig, ax = plt.subplots(figsize=(6, 6))
-        else:
-            fig = ax.figure
-        m = len(self.nodes)
-        if pos is None:
-            theta = np.pi / 2 - 2 * np.pi * np.arange(m) / m
-            xy = np.column_stack([np.cos(theta), np.sin(theta)])
-        else:
-            missing = [v for v in self.nodes if v not in pos]
-            if missing:
-                raise ValueError(f"pos has no position for nodes {missing!r}")
-            xy = np.array([pos[v] for v in self.nodes], dtype=float)
-        edges = self.edges()
-        if edges:
-            ij = np.array([(self._index(a), self._index(b)) for a, b in edges])
-            strength = -np.log10(np.clip([self.p_max.at[a, b] for a, b in edges], 1e-300, 1.0))
-            top = max(float(np.max(strength)), -np.log10(self.alpha))
-            lc = LineCollection(xy[ij], cmap=cmap, linewidths=1.0 + 3.0 * strength / top, zorder=1)
-            lc.set_array(strength)
-            lc.set_clim(-np.log10(self.alpha), top)
-            ax.add_collection(lc)
-            fig.colorbar(lc, ax=ax, shrink=0.6, label="-log10 max p-value")
-        sizes = [len(self.groups[v]) for v in self.nodes]
-        for k, v in enumerate(self.nodes):
-            r = node_size * (1.0 + 0.35 * (sizes[k] > 1))
-            ax.add_patch(Circle(xy[k], r, facecolor="white", edgecolor="black", zorder=2))
-            if labels:
-                text = f"{v}\n({sizes[k]})" if sizes[k] > 1 else str(v)
-                ax.text(*xy[k], text, ha="center", va="center", fontsize=8, zorder=3)
-        pad = 2 * node_size
-        ax.set_xlim(xy[:, 0].min() - pad, xy[:, 0].max() + pad)
-        ax.set_ylim(xy[:, 1].min() - pad, xy[:, 1].max() + pad)
-        ax.set_aspect("equal")
-        ax.set_axis_off()
-        ax.set_title(f"PC-stable skeleton: {self.n_edges} edges, alpha = {self.alpha:g}")
-        return fig

@@ -5,8 +5,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from statcore.cit import (combine_pvalues, fit_residualizer, gcm_test, random_directions, residualize,
-                          rpcit)
+from statcore.cit import fit_residualizer, gcm_test, random_directions, residualize, rpcit
+from statcore.cit.rpcit import _combine
 
 
 def data(n=200, dx=6, dy=5, dz=3, seed=0, dep=0.0):
@@ -22,8 +22,8 @@ def data(n=200, dx=6, dy=5, dz=3, seed=0, dep=0.0):
 def test_projection_residual_identity(regression):
     # the residual of x w under the fitted smoother is the residual of x times w, exactly
     x, y, z = data(n=150, seed=1)
-    fit = fit_residualizer(x, z, regression, seed=3)
-    w = random_directions(x.shape[1], 40, np.random.default_rng(2))
+    fit = fit_residualizer(x, z, regression=regression, seed=3)
+    w = random_directions(x.shape[1], 40, seed=np.random.default_rng(2))
     np.testing.assert_allclose(fit.smoother.residuals(x @ w), fit.residuals @ w, atol=1e-10)
     # and one projection at a time
     for j in range(3):
@@ -51,8 +51,8 @@ def test_shared_regression_is_the_fixed_smoother_applied_to_projections(regressi
     res = rpcit(x, y, z, k=10, seed=5, regression=regression, variance="standard")
     # replay the seed: directions first, then the regressions of x and of y
     rng = np.random.default_rng(5)
-    wx, wy = random_directions(6, 10, rng), random_directions(5, 10, rng)
-    rx, ry = residualize(x, z, regression, seed=rng), residualize(y, z, regression, seed=rng)
+    wx, wy = random_directions(6, 10, seed=rng), random_directions(5, 10, seed=rng)
+    rx, ry = residualize(x, z, regression=regression, seed=rng), residualize(y, z, regression=regression, seed=rng)
     np.testing.assert_array_equal(res.extras["directions_x"], wx)
     for j in range(10):
         t = gcm_test(None, None, resid_x=rx @ wx[:, j], resid_y=ry @ wy[:, j])
@@ -64,11 +64,15 @@ def test_aggregates_are_combine_pvalues_of_the_projection_pvalues():
     x, y, z = data(seed=6, dep=0.1)
     ref = rpcit(x, y, z, k=30, seed=1, aggregate="maxboot")
     p = ref.extras["p_values"]
-    for agg in ["bonferroni", "topr", "hommel", "simes", "cauchy"]:
+    for agg in ["bonferroni", "topr", "hommel_global", "simes", "cauchy"]:
         res = rpcit(x, y, z, k=30, seed=1, aggregate=agg)
         np.testing.assert_array_equal(res.extras["p_values"], p)
-        assert res.p_value == combine_pvalues(p, agg)
-    assert rpcit(x, y, z, k=30, seed=1, aggregate="topr", r=7).p_value == combine_pvalues(p, "topr", r=7)
+        assert res.p_value == _combine(p, agg, 3 if agg == "topr" else None)
+    assert rpcit(x, y, z, k=30, seed=1, aggregate="topr", r=7).p_value == _combine(p, "topr", 7)
+    # Hommel's global test: min(1, C_k Simes' p-value), C_k = sum_{i<=k} 1/i
+    simes = np.min(30 * np.sort(p) / np.arange(1, 31))
+    hommel = rpcit(x, y, z, k=30, seed=1, aggregate="hommel_global").p_value
+    assert hommel == pytest.approx(min(1.0, np.sum(1 / np.arange(1, 31)) * simes), rel=1e-12)
     assert rpcit(x, y, z, k=30, seed=1, aggregate="topr").parameter == {"k": 30.0, "r": 3.0}
     # maxboot: the joint bootstrap of the same standardised statistics as gcm_test(type="max")
     wx, wy = ref.extras["directions_x"], ref.extras["directions_y"]
@@ -79,7 +83,7 @@ def test_aggregates_are_combine_pvalues_of_the_projection_pvalues():
 
 def test_directions_uniform_and_seeded():
     rng = np.random.default_rng(0)
-    w = random_directions(3, 20000, rng)
+    w = random_directions(3, 20000, seed=rng)
     np.testing.assert_allclose(np.linalg.norm(w, axis=0), 1.0, rtol=1e-12)
     # uniform on the sphere: E w = 0, E w w' = I / 3 (MC error about 0.004)
     np.testing.assert_allclose(w.mean(axis=1), 0.0, atol=0.02)
@@ -122,7 +126,7 @@ def test_parcor_equals_pingouin_and_causallearn():
 
 def test_precomputed_residuals_and_printing():
     x, y, z = data(seed=9)
-    rx, ry = residualize(x, z, "krr"), residualize(y, z, "krr")
+    rx, ry = residualize(x, z, regression="krr"), residualize(y, z, regression="krr")
     a = rpcit(None, None, k=15, seed=1, resid_x=rx, resid_y=ry)
     b = rpcit(x, y, z, k=15, seed=1, regression="krr", variance="standard")
     np.testing.assert_allclose(a.extras["p_values"], b.extras["p_values"], rtol=1e-10)
@@ -147,17 +151,17 @@ def test_bad_input():
         rpcit(x, y, z, k=0)
     with pytest.raises(ValueError, match="r must be at most k = 5"):
         rpcit(x, y, z, k=5, aggregate="topr", r=6)
-    for aggregate in ["bonferroni", "hommel", "simes", "cauchy", "maxboot"]:
+    for aggregate in ["bonferroni", "hommel_global", "simes", "cauchy", "maxboot"]:
         with pytest.raises(ValueError, match=f"r = 3 is used only by aggregate='topr', got aggregate='{aggregate}'"):
             rpcit(x, y, z, k=5, aggregate=aggregate, r=3)
     with pytest.raises(ValueError, match="r = 2 is used only by aggregate='topr'"):
         rpcit(x, y, z, k=5, r=2)  # default aggregate: bonferroni
     with pytest.raises(ValueError, match="k must be >= 1"):
-        random_directions(3, 0, 0)
+        random_directions(3, 0, seed=0)
     with pytest.raises(TypeError, match="d must be an integer"):
-        random_directions(2.5, 3, 0)
-    with pytest.raises(TypeError, match="rng must be None, an int or a numpy.random.Generator"):
-        random_directions(3, 2, "seed")
+        random_directions(2.5, 3, seed=0)
+    with pytest.raises(TypeError, match="seed must be None, an int or a numpy.random.Generator"):
+        random_directions(3, 2, seed="seed")
     with pytest.raises(ValueError, match="needs base='gcm'"):
         rpcit(x, y, z, base="parcor", aggregate="maxboot")
     with pytest.raises(ValueError, match="unknown aggregate"):
@@ -166,7 +170,7 @@ def test_bad_input():
         rpcit(x, y, z, base="kci")
     xn = x.copy()
     xn[0, 0] = np.nan
-    with pytest.raises(ValueError, match="x contains NaN"):
+    with pytest.raises(ValueError, match="x contains 1 NaN value"):
         rpcit(xn, y, z)
     with pytest.raises(ValueError, match="y has constant column"):
         rpcit(x, np.column_stack([y, np.zeros(40)]), z)
@@ -185,7 +189,7 @@ def test_inputs_not_modified(regression):
     x, y, z = data(n=80, seed=12)
     copies = [x.copy(), y.copy(), z.copy()]
     rpcit(x, y, z, k=5, regression=regression, aggregate="maxboot", B=19, seed=0)
-    residualize(x, z, regression, seed=0)
+    residualize(x, z, regression=regression, seed=0)
     for a, b in zip([x, y, z], copies):
         np.testing.assert_array_equal(a, b)
 
@@ -199,7 +203,7 @@ def test_one_dimensional_x_and_y_run_the_base_test_once():
     x = z[:, :1] + rng.normal(size=(300, 1))
     y = 0.2 * x + z[:, 1:] + rng.normal(size=(300, 1))
     direct = gcm_test(x, y, z).p_value
-    for aggregate in ("bonferroni", "topr", "cauchy", "hommel", "simes"):
+    for aggregate in ("bonferroni", "topr", "cauchy", "hommel_global", "simes"):
         res = rpcit(x, y, z, k=50, seed=1, aggregate=aggregate)
         assert res.parameter["k"] == 1.0 and res.extras["k_requested"] == 50
         assert res.p_value == pytest.approx(direct, rel=1e-12)

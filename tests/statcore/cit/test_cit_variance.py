@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from statcore.cit import gcm_test, random_directions, residualize, rpcit
-from statcore.cit.gcm import AUTO_MAX_N, GCMWarning, smoother_inflation
+from statcore.cit._gcm_core import AUTO_MAX_N, GCMWarning, smoother_inflation
 from statcore.cit.regress import fit_residualizer, fit_residualizers
 
 
@@ -26,16 +26,16 @@ def nonlinear(n=150, dx=3, dy=2, seed=0):
 @pytest.mark.parametrize("regression", ["ols", "ridge", "krr", "rf", "rf_oob"])
 def test_dense_residual_map_is_the_smoother_applied_to_the_identity(regression):
     x, _, z = nonlinear(n=80)
-    sm = fit_residualizer(x, z, regression, seed=3).smoother
+    sm = fit_residualizer(x, z, regression=regression, seed=3).smoother
     a = sm.matrix()
     np.testing.assert_allclose(a, sm.residuals(np.eye(80)), atol=1e-12)
-    np.testing.assert_allclose(a @ x, fit_residualizer(x, z, regression, seed=3).residuals, atol=1e-10)
+    np.testing.assert_allclose(a @ x, fit_residualizer(x, z, regression=regression, seed=3).residuals, atol=1e-10)
 
 
 @pytest.mark.parametrize("regression", ["ridge", "krr", "rf", "rf_oob"])
 def test_inflation_is_the_ratio_of_full_to_diagonal_covariance(regression):
     x, y, z = nonlinear(n=90)
-    fx, fy = fit_residualizers([x, y], z, regression, seed=2)
+    fx, fy = fit_residualizers([x, y], z, regression=regression, seed=2)
     ax, ay = fx.smoother.residuals(np.eye(90)), fy.smoother.residuals(np.eye(90))
     rx, ry = fx.residuals, fy.residuals
 
@@ -49,7 +49,7 @@ def test_inflation_is_the_ratio_of_full_to_diagonal_covariance(regression):
     for j in range(3):
         for k in range(2):
             assert full[j, k] == pytest.approx(literal(rx[:, j], ry[:, k]), rel=1e-10)
-    wx, wy = random_directions(3, 4, 0), random_directions(2, 4, 1)
+    wx, wy = random_directions(3, 4, seed=0), random_directions(2, 4, seed=1)
     paired = smoother_inflation(ax, ay, rx @ wx, ry @ wy, paired=True, block=50)
     for p in range(4):
         assert paired[p] == pytest.approx(literal(rx @ wx[:, p], ry @ wy[:, p]), rel=1e-10)
@@ -64,7 +64,7 @@ def test_corrected_statistic_has_unit_variance_for_a_fixed_smoother(regression):
     n, draws = 200, 20000
     z = rng.uniform(-2, 2, size=(n, 2))
     pilot = np.column_stack([np.sin(2 * z[:, 0]), z[:, 0] * z[:, 1]]) + 0.5 * rng.normal(size=(n, 2))
-    a = fit_residualizer(pilot, z, regression, seed=1).smoother.matrix()
+    a = fit_residualizer(pilot, z, regression=regression, seed=1).smoother.matrix()
     rx = a @ (rng.normal(size=(n, draws)) * (1 + 0.5 * np.abs(z[:, :1])))
     ry = a @ rng.normal(size=(n, draws))
     prod = rx * ry
@@ -91,9 +91,9 @@ def test_default_corrects_local_smoothers_and_reports_the_factor(regression):
     one_std = gcm_test(x[:, 0], y[:, 0], z, regression=regression, seed=4, variance="standard")
     assert one.statistic == pytest.approx(one_std.statistic / np.sqrt(one.extras["variance_inflation"][0, 0]))
     assert one.estimate == one_std.estimate
-    q = gcm_test(x, y, z, regression=regression, seed=4, type="quadratic")
+    q = gcm_test(x, y, z, regression=regression, seed=4, kind="quadratic")
     # n (D^-1 mean)' S^-1 (D^-1 mean), S the products' covariance, D = diag(sqrt(factor))
-    fx, fy = fit_residualizers([x, y], z, regression, seed=4)
+    fx, fy = fit_residualizers([x, y], z, regression=regression, seed=4)
     prod = (fx.residuals[:, :, None] * fy.residuals[:, None, :]).reshape(150, -1)
     m = prod.mean(axis=0) / np.sqrt(infl.ravel())
     cov = np.cov(prod, rowvar=False, bias=True)
@@ -103,7 +103,7 @@ def test_default_corrects_local_smoothers_and_reports_the_factor(regression):
 def test_quadratic_form_with_one_pair_is_the_squared_corrected_statistic():
     x, y, z = nonlinear()
     t = gcm_test(x[:, 0], y[:, 0], z, regression="krr")
-    q = gcm_test(x[:, 0], y[:, 0], z, regression="krr", type="quadratic")
+    q = gcm_test(x[:, 0], y[:, 0], z, regression="krr", kind="quadratic")
     assert q.statistic == pytest.approx(t.statistic ** 2, rel=1e-10)
 
 
@@ -127,7 +127,7 @@ def test_corrected_pvalue_is_scale_invariant():
     assert b.statistic == pytest.approx(a.statistic, rel=1e-8) and b.p_value == a.p_value
     # a forest's splits may tie-break differently on rescaled targets; for fixed maps the factor is
     # exactly invariant to the scale of each residual column
-    fx, fy = fit_residualizers([x, y], z, "rf", seed=8)
+    fx, fy = fit_residualizers([x, y], z, regression="rf", seed=8)
     ax, ay = fx.smoother.matrix(), fy.smoother.matrix()
     k1 = smoother_inflation(ax, ay, fx.residuals, fy.residuals, paired=False)
     k2 = smoother_inflation(ax, ay, fx.residuals * scale_x, fy.residuals * scale_y, paired=False)
@@ -145,15 +145,15 @@ def test_rpcit_corrects_each_projection():
     assert "smoother-corrected variance" in cor.method
     # the factor of a projection is that of the projected residuals under the same maps
     rng = np.random.default_rng(3)
-    wx, wy = random_directions(3, 12, rng), random_directions(2, 12, rng)
-    fx, fy = fit_residualizers([x, y], z, "rf", seed=rng)
+    wx, wy = random_directions(3, 12, seed=rng), random_directions(2, 12, seed=rng)
+    fx, fy = fit_residualizers([x, y], z, regression="rf", seed=rng)
     ref = smoother_inflation(fx.smoother.matrix(), fy.smoother.matrix(), fx.residuals @ wx, fy.residuals @ wy, True)
     np.testing.assert_allclose(infl, ref, rtol=1e-10)
 
 
 def test_variance_argument_errors():
     x, y, z = nonlinear()
-    rx, ry = residualize(x, z, "krr"), residualize(y, z, "krr")
+    rx, ry = residualize(x, z, regression="krr"), residualize(y, z, regression="krr")
     with pytest.raises(ValueError, match="variance"):
         gcm_test(x, y, z, variance="sandwich")
     with pytest.raises(ValueError, match="variance='smoother' needs"):
@@ -170,7 +170,7 @@ def test_variance_argument_errors():
 
 
 def test_auto_keeps_standard_variance_above_the_size_cap(monkeypatch):
-    from statcore.cit import gcm as gcm_module
+    from statcore.cit import _gcm_core as gcm_module
 
     x, y, z = nonlinear(n=60)
     monkeypatch.setattr(gcm_module, "AUTO_MAX_N", 50)
