@@ -14,13 +14,18 @@ learning rate eta (rules "rpe", "reinforce", "supervised"; architectures "1L", "
 - :func:`from_ibl`, :func:`read_ibl_trials`: IBL trial tables (CSV or parquet) to the trials table
   (see ``_trials``: contrast_left, contrast_right, choice, reward, session).
 """
+from statcore import ConvergenceWarning  # noqa: F401  (the one class; importable here under its old name)
+
 from ._model import ARCHS, RULES, LearningRule, n_params
 from ._trials import check_trials
 from .behaviour import BehaviourMetrics, BehaviourWarning, behaviour_metrics, plot_behaviour
-from .fit import ConvergenceWarning, LearningRuleFit, fit, fit_many, replay_p_right
+from .cohort import fit_many
+from .fit import fit, replay_p_right
 from .io import IBLFormatWarning, from_ibl, read_ibl_trials
+from .results import LearningRuleFit
 from .simulate import IBL_CONTRASTS, contrast_schedule, simulate
 
-__all__ = ["ARCHS", "RULES", "IBL_CONTRASTS", "BehaviourMetrics", "BehaviourWarning", "ConvergenceWarning", "IBLFormatWarning",
+# ConvergenceWarning is statcore's (statcore.ConvergenceWarning): not listed here
+__all__ = ["ARCHS", "RULES", "IBL_CONTRASTS", "BehaviourMetrics", "BehaviourWarning", "IBLFormatWarning",
            "LearningRule", "LearningRuleFit", "behaviour_metrics", "check_trials", "contrast_schedule", "fit", "fit_many",
            "from_ibl", "n_params", "plot_behaviour", "read_ibl_trials", "replay_p_right", "simulate"]

@@ -13,29 +13,26 @@ With lambda_t = dL/dW_t (lambda_T = 0), the adjoint recursion is
 
 For the two-layer nets <lambda, U> = g . q with q = lambda2 h + W2 (s * (lambda1 x)), s = sigma'(u);
 its derivative goes through g(y, p) (the rule), through h and s (sigma'' for 2NL) and through W2.
-Tested against autograd through the unrolled torch updates to 1e-10 (tests/learncore).
+Tested against autograd through the unrolled torch updates to 1e-10 (tests/learncore/learning_rules).
 """
 from __future__ import annotations
 
 import math
 
 import numpy as np
-import numba
+from numba.extending import register_jitable
+from statcore.utils import lazy_njit
 
-
-def _jit(**options):
-    def deco(fn):
-        try:
-            return numba.njit(cache=True, **options)(fn)
-        except Exception:  # no writable cache folder: compile without caching
-            return numba.njit(cache=False, **options)(fn)
-    return deco
+# The two entry points (``replay``, ``simulate_kernel``) are compiled on their first call by
+# ``statcore.utils.lazy_njit`` (cached, with its fallback to an uncached compile when no cache folder is
+# writable). The helpers they call are ``register_jitable``: plain Python functions that numba compiles
+# into the caller (a lazy_njit wrapper is a Python object, which numba cannot call from compiled code).
 
 
 RPE, REINFORCE, SUPERVISED = 0, 1, 2
 
 
-@_jit()
+@register_jitable
 def _softmax2(y0, y1, beta):
     z0 = beta * y0
     z1 = beta * y1
@@ -44,7 +41,7 @@ def _softmax2(y0, y1, beta):
     return z0 - lse, z1 - lse
 
 
-@_jit()
+@register_jitable
 def _signal(rule, y0, y1, p0, p1, beta, a, r, rs, baseline):
     if rule == RPE:
         if a == 0:
@@ -61,7 +58,7 @@ def _signal(rule, y0, y1, p0, p1, beta, a, r, rs, baseline):
     return -y0, 1.0 - y1
 
 
-@_jit()
+@register_jitable
 def _forward_two(W1, W2, x0, x1, x2, nonlin, u, h, s):
     H = W1.shape[0]
     y0 = 0.0
@@ -85,7 +82,7 @@ def _forward_two(W1, W2, x0, x1, x2, nonlin, u, h, s):
     return y0, y1
 
 
-@_jit()
+@register_jitable
 def _update_two(W1, W2, x0, x1, x2, g0, g1, h, s, eta):
     H = W1.shape[0]
     for j in range(H):
@@ -98,7 +95,7 @@ def _update_two(W1, W2, x0, x1, x2, g0, g1, h, s, eta):
         W2[1, j] += eta * g1 * h[j]
 
 
-@_jit()
+@register_jitable
 def _replay_1l(th, x, choice, reward, rewarded, rule, baseline, want_grad, grad, pr):
     T = x.shape[0]
     W = th[:6].copy().reshape(2, 3)
@@ -179,7 +176,7 @@ def _replay_1l(th, x, choice, reward, rewarded, rule, baseline, want_grad, grad,
     return nll
 
 
-@_jit()
+@register_jitable
 def _replay_two(th, x, choice, reward, rewarded, nonlin, rule, H, baseline, want_grad, grad, pr):
     T = x.shape[0]
     nw1 = 3 * H
@@ -290,7 +287,7 @@ def _replay_two(th, x, choice, reward, rewarded, nonlin, rule, H, baseline, want
     return nll
 
 
-@_jit()
+@lazy_njit
 def replay(theta, x, choice, reward, rewarded, arch, rule, H, baseline, want_grad, nll, grad, pr):
     """Per restart k: nll[k], grad[k] (of the nll w.r.t. theta[k]) and pr[k] = p(right) per trial."""
     for k in range(theta.shape[0]):
@@ -302,7 +299,7 @@ def replay(theta, x, choice, reward, rewarded, arch, rule, H, baseline, want_gra
                                  want_grad, grad[k], pr[k])
 
 
-@_jit()
+@lazy_njit
 def simulate_kernel(th, x, side, uniforms, arch, rule, H, baseline, choice, reward, pr):
     """Run one synthetic animal: choices sampled with the uniforms, rewarded when choice == side."""
     T = x.shape[0]

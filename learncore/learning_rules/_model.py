@@ -91,6 +91,21 @@ def check_hidden(hidden, arch: str) -> int:
     return int(hidden)
 
 
+def hidden_of(arch: str, params: Mapping) -> int:
+    """The hidden width a parameter mapping implies (0 for 1L); refuses a malformed mapping."""
+    if not isinstance(params, Mapping):
+        raise TypeError(f"params must be a mapping with 'eta', 'beta' and the initial weights; got "
+                        f"{type(params).__name__}")
+    if arch == "1L":
+        return 0
+    if "W1" not in params:
+        raise ValueError(f"params for arch {arch!r} need 'W1' (hidden x 3), 'W2' (2 x hidden), 'eta', 'beta'")
+    w1 = np.asarray(params["W1"])
+    if w1.ndim != 2 or w1.shape[1] != 3 or w1.shape[0] < 1:
+        raise ValueError(f"params['W1'] must have shape (hidden, 3); got {w1.shape}")
+    return int(w1.shape[0])
+
+
 def weight_shapes(arch: str, hidden: int) -> dict[str, tuple[int, int]]:
     if arch == "1L":
         return {"W": (2, 3)}

@@ -6,23 +6,13 @@ replay (``_kernels``) is tested against, and ``fit(..., backend="autograd")`` op
 """
 from __future__ import annotations
 
-from contextlib import contextmanager
-
 import torch
+from statcore.utils import thread_limit
 
 from ._model import LearningRule, n_weights, weight_shapes
 
-
-@contextmanager
-def one_thread():
-    """Run tiny per-trial tensor ops on one intra-op thread (restored afterwards): on a loaded
-    2-core machine torch's thread pool made a 120-trial autograd fit 40x slower (58 s against 1.4 s)."""
-    n = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(n)
+# Tiny per-trial tensor ops run inside ``statcore.utils.thread_limit(1)`` (it limits torch's intra-op pool
+# too, and restores it afterwards); benchmarks/README.md, "learncore.learning_rules", has the measurement.
 
 
 def split(theta: torch.Tensor, arch: str, hidden: int):
@@ -145,7 +135,7 @@ def simulate_torch(theta, arch: str, rule, hidden: int, x, side, uniforms, basel
     choice = torch.empty(T, dtype=torch.long)
     reward = torch.empty(T, dtype=torch.float64)
     pr = torch.empty(T, dtype=torch.float64)
-    with torch.no_grad(), one_thread():
+    with torch.no_grad(), thread_limit(1):
         for t in range(T):
             y, _, _ = forward(arch, W1, W2, xs[t])
             p1 = torch.softmax(beta.unsqueeze(-1) * y, dim=-1)[0, 1]

@@ -20,9 +20,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from scipy.special import expit, logit
-from statcore import StatcoreWarning, TableResult
+from statcore import StatcoreWarning
+from statcore.utils import check_nan_policy
 
+from ._checks import check_by, check_p_right, renamed_arguments
 from ._trials import TrialData, check_trials
+from .results import Result
 
 __all__ = ["behaviour_metrics", "plot_behaviour", "BehaviourMetrics", "BehaviourWarning"]
 
@@ -34,42 +37,10 @@ class BehaviourWarning(StatcoreWarning):
     """A session's psychometric fit has no finite maximum-likelihood estimate (reported as NaN)."""
 
 
-def _check_p_right(p_right, trials: pd.DataFrame, n_trials: int) -> np.ndarray:
-    if isinstance(p_right, str):
-        if p_right not in trials.columns:
-            raise ValueError(f"p_right={p_right!r} is not a column of trials")
-        p_right = trials[p_right]
-    if isinstance(p_right, pd.DataFrame):
-        raise TypeError("p_right must be one probability per trial (array or Series), got a DataFrame")
-    try:
-        p = np.asarray(p_right, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise TypeError(f"p_right must be numeric probabilities, got {type(p_right).__name__}") from None
-    if p.ndim != 1 or p.shape[0] != n_trials:
-        raise ValueError(f"p_right must hold one probability per trial ({n_trials}), got shape {p.shape}")
-    bad = ~np.isfinite(p)
-    if bad.any():
-        raise ValueError(f"p_right has {int(bad.sum())} NaN or infinite value(s), first at trial "
-                         f"{int(np.flatnonzero(bad)[0])}")
-    bad = (p < 0) | (p > 1)
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"p_right must lie in [0, 1] (the model's probability of 'right'); trial {i} holds "
-                         f"{p[i]!r}")
-    return p
-
-
 def _groups(td: TrialData, by) -> tuple[np.ndarray, pd.DataFrame]:
-    """Group code per trial and the label columns of each group."""
-    if isinstance(by, str):
-        if by != "session":
-            raise ValueError(f"by must be 'session' or a positive number of trials per block, got {by!r}")
+    """Group code per trial and the label columns of each group (``by`` already checked)."""
+    if by == "session":
         return td.session, pd.DataFrame({"session": td.session_labels})
-    if isinstance(by, (bool, np.bool_)) or not isinstance(by, (int, np.integer)):
-        raise TypeError(f"by must be 'session' or a positive int (trials per block), got {type(by).__name__}")
-    if by < 1:
-        raise ValueError(f"by must be a positive number of trials per block, got {by}")
-    by = int(by)
     code = np.arange(td.n_trials, dtype=np.int64) // by
     G = int(code[-1]) + 1
     return code, pd.DataFrame({"block": np.arange(1, G + 1), "first_trial": np.arange(G) * by})
@@ -156,9 +127,12 @@ def _psychometric_ml(c: np.ndarray, y: np.ndarray, g: np.ndarray, G: int):
     return bias, sens, status
 
 
-@dataclass(frozen=True, eq=False)
-class BehaviourMetrics(TableResult):
+@dataclass(frozen=True, eq=False, repr=False)
+class BehaviourMetrics(Result):
     """Accuracy, bias and stimulus sensitivity per session (or block of trials).
+
+    What :func:`behaviour_metrics` returns: a frozen result whose ``summary()`` prints the table,
+    ``to_frame()`` gives it (a copy) and ``plot()`` draws bias, sensitivity and accuracy over training.
 
     Attributes
     ----------
@@ -171,19 +145,46 @@ class BehaviourMetrics(TableResult):
         "data": responses are the choices and accuracy the mean reward; "model": responses are the
         model's probabilities of "right" and accuracy the expected one.
     by : "session" or int
+        How trials were grouped.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> trials = pd.DataFrame({"contrast_left": [0.25, 0, 1, 0, 0, 0.5], "contrast_right": [0, 1, 0, 0.25, 0, 0],
+    ...                        "choice": ["left", "right", "right", "right", "left", "left"],
+    ...                        "reward": [1, 1, 0, 1, 1, 1]})
+    >>> m = behaviour_metrics(trials)
+    >>> m.n_groups, m.source
+    (1, 'data')
+    >>> m.to_frame()[["n_trials", "accuracy", "status"]]
+       n_trials  accuracy status
+    0         6  0.833333     ok
     """
 
     table: Any
     source: str
     by: Any
 
+    def __post_init__(self):
+        object.__setattr__(self, "table", self.table.copy())
+        super().__post_init__()
+
     @property
     def n_groups(self) -> int:
+        """The number of sessions (or blocks)."""
         return len(self.table)
 
-    def to_frame(self):
-        return self.table.copy()
+    def _repr_parts(self):
+        return [("source", self.source), ("by", self.by), ("n_groups", self.n_groups),
+                ("n_trials", int(self.table["n_trials"].sum()))]
 
+    def _html_title(self) -> str:
+        return self.summary().splitlines()[0]
+
+    def to_frame(self):
+        """The table (a copy): session (or block, first_trial), n_trials, accuracy, bias, sensitivity,
+        status."""
+        return self.table.copy()
     def summary(self) -> str:
         unit = "sessions" if self.by == "session" else f"blocks of {self.by} trials"
         what = "the choices" if self.source == "data" else "the model's p(right)"
@@ -200,11 +201,14 @@ class BehaviourMetrics(TableResult):
         return f"{head}\n\n{body}\n{note}"
 
     def _plot(self, ax=None, *, label=None, color=None, **kwargs):
+        """Bias, sensitivity and accuracy per group on three Axes (new ones when ``ax`` is None);
+        returns the three Axes (an array)."""
         import matplotlib.pyplot as plt
         from matplotlib.ticker import MaxNLocator
 
         if ax is None:
             fig, axes = plt.subplots(1, 3, figsize=(11, 3.2))
+            axes = np.asarray(axes, dtype=object)
         else:
             axes = np.ravel(np.asarray(ax, dtype=object))
             if axes.size != 3:
@@ -229,23 +233,27 @@ class BehaviourMetrics(TableResult):
             a.xaxis.set_major_locator(MaxNLocator(integer=True))
         axes[2].legend(frameon=False, fontsize=8)
         fig.tight_layout()
-        return fig
+        return axes
 
 
-def behaviour_metrics(trials, p_right=None, *, by="session") -> BehaviourMetrics:
+def behaviour_metrics(trials, p_right=None, *, by="session", nan_policy: str = "raise") -> BehaviourMetrics:
     """Accuracy, bias and stimulus sensitivity of an animal or a model, per session or block of trials.
 
     Parameters
     ----------
     trials : pandas.DataFrame
         A trials table (``contrast_left``, ``contrast_right``, ``choice``, ``reward``, optional
-        ``session``), validated with ``check_trials``.
+        ``session``), validated with :func:`check_trials` (missing values are always refused there).
     p_right : array-like of length T, str or None
         The model's probability of choosing "right" on each trial (or the name of the column of
         ``trials`` that holds it). None gives the metrics of the data.
     by : "session" or int
         Group by session, or into consecutive blocks of ``by`` trials (ignoring sessions; the last
         block may be shorter).
+    nan_policy : {"raise", "omit"}
+        NaN in ``p_right`` (trials the model makes no prediction for): "raise" (default) refuses them,
+        "omit" leaves those trials out (a session left without trials is dropped). "propagate" is not
+        offered: a NaN would only hide the session's fit.
 
     Returns
     -------
@@ -288,17 +296,25 @@ def behaviour_metrics(trials, p_right=None, *, by="session") -> BehaviourMetrics
     fractional response variables. J. Appl. Econometrics 11:619-632. Liebana et al. (2025), Cell 188:3789.
     """
     td = check_trials(trials)
+    by = check_by(by)
+    keep = None
     if p_right is None:
+        check_nan_policy(nan_policy, ("raise", "omit"))
         y = td.choice.astype(np.float64)
         correct = td.reward
         source = "data"
     else:
-        y = _check_p_right(p_right, trials, td.n_trials)
+        y, keep = check_p_right(p_right, trials, td.n_trials, nan_policy=nan_policy)
         correct = np.where(td.rewarded_side == 1, y, 1.0 - y)
         source = "model"
     g, labels = _groups(td, by)
-    G = len(labels)
     c = td.x[:, 1] - td.x[:, 0]
+    if keep is not None:   # nan_policy="omit": the trials with a prediction, the groups that keep any
+        g, c, y, correct = g[keep], c[keep], y[keep], correct[keep]
+        present = np.unique(g)
+        labels = labels.iloc[present].reset_index(drop=True)
+        g = np.searchsorted(present, g)
+    G = len(labels)
     n = np.bincount(g, minlength=G)
     bias, sens, status = _psychometric_ml(c, y, g, G)
     table = labels.assign(n_trials=n, accuracy=np.bincount(g, weights=correct, minlength=G) / n,
@@ -313,8 +329,9 @@ def behaviour_metrics(trials, p_right=None, *, by="session") -> BehaviourMetrics
     return BehaviourMetrics(table=table, source=source, by=by)
 
 
-def plot_behaviour(trials, p_right=None, *, by="session", axes=None, label_data="data",
-                   label_model="model"):
+@renamed_arguments({"axes": "ax"})
+def plot_behaviour(trials, p_right=None, *, by="session", ax=None, label_data="data", label_model="model",
+                   nan_policy: str = "raise"):
     """Plot bias, sensitivity and accuracy over training: the data as points, the model as lines.
 
     Parameters
@@ -326,18 +343,37 @@ def plot_behaviour(trials, p_right=None, *, by="session", axes=None, label_data=
         data alone.
     by : "session" or int
         Group by session or by blocks of ``by`` trials.
-    axes : three matplotlib Axes or None
-        Where to draw (bias, sensitivity, accuracy); None makes a new figure.
-    label_data, label_model : str
-        Legend labels.
+    ax : three matplotlib Axes or None
+        Where to draw (bias, sensitivity, accuracy); None makes a new figure. (Formerly ``axes``.)
+    label_data : str
+        Legend label of the data.
+    label_model : str
+        Legend label of the model.
+    nan_policy : {"raise", "omit"}
+        NaN in ``p_right``, as in :func:`behaviour_metrics`.
 
     Returns
     -------
-    matplotlib.figure.Figure
+    numpy.ndarray of matplotlib.axes.Axes
+        The three Axes drawn on (``axes[0].figure`` is the figure).
+
+    References
+    ----------
+    Liebana et al. (2025). Dopamine encodes deep network teaching signals for individual learning
+    trajectories. Cell 188:3789 (the per-session psychometric summaries of training).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from learncore.learning_rules import simulate
+    >>> mouse = simulate("1L", {"W": np.zeros((2, 3)), "eta": 0.3, "beta": 4.0}, 600, seed=0)
+    >>> axes = plot_behaviour(mouse, "p_right")
+    >>> len(axes), axes[0].get_ylabel()
+    (3, 'bias (log-odds right at c = 0)')
     """
     data = behaviour_metrics(trials, by=by)
-    fig = data.plot(ax=axes, label=label_data)
-    if p_right is not None:
-        model = behaviour_metrics(trials, p_right, by=by)
-        model.plot(ax=fig.axes[:3] if axes is None else axes, label=label_model)
-    return fig
+    model = None if p_right is None else behaviour_metrics(trials, p_right, by=by, nan_policy=nan_policy)
+    axes = data.plot(ax=ax, label=label_data)
+    if model is not None:
+        model.plot(ax=axes, label=label_model)
+    return axes

@@ -1,127 +1,27 @@
-"""Maximum-likelihood fits of learning rules to one animal's choices, and cohort comparison by AIC."""
+"""Maximum-likelihood fits of learning rules to one animal's choices (:func:`fit`), and a model's
+p(right) replayed through an animal's choices (:func:`replay_p_right`)."""
 from __future__ import annotations
 
-import numbers
 import time
 import warnings
-from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
-from statcore import StatcoreWarning
+from statcore import ConvergenceWarning
+from statcore.utils import check_seed, thread_limit
 
+from ._checks import check_baseline, check_choice, check_positive_float, check_positive_int, renamed_arguments
+from ._lbfgs import STATUS
 from ._model import (ARCH_CODE, RULE_CODE, LearningRule, check_arch, check_hidden, check_rule, n_params,
                      pack, rule_name, unpack, weight_shapes)
 from ._trials import TrialData, check_trials
-from ._lbfgs import STATUS
-from .simulate import _rng
+from .results import LearningRuleFit
 
+__all__ = ["fit", "replay_p_right"]
 
-class ConvergenceWarning(StatcoreWarning):
-    """A fit's best restart did not meet the gradient tolerance, or its starting point was changed."""
 
 BACKENDS = ("numba", "autograd")
-
-
-@dataclass(eq=False)
-class LearningRuleFit:
-    """A learning rule fitted to one animal by maximum likelihood.
-
-    Attributes
-    ----------
-    arch, rule : str
-    hidden : int
-        Hidden width (0 for 1L).
-    params : dict
-        ``eta``, ``beta`` and the initial weights (``W``; or ``W1``, ``W2``) of the best restart.
-    loglik : float
-        Maximised log-likelihood of the choices.
-    df : int
-        Free parameters (initial weights, eta, beta).
-    nobs : int
-        Trials.
-    p_right : numpy.ndarray
-        The fitted model's probability of "right" on each trial (before that trial's update),
-        replayed through the animal's own choices and rewards.
-    restarts : pandas.DataFrame
-        Per restart: log-likelihood, iterations, convergence, eta, beta.
-    converged : bool
-        Whether the best restart met the convergence tolerance.
-    """
-
-    arch: str
-    rule: str
-    hidden: int
-    params: dict
-    loglik: float
-    df: int
-    nobs: int
-    p_right: np.ndarray
-    restarts: pd.DataFrame
-    converged: bool
-    baseline: float
-    backend: str
-    elapsed: float
-    trials: pd.DataFrame = field(repr=False)
-
-    @property
-    def aic(self) -> float:
-        return -2.0 * self.loglik + 2.0 * self.df
-
-    @property
-    def theta(self) -> np.ndarray:
-        """The flat parameter vector (weights, log eta, log beta)."""
-        return pack(self.arch, self.hidden, self.params)
-
-    def summary(self) -> str:
-        name = self.arch if self.arch == "1L" else f"{self.arch} (hidden = {self.hidden})"
-        lls = np.sort(self.restarts["loglik"].to_numpy())[::-1]
-        near = int(np.sum(lls >= lls[0] - 0.01))
-        lines = [
-            f"Learning rule fit: {name}, rule {self.rule}",
-            f"{self.nobs} trials; 'log Lik.' {self.loglik:.6g} (df={self.df}); AIC {self.aic:.6g}",
-            f"eta = {self.params['eta']:.6g}, beta = {self.params['beta']:.6g}",
-            f"restarts: {len(self.restarts)} ({near} within 0.01 of the best); "
-            f"{'converged' if self.converged else 'NOT converged'}; {self.elapsed:.2f} s ({self.backend})",
-        ]
-        return "\n".join(lines)
-
-    def __str__(self) -> str:
-        return self.summary()
-
-    def __repr__(self) -> str:
-        return (f"<LearningRuleFit {self.arch} {self.rule}: loglik {self.loglik:.4f}, df {self.df}, "
-                f"nobs {self.nobs}>")
-
-    def to_frame(self) -> pd.DataFrame:
-        """The fitted trajectory: the trials table with the model's ``p_right``."""
-        out = self.trials.copy()
-        out["p_right_model"] = self.p_right
-        return out
-
-    def metrics(self, by="session"):
-        """Behavioural metrics of the data and of the fitted model (see ``behaviour_metrics``)."""
-        from .behaviour import behaviour_metrics
-
-        return behaviour_metrics(self.trials, by=by), behaviour_metrics(self.trials, self.p_right, by=by)
-
-    def plot(self, axes=None, **kwargs):
-        """Bias, sensitivity and accuracy over training: the data against the fitted model."""
-        from .behaviour import plot_behaviour
-
-        return plot_behaviour(self.trials, self.p_right, axes=axes, **kwargs)
-
-
-def _register_loglik() -> None:
-    import statcore
-
-    @statcore.loglik.register(LearningRuleFit)
-    def _(fit: LearningRuleFit):
-        return statcore.LogLik(fit.loglik, df=fit.df, nobs=fit.nobs)
-
-
-_register_loglik()
 
 
 def _init_thetas(arch: str, hidden: int, R: int, rng: np.random.Generator) -> np.ndarray:
@@ -165,14 +65,12 @@ def _objective_autograd(data: TrialData, arch: str, rule: str, hidden: int, base
 
     from ._torchnets import unrolled_nll
 
-    from ._torchnets import one_thread
-
     x = torch.from_numpy(data.x)
     rewarded = data.rewarded_side
 
     def fun(theta, rows=None):
         th = theta.detach().clone().requires_grad_(True)
-        with one_thread():
+        with thread_limit(1):
             nll = unrolled_nll(th, arch, rule, hidden, x, data.choice, data.reward, rewarded, baseline)
             bad = ~torch.isfinite(nll)
             (g,) = torch.autograd.grad(nll[~bad].sum(), th) if (~bad).any() else (torch.zeros_like(th),)
@@ -184,24 +82,57 @@ def _objective_autograd(data: TrialData, arch: str, rule: str, hidden: int, base
 
 
 def replay_p_right(trials, arch: str, params: Mapping, *, rule: str = "rpe", baseline: float = 0.5):
-    """A model's p(right) and log-likelihood on a trials table, replayed through its choices/rewards.
+    """A model's p(right) and log-likelihood on a trials table, replayed through its choices and rewards.
 
-    Returns ``(p_right, loglik)``.
+    Parameters
+    ----------
+    trials : pandas.DataFrame
+        The trials table (``contrast_left``, ``contrast_right``, ``choice``, ``reward``; see
+        :func:`check_trials`). NaN is refused in every column.
+    arch : {"1L", "2L", "2NL"}
+        The architecture.
+    params : mapping
+        ``eta``, ``beta`` and the initial weights (``W``; or ``W1``, ``W2``), e.g. a fit's ``params``.
+    rule : {"rpe", "reinforce", "supervised"} or LearningRule
+        The learning rule (a plug-in :class:`LearningRule` is replayed in PyTorch).
+    baseline : float
+        The REINFORCE baseline b.
+
+    Returns
+    -------
+    tuple
+        ``(p_right, loglik)``: the model's probability of "right" on each trial (before that trial's
+        update), a float array, and the log-likelihood of the choices.
+
+    References
+    ----------
+    Liebana et al. (2025). Dopamine encodes deep network teaching signals for individual learning
+    trajectories. Cell 188:3789.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from learncore.learning_rules import simulate
+    >>> params = {"W": np.zeros((2, 3)), "eta": 0.1, "beta": 5.0}
+    >>> mouse = simulate("1L", params, 200, seed=0)
+    >>> p, ll = replay_p_right(mouse, "1L", params)
+    >>> bool(np.allclose(p, mouse["p_right"]))
+    True
     """
-    from .simulate import _check_baseline, _hidden_of
+    from ._model import hidden_of
 
     arch = check_arch(arch)
     rule = check_rule(rule)
-    hidden = _hidden_of(arch, params)
+    hidden = hidden_of(arch, params)
     theta = pack(arch, hidden, params)[None, :]
-    baseline = _check_baseline(baseline)
+    baseline = check_baseline(baseline)
     data = check_trials(trials)
     if isinstance(rule, LearningRule):
         import torch
 
-        from ._torchnets import one_thread, unrolled_nll
+        from ._torchnets import unrolled_nll
 
-        with torch.no_grad(), one_thread():
+        with torch.no_grad(), thread_limit(1):
             nll, p = unrolled_nll(torch.from_numpy(theta), arch, rule, hidden, torch.from_numpy(data.x),
                                   data.choice, data.reward, data.rewarded_side, float(baseline), return_p=True)
         return p[0].numpy(), -float(nll[0])
@@ -215,7 +146,8 @@ def replay_p_right(trials, arch: str, params: Mapping, *, rule: str = "rpe", bas
     return pr[0], -float(nll[0])
 
 
-def fit(trials, arch: str = "2NL", rule: str = "rpe", hidden: int = 3, restarts: int = 8, seed=None, *,
+@renamed_arguments(old_positional=("arch", "rule", "hidden", "restarts", "seed"))
+def fit(trials, *, arch: str = "2NL", rule: str = "rpe", hidden: int = 3, restarts: int = 8, seed=None,
         baseline: float = 0.5, init: Mapping | Sequence[Mapping] | None = None, max_iter: int = 500,
         gtol: float = 1e-5, backend: str | None = None, warn: bool = True) -> LearningRuleFit:
     """Fit a learning rule to one animal's choices by maximum likelihood.
@@ -224,13 +156,16 @@ def fit(trials, arch: str = "2NL", rule: str = "rpe", hidden: int = 3, restarts:
     forcing): on trial t the model gives p(a_t | x_t) = softmax(beta y(x_t; W_t)), then W_{t+1} =
     W_t + eta U_rule(W_t). The log-likelihood sum_t log p(a_t | x_t) is maximised over the initial
     weights, eta and beta (optimised on the log scale) by L-BFGS, with all restarts in one (R, P)
-    tensor: every restart has its own curvature history and line search (``_lbfgs.batched_lbfgs``).
+    tensor: every restart has its own curvature history and line search.
 
     Parameters
     ----------
     trials : pandas.DataFrame
-        The trials table (see ``learncore.learning_rules._trials``; IBL files via ``read_ibl_trials``).
+        The trials table (``contrast_left``, ``contrast_right``, ``choice``, ``reward``, optional
+        ``session``; see :func:`check_trials`; IBL files via :func:`read_ibl_trials`). Missing values
+        are refused (every trial needs its contrasts, choice and reward).
     arch : {"1L", "2L", "2NL"}
+        The architecture.
     rule : {"rpe", "reinforce", "supervised"} or LearningRule
         A built-in rule, or a plug-in :class:`LearningRule` (fitted on the PyTorch backend).
     hidden : int
@@ -243,21 +178,38 @@ def fit(trials, arch: str = "2NL", rule: str = "rpe", hidden: int = 3, restarts:
         REINFORCE baseline b.
     init : mapping or sequence of mappings, optional
         Starting points (like ``params``) used for the first restarts instead of random ones.
-    max_iter, gtol : int, float
-        L-BFGS iterations per restart, and the gradient tolerance (relative to max(1, |nll|)).
-    warn : bool
-        Warn (:class:`ConvergenceWarning`) when the best restart did not meet the gradient tolerance.
+    max_iter : int
+        L-BFGS iterations per restart.
+    gtol : float
+        The gradient tolerance (relative to max(1, |nll|)).
     backend : {"numba", "autograd"}, optional
-        "numba" (the default for the built-in rules): compiled replay with the exact gradient from a hand-written reverse pass
-        through the unrolled updates. "autograd": the same likelihood as a PyTorch graph through the
-        unrolled updates, differentiated by autograd (slow: thousands of tiny ops per evaluation; the
+        "numba" (the default for the built-in rules): compiled replay with the exact gradient from a
+        hand-written reverse pass through the unrolled updates. "autograd": the same likelihood as a
+        PyTorch graph through the unrolled updates, differentiated by autograd (much slower; the
         reference the compiled gradient is tested against; the default for a plug-in rule).
+    warn : bool
+        Warn (``statcore.ConvergenceWarning``) when the best restart did not meet the gradient tolerance.
 
     Returns
     -------
     LearningRuleFit
         Registered with ``statcore.loglik``, so ``statcore.aic``, ``compare_models`` and
         ``compare_by_group`` take it.
+
+    References
+    ----------
+    Liebana et al. (2025). Dopamine encodes deep network teaching signals for individual learning
+    trajectories. Cell 188:3789. Nocedal, J. & Wright, S. J. (2006). Numerical Optimization, 2nd ed.,
+    ch. 7 (L-BFGS).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from learncore.learning_rules import simulate
+    >>> mouse = simulate("1L", {"W": np.zeros((2, 3)), "eta": 0.05, "beta": 8.0}, 300, seed=1)
+    >>> res = fit(mouse, arch="1L", restarts=2, seed=0)
+    >>> res.arch, res.df, res.nobs
+    ('1L', 8, 300)
     """
     import torch
 
@@ -266,31 +218,23 @@ def fit(trials, arch: str = "2NL", rule: str = "rpe", hidden: int = 3, restarts:
     arch = check_arch(arch)
     rule = check_rule(rule)
     hidden = check_hidden(hidden, arch)
-    if isinstance(restarts, bool) or not isinstance(restarts, numbers.Integral) or restarts < 1:
-        raise ValueError(f"restarts must be a positive integer; got {restarts!r}")
-    if isinstance(max_iter, bool) or not isinstance(max_iter, numbers.Integral) or max_iter < 1:
-        raise ValueError(f"max_iter must be a positive integer; got {max_iter!r}")
-    try:
-        gtol = float(gtol)
-    except (TypeError, ValueError):
-        raise TypeError(f"gtol must be a positive number; got {gtol!r}") from None
-    if not (np.isfinite(gtol) and gtol > 0):
-        raise ValueError(f"gtol must be a positive finite number; got {gtol!r}")
+    restarts = check_positive_int(restarts, "restarts")
+    max_iter = check_positive_int(max_iter, "max_iter")
+    gtol = check_positive_float(gtol, "gtol")
+    if not isinstance(warn, (bool, np.bool_)):
+        raise TypeError(f"warn must be True or False; got {warn!r}")
     if backend is None:
         backend = "autograd" if isinstance(rule, LearningRule) else "numba"
-    if not isinstance(backend, str) or backend not in BACKENDS:
-        raise ValueError(f"backend must be one of {BACKENDS}; got {backend!r}")
+    backend = check_choice(backend, "backend", BACKENDS)
     if backend == "numba" and isinstance(rule, LearningRule):
         raise ValueError(f"backend='numba' has kernels for the built-in rules only; the plug-in rule "
                          f"{rule.name!r} runs on backend='autograd'")
-    from .simulate import _check_baseline
-
-    baseline = _check_baseline(baseline)
+    baseline = check_baseline(baseline)
     P = n_params(arch, hidden)
     data = check_trials(trials, n_params=P)
-    rng = _rng(seed)
+    rng = check_seed(seed)
     start = time.perf_counter()
-    th0 = _init_thetas(arch, hidden, int(restarts), rng)
+    th0 = _init_thetas(arch, hidden, restarts, rng)
     if init is not None:
         inits = [init] if isinstance(init, Mapping) else list(init)
         if len(inits) > restarts:
@@ -328,8 +272,8 @@ def fit(trials, arch: str = "2NL", rule: str = "rpe", hidden: int = 3, restarts:
     if init is not None and shrunk[:len(inits)].any():
         warnings.warn(f"init: the starting point(s) {np.flatnonzero(shrunk[:len(inits)]).tolist()} made the "
                       f"network diverge or fit far worse than chance; their eta was divided by powers of 4",
-                      ConvergenceWarning, stacklevel=2)
-    res = batched_lbfgs(fun, x0, max_iter=int(max_iter), gtol=float(gtol))
+                      ConvergenceWarning, stacklevel=3)
+    res = batched_lbfgs(fun, x0, max_iter=max_iter, gtol=gtol)
     f = res.f.numpy()
     best = int(np.nanargmin(np.where(np.isfinite(f), f, np.inf)))
     theta = res.x[best].numpy().copy()
@@ -353,94 +297,9 @@ def fit(trials, arch: str = "2NL", rule: str = "rpe", hidden: int = 3, restarts:
             f"iterations) with max |gradient| {g_best:.3g} above the tolerance; its log-likelihood "
             f"{lls[0]:.6g} may still rise a little ({int(np.sum(lls >= lls[0] - 0.1))} of {restarts} restarts "
             f"end within 0.1 of it). Flat ridges to infinite weights are common in these models "
-            f"(saturating units, the 2L -> 1L limit); raise max_iter to check", ConvergenceWarning, stacklevel=2)
+            f"(saturating units, the 2L -> 1L limit); raise max_iter to check", ConvergenceWarning, stacklevel=3)
     return LearningRuleFit(arch=arch, rule=rule_name(rule), hidden=hidden, params=params, loglik=ll, df=P,
                            nobs=data.n_trials, p_right=p_right, restarts=table,
                            converged=bool(res.converged[best]), baseline=baseline, backend=backend,
                            elapsed=time.perf_counter() - start, trials=trials)
 
-
-def _fit_one(key, arch, trials, kwargs, seed_seq):
-    from ._torchnets import one_thread
-
-    with one_thread():
-        return key, arch, fit(trials, arch=arch, seed=np.random.default_rng(seed_seq), warn=False, **kwargs)
-
-
-def fit_many(animals, archs: Sequence[str] = ("1L", "2L", "2NL"), *, rule: str = "rpe", hidden: int = 3,
-             restarts: int = 8, seed=None, n_jobs: int = 1, criterion: str = "AIC", B: int = 1000,
-             animal_col: str = "subject", return_fits: bool = False, **fit_kwargs):
-    """Fit every architecture to every animal and compare them by AIC per animal.
-
-    Parameters
-    ----------
-    animals : mapping animal -> trials DataFrame, or one DataFrame with an ``animal_col`` column
-    archs : sequence of {"1L", "2L", "2NL"}
-    rule, hidden, restarts, **fit_kwargs : passed to :func:`fit`
-    seed : None, int or numpy.random.Generator
-        One seed for the cohort: each (animal, architecture) gets its own stream spawned from it, so
-        results do not depend on ``n_jobs``.
-    n_jobs : int
-        Parallel fits through joblib (-1: all cores).
-    criterion, B : passed to :func:`statcore.compare_by_group` (B bootstrap replicates over animals).
-    return_fits : bool
-        Also return the fits, as {animal: {arch: LearningRuleFit}}.
-
-    Returns
-    -------
-    statcore.GroupComparison
-        "2NL best in k of n" (``headline()``), per-animal winners and deltas; and the fits if
-        ``return_fits``.
-    """
-    import statcore
-
-    if isinstance(animals, pd.DataFrame):
-        if animal_col not in animals.columns:
-            raise ValueError(f"animals is a DataFrame without the column animal_col={animal_col!r}; pass "
-                             f"animal_col= or a mapping animal -> trials")
-        if animals[animal_col].isna().any():
-            raise ValueError(f"animals[{animal_col!r}] has missing labels (first at row "
-                             f"{int(np.flatnonzero(animals[animal_col].isna().to_numpy())[0])}); every trial "
-                             f"must belong to an animal")
-        groups = {k: g.drop(columns=[animal_col]).reset_index(drop=True)
-                  for k, g in animals.groupby(animal_col, sort=False)}
-    elif isinstance(animals, Mapping):
-        groups = dict(animals)
-    else:
-        raise TypeError(f"animals must be a mapping animal -> trials DataFrame or a DataFrame; got "
-                        f"{type(animals).__name__}")
-    if not groups:
-        raise ValueError("animals is empty")
-    if isinstance(archs, str):
-        archs = (archs,)
-    archs = tuple(check_arch(a) for a in archs)
-    if len(set(archs)) != len(archs):
-        raise ValueError(f"archs has duplicates: {archs}")
-    rule = check_rule(rule)
-    for k, tr in groups.items():
-        check_trials(tr, n_params=max(n_params(a, check_hidden(hidden, a)) for a in archs),
-                     name=f"animals[{k!r}]")
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral) or n_jobs == 0:
-        raise ValueError(f"n_jobs must be a non-zero integer (-1 for all cores); got {n_jobs!r}")
-    root = _rng(seed)
-    seeds = np.random.SeedSequence(int(root.integers(2**63))).spawn(len(groups) * len(archs))
-    kwargs = dict(rule=rule, hidden=hidden, restarts=restarts, **fit_kwargs)
-    jobs = [(key, arch, tr, kwargs, seeds[i * len(archs) + j])
-            for i, (key, tr) in enumerate(groups.items()) for j, arch in enumerate(archs)]
-    if n_jobs == 1:
-        out = [_fit_one(*job) for job in jobs]
-    else:
-        from joblib import Parallel, delayed
-
-        out = Parallel(n_jobs=int(n_jobs))(delayed(_fit_one)(*job) for job in jobs)
-    fits: dict[Any, dict[str, LearningRuleFit]] = {key: {} for key in groups}
-    for key, arch, f in out:
-        fits[key][arch] = f
-    unconverged = [(k, a) for k, d in fits.items() for a, f in d.items() if not f.converged]
-    if unconverged:
-        by_arch = {a: sum(1 for _, b in unconverged if b == a) for a in archs}
-        warnings.warn(f"{len(unconverged)} of {len(jobs)} fits stopped before the gradient tolerance "
-                      f"({', '.join(f'{a}: {n}' for a, n in by_arch.items() if n)}); see each fit's restarts "
-                      f"table and raise max_iter to check their log-likelihoods", ConvergenceWarning, stacklevel=2)
-    comparison = statcore.compare_by_group(fits, criterion=criterion, B=B, seed=root)
-    return (comparison, fits) if return_fits else comparison

@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 from statcore import StatcoreWarning
 
+from ._checks import check_choice
 from ._trials import check_trials
 
 __all__ = ["from_ibl", "read_ibl_trials", "IBLFormatWarning"]
@@ -141,8 +142,7 @@ def from_ibl(df, *, session=None, nogo="raise"):
     """
     if not isinstance(df, pd.DataFrame):
         raise TypeError(f"df must be a pandas DataFrame in the IBL trials format, got {type(df).__name__}")
-    if nogo not in ("raise", "drop"):
-        raise ValueError(f"nogo must be 'raise' or 'drop', got {nogo!r}")
+    nogo = check_choice(nogo, "nogo", ("raise", "drop"))
     if len(df) == 0:
         raise ValueError("df has no trials")
     cols = {key: _find_column(df, key) for key in _IBL_COLUMNS}
@@ -231,7 +231,7 @@ def from_ibl(df, *, session=None, nogo="raise"):
 _READERS = {".csv": "csv", ".csv.gz": "csv", ".parquet": "parquet", ".pq": "parquet"}
 
 
-def read_ibl_trials(path, **kw):
+def read_ibl_trials(path, *, session=None, nogo="raise"):
     """Read a trials table in the IBL format from CSV or parquet and convert it with :func:`from_ibl`.
 
     Parameters
@@ -239,8 +239,10 @@ def read_ibl_trials(path, **kw):
     path : str or os.PathLike
         A ``.csv``, ``.csv.gz``, ``.parquet`` or ``.pq`` file (the extension decides the reader). Parquet
         needs pyarrow (``pip install pyarrow``).
-    **kw
-        ``session`` and ``nogo``, passed to :func:`from_ibl`.
+    session : str or None
+        The session column, as in :func:`from_ibl`.
+    nogo : {"raise", "drop"}
+        No-go trials, as in :func:`from_ibl`.
 
     Returns
     -------
@@ -258,6 +260,11 @@ def read_ibl_trials(path, **kw):
        contrast_left  contrast_right choice  reward
     0            1.0             0.0   left       1
     1            0.0             0.5   left       0
+
+    References
+    ----------
+    The International Brain Laboratory et al. (2021). Standardized and reproducible measurement of
+    decision-making in mice. eLife 10:e63711 (the ALF ``_ibl_trials`` object).
     """
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"path must be a file path (str or os.PathLike), got {type(path).__name__}")
@@ -274,4 +281,4 @@ def read_ibl_trials(path, **kw):
         except ImportError:
             raise ImportError(f"reading parquet file {str(path)!r} needs pyarrow: pip install pyarrow") from None
         df = pd.read_parquet(path, engine="pyarrow")
-    return from_ibl(df, **kw)
+    return from_ibl(df, session=session, nogo=nogo)

@@ -1,0 +1,149 @@
+"""A cohort: every architecture fitted to every animal, compared by AIC per animal (:func:`fit_many`)."""
+from __future__ import annotations
+
+import warnings
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+from statcore import ConvergenceWarning
+from statcore.utils import check_n_jobs, check_seed, thread_limit
+
+from ._checks import renamed_arguments
+from ._model import check_arch, check_hidden, check_rule, n_params
+from ._trials import check_trials
+from .fit import fit
+from .results import LearningRuleFit
+
+__all__ = ["fit_many"]
+
+
+def _fit_one(key, arch, trials, kwargs, seed_seq):
+    with thread_limit(1):
+        return key, arch, fit(trials, arch=arch, seed=np.random.default_rng(seed_seq), warn=False, **kwargs)
+
+
+def _animals(animals, animal_col: str) -> dict:
+    if isinstance(animals, pd.DataFrame):
+        if not isinstance(animal_col, str) or animal_col not in animals.columns:
+            raise ValueError(f"animals is a DataFrame without the column animal_col={animal_col!r}; pass "
+                             f"animal_col= or a mapping animal -> trials")
+        if animals[animal_col].isna().any():
+            raise ValueError(f"animals[{animal_col!r}] has missing labels (first at row "
+                             f"{int(np.flatnonzero(animals[animal_col].isna().to_numpy())[0])}); every trial "
+                             f"must belong to an animal")
+        return {k: g.drop(columns=[animal_col]).reset_index(drop=True)
+                for k, g in animals.groupby(animal_col, sort=False)}
+    if isinstance(animals, Mapping):
+        return dict(animals)
+    raise TypeError(f"animals must be a mapping animal -> trials DataFrame or a DataFrame; got "
+                    f"{type(animals).__name__}")
+
+
+@renamed_arguments(old_positional=("archs",))
+def fit_many(animals, *, archs: Sequence[str] = ("1L", "2L", "2NL"), rule: str = "rpe", hidden: int = 3,
+             restarts: int = 8, seed=None, n_jobs: int = 1, criterion: str = "AIC", B: int = 1000,
+             animal_col: str = "subject", return_fits: bool | None = None, **fit_kwargs):
+    """Fit every architecture to every animal and compare them by AIC per animal.
+
+    Parameters
+    ----------
+    animals : mapping or pandas.DataFrame
+        A mapping animal -> trials table (see :func:`check_trials`), or one long table with an
+        ``animal_col`` column. Missing values are refused (in the trials and in the animal labels).
+    archs : sequence of {"1L", "2L", "2NL"}
+        The architectures compared.
+    rule : {"rpe", "reinforce", "supervised"} or LearningRule
+        Passed to :func:`fit`.
+    hidden : int
+        Passed to :func:`fit`.
+    restarts : int
+        Passed to :func:`fit`.
+    seed : None, int or numpy.random.Generator
+        One seed for the cohort: each (animal, architecture) gets its own stream spawned from it, so
+        results do not depend on ``n_jobs``.
+    n_jobs : int
+        Parallel fits through joblib (-1: all cores).
+    criterion : {"AIC", "BIC", "AICc"}
+        Passed to :func:`statcore.compare_by_group`.
+    B : int
+        Bootstrap replicates over animals, passed to :func:`statcore.compare_by_group`.
+    animal_col : str
+        The animal column of a long table.
+    return_fits : bool, optional
+        Deprecated: ``True`` returns the former tuple ``(comparison, fits)`` for one release (with a
+        FutureWarning); the fits are the comparison's ``fits`` attribute.
+    **fit_kwargs
+        Other arguments of :func:`fit` (``max_iter``, ``gtol``, ``baseline``, ``backend``, ...).
+
+    Returns
+    -------
+    statcore.GroupComparison
+        "2NL best in k of n" (``headline()``), per-animal winners and deltas, and every fit as
+        ``fits`` ({animal: {arch: LearningRuleFit}}).
+
+    References
+    ----------
+    Liebana et al. (2025). Dopamine encodes deep network teaching signals for individual learning
+    trajectories. Cell 188:3789. Burnham, K. P. & Anderson, D. R. (2002). Model Selection and
+    Multimodel Inference, 2nd ed. Springer.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from learncore.learning_rules import simulate
+    >>> one = {"W": np.zeros((2, 3)), "eta": 0.05, "beta": 8.0}
+    >>> mice = {f"m{k}": simulate("1L", one, 100, seed=k) for k in range(2)}
+    >>> res = fit_many(mice, archs=("1L",), restarts=1, max_iter=20, B=0, seed=0)
+    >>> res.n_groups
+    2
+    """
+    import statcore
+
+    groups = _animals(animals, animal_col)
+    if not groups:
+        raise ValueError("animals is empty")
+    if isinstance(archs, str):
+        archs = (archs,)
+    if not isinstance(archs, (list, tuple)):
+        raise TypeError(f"archs must be a sequence of architectures; got {type(archs).__name__}")
+    archs = tuple(check_arch(a) for a in archs)
+    if not archs:
+        raise ValueError("archs is empty")
+    if len(set(archs)) != len(archs):
+        raise ValueError(f"archs has duplicates: {archs}")
+    rule = check_rule(rule)
+    hidden_p = max(n_params(a, check_hidden(hidden, a)) for a in archs)
+    for k, tr in groups.items():
+        check_trials(tr, n_params=hidden_p, name=f"animals[{k!r}]")
+    n_jobs = check_n_jobs(n_jobs)
+    if return_fits is not None:
+        if not isinstance(return_fits, (bool, np.bool_)):
+            raise TypeError(f"return_fits must be True or False; got {return_fits!r}")
+        warnings.warn("fit_many(): return_fits is deprecated; the result holds every fit as .fits "
+                      "(return_fits=True keeps returning (comparison, fits) until the next release)",
+                      FutureWarning, stacklevel=2)
+    root = check_seed(seed)
+    seeds = np.random.SeedSequence(int(root.integers(2**63))).spawn(len(groups) * len(archs))
+    kwargs = dict(rule=rule, hidden=hidden, restarts=restarts, **fit_kwargs)
+    jobs = [(key, arch, tr, kwargs, seeds[i * len(archs) + j])
+            for i, (key, tr) in enumerate(groups.items()) for j, arch in enumerate(archs)]
+    if n_jobs == 1:
+        out = [_fit_one(*job) for job in jobs]
+    else:
+        from joblib import Parallel, delayed
+
+        out = Parallel(n_jobs=n_jobs)(delayed(_fit_one)(*job) for job in jobs)
+    fits: dict[Any, dict[str, LearningRuleFit]] = {key: {} for key in groups}
+    for key, arch, f in out:
+        fits[key][arch] = f
+    unconverged = [(k, a) for k, d in fits.items() for a, f in d.items() if not f.converged]
+    if unconverged:
+        by_arch = {a: sum(1 for _, b in unconverged if b == a) for a in archs}
+        warnings.warn(f"{len(unconverged)} of {len(jobs)} fits stopped before the gradient tolerance "
+                      f"({', '.join(f'{a}: {n}' for a, n in by_arch.items() if n)}); see each fit's restarts "
+                      f"table and raise max_iter to check their log-likelihoods", ConvergenceWarning, stacklevel=3)
+    comparison = statcore.compare_by_group(fits, criterion=criterion, B=B, seed=root, n_jobs=n_jobs)
+    if return_fits:
+        return comparison, fits
+    return comparison

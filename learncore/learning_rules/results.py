@@ -1,0 +1,169 @@
+"""The result of :func:`learncore.learning_rules.fit`: one learning rule fitted to one animal."""
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+import numpy as np
+import pandas as pd
+
+try:  # the one result base, public as statcore.Result once the lead exports it
+    from statcore import Result
+except ImportError:  # pragma: no cover
+    from statcore._result import Result
+
+from ._model import pack
+
+__all__ = ["LearningRuleFit"]
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class LearningRuleFit(Result):
+    """A learning rule fitted to one animal by maximum likelihood (what :func:`fit` returns).
+
+    A frozen result: ``repr`` shows the key numbers, ``summary()`` (and ``str``) the fit in a few
+    lines, ``to_frame()`` the fitted trajectory (the trials table with the model's ``p_right_model``),
+    ``plot()`` bias, sensitivity and accuracy over training, data against model. Registered with
+    ``statcore.loglik``, so ``statcore.aic``, ``compare_models`` and ``compare_by_group`` take it.
+
+    Attributes
+    ----------
+    arch, rule : str
+        Architecture ("1L", "2L", "2NL") and learning rule (a built-in name or a plug-in's name).
+    hidden : int
+        Hidden width (0 for 1L).
+    params : mapping
+        ``eta``, ``beta`` and the initial weights (``W``; or ``W1``, ``W2``) of the best restart
+        (read-only).
+    loglik : float
+        Maximised log-likelihood of the choices.
+    df : int
+        Free parameters (initial weights, eta, beta).
+    nobs : int
+        Trials.
+    p_right : numpy.ndarray
+        The fitted model's probability of "right" on each trial (before that trial's update),
+        replayed through the animal's own choices and rewards (read-only).
+    restarts : pandas.DataFrame
+        Per restart: ``restart``, ``loglik``, ``iterations``, ``converged``, ``status``, ``eta``, ``beta``.
+    converged : bool
+        Whether the best restart met the gradient tolerance.
+    baseline : float
+        The REINFORCE baseline used.
+    backend : str
+        "numba" or "autograd".
+    elapsed : float
+        Seconds the fit took.
+    trials : pandas.DataFrame
+        A copy of the trials table the model was fitted to.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from learncore.learning_rules import fit, simulate
+    >>> mouse = simulate("1L", {"W": np.zeros((2, 3)), "eta": 0.05, "beta": 8.0}, 300, seed=1)
+    >>> res = fit(mouse, arch="1L", restarts=2, seed=0)
+    >>> res.df, res.nobs
+    (8, 300)
+    >>> print(res.summary().splitlines()[0])
+    Learning rule fit: 1L, rule rpe
+    """
+
+    arch: str
+    rule: str
+    hidden: int
+    params: Mapping[str, Any]
+    loglik: float
+    df: int
+    nobs: int
+    p_right: np.ndarray
+    restarts: pd.DataFrame
+    converged: bool
+    baseline: float
+    backend: str
+    elapsed: float
+    trials: pd.DataFrame = field(repr=False)
+
+    def __post_init__(self):
+        # tables are copied so that nobody else holds (and edits) them
+        object.__setattr__(self, "restarts", self.restarts.copy())
+        object.__setattr__(self, "trials", self.trials.copy())
+        object.__setattr__(self, "p_right", np.array(self.p_right, dtype=np.float64, copy=True))
+        object.__setattr__(self, "params", {k: (np.array(v, dtype=np.float64, copy=True) if isinstance(v, np.ndarray)
+                                                else v) for k, v in self.params.items()})
+        super().__post_init__()
+
+    @property
+    def aic(self) -> float:
+        """Akaike's information criterion, -2 loglik + 2 df."""
+        return -2.0 * self.loglik + 2.0 * self.df
+
+    @property
+    def theta(self) -> np.ndarray:
+        """The flat parameter vector (weights, log eta, log beta)."""
+        return pack(self.arch, self.hidden, self.params)
+
+    def _repr_parts(self):
+        return [("arch", self.arch), ("rule", self.rule), ("hidden", self.hidden), ("loglik", self.loglik),
+                ("df", self.df), ("nobs", self.nobs), ("converged", self.converged)]
+
+    def summary(self) -> str:
+        """The fit in four lines: model, likelihood and AIC, eta and beta, restarts and convergence."""
+        name = self.arch if self.arch == "1L" else f"{self.arch} (hidden = {self.hidden})"
+        lls = np.sort(self.restarts["loglik"].to_numpy())[::-1]
+        near = int(np.sum(lls >= lls[0] - 0.01))
+        lines = [
+            f"Learning rule fit: {name}, rule {self.rule}",
+            f"{self.nobs} trials; 'log Lik.' {self.loglik:.6g} (df={self.df}); AIC {self.aic:.6g}",
+            f"eta = {self.params['eta']:.6g}, beta = {self.params['beta']:.6g}",
+            f"restarts: {len(self.restarts)} ({near} within 0.01 of the best); "
+            f"{'converged' if self.converged else 'NOT converged'}; {self.elapsed:.2f} s ({self.backend})",
+        ]
+        return "\n".join(lines)
+
+    def _html_title(self) -> str:
+        return self.summary().splitlines()[0]
+
+    def to_frame(self) -> pd.DataFrame:
+        """The fitted trajectory: the trials table with the model's ``p_right_model`` (a new frame)."""
+        out = self.trials.copy()
+        out["p_right_model"] = np.array(self.p_right)
+        return out
+
+    def metrics(self, *, by="session"):
+        """Behavioural metrics of the data and of the fitted model (see :func:`behaviour_metrics`).
+
+        Returns
+        -------
+        tuple of BehaviourMetrics
+            ``(data, model)``.
+        """
+        from .behaviour import behaviour_metrics
+
+        return (behaviour_metrics(self.trials, by=by),
+                behaviour_metrics(self.trials, np.array(self.p_right), by=by))
+
+    def _plot(self, ax=None, **kwargs):
+        """Bias, sensitivity and accuracy over training: the data against the fitted model; returns
+        the three Axes."""
+        from .behaviour import plot_behaviour
+
+        if "axes" in kwargs:
+            if ax is not None:
+                raise TypeError("plot() got both 'axes' (its former name) and 'ax'")
+            warnings.warn("plot(): the argument 'axes' is now called 'ax'; the old name stops working in the "
+                          "next release", FutureWarning, stacklevel=3)
+            ax = kwargs.pop("axes")
+        return plot_behaviour(self.trials, np.array(self.p_right), ax=ax, **kwargs)
+
+
+def _register_loglik() -> None:
+    import statcore
+
+    @statcore.loglik.register(LearningRuleFit)
+    def _(fit: LearningRuleFit):
+        return statcore.LogLik(fit.loglik, df=fit.df, nobs=fit.nobs)
+
+
+_register_loglik()
