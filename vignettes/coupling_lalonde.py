@@ -65,8 +65,8 @@ print(abs_b)
 dominance = abs(abs_b.comonotone - ate) < 1e-6 * abs(ate)
 print(f"comonotone E|Y1 - Y0| minus the average effect: {abs_b.comonotone - ate:.1e} "
       f"(trainees' earnings dominate at every quantile: {dominance})")
-fig = abs_b.plot()
-fig.savefig(FIG / "nsw_couplings.png", dpi=120)
+axes = abs_b.plot()
+axes[0].figure.savefig(FIG / "nsw_couplings.png", dpi=120)
 
 # %% [markdown]
 # ## Within strata: tighter bounds, and the assumption made explicit
@@ -91,7 +91,7 @@ print(f"Var(Y1 - Y0) within nodegree strata: [{var_x.lower:.4g}, {var_x.upper:.4
 
 # %%
 covs = nsw[["age", "educ", "black", "hisp", "marr", "nodegree", "re74", "re75"]].astype(float)
-ipw = ite_variance_bounds(y, treat, x=covs, B=0)
+ipw = ite_variance_bounds(y, treat, X=covs, B=0)
 print(f"Var(Y1 - Y0) with Hajek IPW marginals: [{ipw.lower:.4g}, {ipw.upper:.4g}]")
 
 # %% [markdown]
@@ -106,9 +106,9 @@ band = makarov_bounds(y, treat, deltas)
 at0 = makarov_bounds(y, treat, 0.0)
 print(f"P(Y1 - Y0 <= 0) in [{at0.lower:.3f}, {at0.upper:.3f}]; "
       f"so between {1 - at0.upper:.3f} and {1 - at0.lower:.3f} gained")
-fig = band.plot()
-fig.axes[0].set_xlabel("individual effect on 1978 earnings (dollars)")
-fig.savefig(FIG / "nsw_makarov.png", dpi=120)
+ax = band.plot()
+ax.set_xlabel("individual effect on 1978 earnings (dollars)")
+ax.figure.savefig(FIG / "nsw_makarov.png", dpi=120)
 
 # %% [markdown]
 # ## Reading

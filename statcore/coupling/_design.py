@@ -3,43 +3,30 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
-from .._checks import as_float_array, as_treatment
-from .._result import StatcoreWarning
-from ._functions import _MAX_LP_CELLS, _F, _as_weights, _eval_f, _merge_values, _ot_bounds
+from .._checks import CouplingData, coupling_data_inputs, strata_codes
+from .._warnings import ConvergenceWarning, StatcoreWarning
+from ._functions import _MAX_LP_CELLS, _F, _eval_f, _merge_values, _ot_bounds
+
+# ConvergenceWarning: statcore's one class (statcore._warnings), importable here under its old name
 
 
 class OverlapWarning(StatcoreWarning):
-    """Some propensity scores were clipped: overlap between the arms is poor there."""
+    """Some propensity scores were clipped: overlap between the arms is poor there.
 
-
-class ConvergenceWarning(StatcoreWarning):
-    """The logistic propensity fit did not converge (separation or collinear covariates)."""
+    Examples
+    --------
+    >>> import warnings
+    >>> from statcore.coupling import OverlapWarning
+    >>> issubclass(OverlapWarning, UserWarning)
+    True
+    """
 
 # ----------------------------------------------------------------------------------------------
 # design: arms, strata, propensity weights, resampling
 # ----------------------------------------------------------------------------------------------
-
-def _as_labels(v: Any, n: int, name: str) -> tuple[np.ndarray, list]:
-    arr = np.asarray(v.to_numpy() if hasattr(v, "to_numpy") else v)
-    if arr.ndim != 1 or arr.size != n:
-        raise ValueError(f"{name} must have one label per outcome ({n}), got shape {arr.shape}")
-    import pandas as pd
-
-    missing = np.asarray(pd.isna(arr), dtype=bool)
-    if missing.any():
-        # NaN, None, pandas NA and NaT would otherwise form a stratum of their own (NaN != NaN: several)
-        raise ValueError(f"{name} has {int(missing.sum())} missing value(s) (NaN, None or NA), the first at "
-                         f"position {int(np.argmax(missing))}; drop those units or give them a stratum label")
-    try:
-        levels, codes = np.unique(arr, return_inverse=True)
-    except TypeError:
-        levels, codes = np.unique(arr.astype(str), return_inverse=True)
-    return codes.astype(np.int64), [v.item() if hasattr(v, "item") else v for v in levels]
-
 
 def _logistic_fit(X: np.ndarray, t: np.ndarray, w: np.ndarray, beta0: np.ndarray | None = None,
                   max_iter: int = 100) -> tuple[np.ndarray, bool]:
@@ -110,18 +97,24 @@ class _Design:
         return counts
 
 
-def _make_design(y, treat, x, propensity, strata, clip: float, weights=None) -> _Design:
-    yv = as_float_array(y, "y").ravel()
-    if yv.size == 0:
-        raise ValueError("y is empty")
-    arm = as_treatment(treat, yv.size)
-    for a, label in ((True, "treated (treat == 1)"), (False, "control (treat == 0)")):
-        if not (arm == a).any():
-            raise ValueError(f"treat: the {label} arm is empty; both arms need at least one unit")
+def _design_of(y, treat, X=None, propensity=None, strata=None, weights=None, clip: float = 0.01,
+               nan_policy: str = "raise") -> _Design:
+    """Validate the data and build their design (for internal callers and tests)."""
+    data = coupling_data_inputs(y, treat, X=X, propensity=propensity, strata=strata, weights=weights,
+                                nan_policy=nan_policy)
+    return _make_design(data, clip)
+
+
+def _make_design(data: CouplingData, clip: float) -> _Design:
+    """The design of validated data (``statcore._checks.coupling_data_inputs``); ``data.X`` is used
+    only when no propensity is given (to fit it)."""
+    yv, arm, strata, x, propensity = data.y, data.arm, data.strata, data.X, data.propensity
+    if propensity is not None:
+        x = None  # the given propensity is used as it is; X would only be needed to fit it
     if strata is None:
         codes, levels = np.zeros(yv.size, dtype=np.int64), ["(all)"]
     else:
-        codes, levels = _as_labels(strata, yv.size, "strata")
+        codes, levels = strata_codes(strata)
     n = yv.size
     p_s = np.bincount(codes, minlength=len(levels)) / n
     # units reordered once by (stratum, arm, y): every stratum-by-arm cell is a sorted contiguous slice,
@@ -131,10 +124,7 @@ def _make_design(y, treat, x, propensity, strata, clip: float, weights=None) -> 
     cells = {}
     for s in range(len(levels)):
         for a in (True, False):
-            idx = np.flatnonzero((codes == s) & (arm == a))
-            if idx.size == 0:
-                raise ValueError(f"strata: stratum {levels[s]!r} has no {'treated' if a else 'control'} "
-                                 "units; merge it with a neighbour or drop it")
+            idx = np.flatnonzero((codes == s) & (arm == a))  # never empty: checked in coupling_data_inputs
             cells[(s, a)] = slice(int(idx[0]), int(idx[-1]) + 1)
     if len(levels) == 1:
         pooled = {a: cells[(0, a)] for a in (True, False)}
@@ -145,37 +135,26 @@ def _make_design(y, treat, x, propensity, strata, clip: float, weights=None) -> 
     note = "equal within arms (randomised experiment)"
     if strata is not None:
         note = "equal within stratum-by-arm cells, strata weighted by their shares"
-    if weights is not None:
-        inv_e = _as_weights(weights, n, "weights")[perm]
+    if data.weights is not None:
+        inv_e = data.weights[perm]
         note = "user weights, normalised within arms"
     if propensity is not None:
-        e = as_float_array(propensity, "propensity").ravel()
-        if e.size != n:
-            raise ValueError(f"propensity has {e.size} values but y has {n}; pass one score per unit")
-        if (e <= 0).any() or (e >= 1).any():
-            bad = e[(e <= 0) | (e >= 1)][0]
-            raise ValueError(f"propensity must lie strictly inside (0, 1); found {bad!r}")
-        e = e[perm]
+        e = propensity[perm]
         note = "Hajek inverse-propensity weights (propensity given)"
     elif x is not None:
-        xv = as_float_array(x, "x")
-        if xv.ndim == 1:
-            xv = xv[:, None]
-        if xv.ndim != 2 or xv.shape[0] != n:
-            raise ValueError(f"x must have one row per outcome ({n}), got shape {xv.shape}")
-        xv = xv[perm]
+        xv = x[perm]
         sd = xv.std(axis=0)
         keep = sd > 0
         Z = (xv[:, keep] - xv[:, keep].mean(axis=0)) / sd[keep]
         X = np.column_stack([np.ones(n), Z])
         beta, ok = _logistic_fit(X, arm.astype(np.float64), np.ones(n))
         if not ok:
-            warnings.warn("the logistic propensity fit did not converge (separation or collinear x); "
+            warnings.warn("the logistic propensity fit did not converge (separation or collinear X); "
                           "weights may be extreme", ConvergenceWarning, stacklevel=4)
         from scipy.special import expit
 
         e = expit(X @ beta)
-        note = "Hajek inverse-propensity weights (propensity fitted by logistic regression on x)"
+        note = "Hajek inverse-propensity weights (propensity fitted by logistic regression on X)"
     if propensity is not None or x is not None:
         low, high = e < clip, e > 1 - clip
         if low.any() or high.any():

@@ -7,7 +7,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .._checks import as_float_array, check_choice
+from .._checks import check_choice, coupling_mean_inputs, renamed_arguments
 
 # ----------------------------------------------------------------------------------------------
 # f: named functions with their known class, or a user callable
@@ -105,25 +105,9 @@ def _merge_values(y1s: np.ndarray, W1: np.ndarray, y0s: np.ndarray, W0: np.ndarr
         return np.sum(vals * plen, axis=1, where=plen > 0) / total
 
 
-def _as_arm(y: Any, name: str) -> np.ndarray:
-    arr = as_float_array(y, name).ravel()
-    if arr.size == 0:
-        raise ValueError(f"{name} is empty; each arm needs at least one value")
-    return arr
-
-
-def _as_weights(w: Any, n: int, name: str) -> np.ndarray:
-    arr = as_float_array(w, name).ravel()
-    if arr.size != n:
-        raise ValueError(f"{name} has {arr.size} values but its sample has {n}; pass one weight per value")
-    if (arr < 0).any():
-        raise ValueError(f"{name} must be non-negative; found {arr.min()!r}")
-    if not arr.sum() > 0:
-        raise ValueError(f"{name} sums to zero; at least one weight must be positive")
-    return arr
-
-
-def coupling_mean(y1, y0, f, coupling: str = "comonotone", w1=None, w0=None) -> float:
+@renamed_arguments({"w1": "weights1", "w0": "weights0"}, old_positional=("coupling", "weights1", "weights0"))
+def coupling_mean(y1, y0, f, *, coupling: str = "comonotone", weights1=None, weights0=None,
+                  nan_policy: str = "raise") -> float:
     """E[f(Y1, Y0)] under the comonotone or countercomonotone coupling of two empirical marginals.
 
     Exact for the (weighted) empirical distributions of ``y1`` and ``y0``, ties included: the two
@@ -133,18 +117,23 @@ def coupling_mean(y1, y0, f, coupling: str = "comonotone", w1=None, w0=None) -> 
     Parameters
     ----------
     y1, y0 : array_like
-        Samples from the two marginals (any lengths).
+        Samples from the two marginals (vectors of any lengths, finite values).
     f : callable or str
         Vectorised ``f(y1, y0)`` or one of "product", "sq_diff", "abs_diff", "min", "max",
         "indicator(s, t)" (the joint distribution function 1{Y1 <= s, Y0 <= t}).
     coupling : {"comonotone", "countercomonotone"}
         int f(Q1(u), Q0(u)) du or int f(Q1(u), Q0(1 - u)) du.
-    w1, w0 : array_like, optional
-        Non-negative weights of the values (normalised within each sample); equal by default.
+    weights1, weights0 : array_like, optional
+        Non-negative weights of the values of ``y1`` and ``y0`` (normalised within each sample);
+        equal by default. Formerly ``w1``, ``w0``.
+    nan_policy : {"raise", "omit", "propagate"}
+        A NaN in ``y1`` or ``y0`` (or in a weight): "raise" refuses it, "omit" drops that value
+        (each sample separately), "propagate" returns NaN.
 
     Returns
     -------
     float
+        The value of the integral.
 
     Examples
     --------
@@ -158,23 +147,27 @@ def coupling_mean(y1, y0, f, coupling: str = "comonotone", w1=None, w0=None) -> 
 
     References
     ----------
-    Cambanis, Simons & Stout (1976); Tchen (1980).
+    Cambanis, S., Simons, G. & Stout, W. (1976). Inequalities for Ek(X, Y) when the marginals are
+    fixed. Z. Wahrscheinlichkeitstheorie verw. Gebiete 36, 285-294.
+
+    Tchen, A. H. (1980). Inequalities for distributions with given marginals. Ann. Probab. 8, 814-827.
     """
     coupling = check_choice(coupling, "coupling", ("comonotone", "countercomonotone"),
                             {"co": "comonotone", "counter": "countercomonotone",
                              "countermonotone": "countercomonotone"})
     fx = _resolve_f(f)
-    a1 = _as_arm(y1, "y1")
-    a0 = _as_arm(y0, "y0")
+    a1, v1, a0, v0, propagate = coupling_mean_inputs(y1, y0, weights1, weights0, nan_policy)
+    if propagate:
+        return float("nan")
     n1, n0 = a1.size, a0.size
-    if w1 is None and w0 is None:
+    if v1 is None and v0 is None:
         y1s, y0s = np.sort(a1), np.sort(a0)
         # integer-valued weights of equal totals: the merge has no rounding at all
         W1 = np.full((1, n1), float(n0))
         W0 = np.full((1, n0), float(n1))
     else:
-        v1 = np.ones(n1) if w1 is None else _as_weights(w1, n1, "w1")
-        v0 = np.ones(n0) if w0 is None else _as_weights(w0, n0, "w0")
+        v1 = np.ones(n1) if v1 is None else v1
+        v0 = np.ones(n0) if v0 is None else v0
         o1 = np.argsort(a1, kind="stable")
         o0 = np.argsort(a0, kind="stable")
         y1s, y0s = a1[o1], a0[o0]

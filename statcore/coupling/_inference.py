@@ -5,6 +5,7 @@ import math
 
 import numpy as np
 
+from .._checks import check_correlation, check_positive_int, interval_inputs, renamed_arguments
 from ._design import _cell_weights, _Design
 from ._functions import _F
 
@@ -25,8 +26,9 @@ def _bvn_upper_lower(a: float, b: float, rho: float) -> float:
     return float(multivariate_normal.cdf([a, b], mean=[0, 0], cov=[[1, -rho], [-rho, 1]]))
 
 
-def imbens_manski_interval(lower: float, upper: float, se_lower: float, se_upper: float,
-                           conf_level: float) -> tuple[float, float]:
+@renamed_arguments(old_positional=("conf_level",))
+def imbens_manski_interval(lower: float, upper: float, se_lower: float, se_upper: float, *,
+                           conf_level: float = 0.95) -> tuple[float, float]:
     """Imbens & Manski (2004) confidence interval for a parameter known to lie in [lower, upper].
 
     The interval [l - c se_l, u + c se_u] with c solving Phi(c + D / max(se_l, se_u)) - Phi(-c) =
@@ -41,7 +43,7 @@ def imbens_manski_interval(lower: float, upper: float, se_lower: float, se_upper
     lower, upper : float
         Estimates of the two ends of the identified set.
     se_lower, se_upper : float
-        Their standard errors (zero or less for both: the estimates themselves are returned).
+        Their standard errors, non-negative (both zero: the estimates themselves are returned).
     conf_level : float
         Confidence level in (0, 1).
 
@@ -53,10 +55,10 @@ def imbens_manski_interval(lower: float, upper: float, se_lower: float, se_upper
     Examples
     --------
     >>> from statcore.coupling import imbens_manski_interval
-    >>> lo, hi = imbens_manski_interval(0.0, 1.0, 0.1, 0.1, 0.95)  # far apart: c = 1.645
+    >>> lo, hi = imbens_manski_interval(0.0, 1.0, 0.1, 0.1, conf_level=0.95)  # far apart: c = 1.645
     >>> round(lo, 4), round(hi, 4)
     (-0.1645, 1.1645)
-    >>> lo, hi = imbens_manski_interval(0.5, 0.5, 0.1, 0.1, 0.95)  # a point: c = 1.96
+    >>> lo, hi = imbens_manski_interval(0.5, 0.5, 0.1, 0.1, conf_level=0.95)  # a point: c = 1.96
     >>> round(lo, 4), round(hi, 4)
     (0.304, 0.696)
 
@@ -71,6 +73,7 @@ def imbens_manski_interval(lower: float, upper: float, se_lower: float, se_upper
     from scipy.optimize import brentq
     from scipy.stats import norm
 
+    lower, upper, se_lower, se_upper, conf_level = interval_inputs(lower, upper, se_lower, se_upper, conf_level)
     delta = max(upper - lower, 0.0)
     s = max(se_lower, se_upper)
     if s <= 0:
@@ -79,8 +82,9 @@ def imbens_manski_interval(lower: float, upper: float, se_lower: float, se_upper
     return lower - c * se_lower, upper + c * se_upper
 
 
-def stoye_interval(lower: float, upper: float, se_lower: float, se_upper: float, rho: float,
-                   conf_level: float, n: int) -> tuple[float, float]:
+@renamed_arguments(old_positional=("rho", "conf_level", "n"))
+def stoye_interval(lower: float, upper: float, se_lower: float, se_upper: float, *, rho: float,
+                   conf_level: float = 0.95, n: int) -> tuple[float, float]:
     """Stoye (2009) confidence interval for a parameter known to lie in [lower, upper].
 
     The shortest [l - c_l se_l, u + c_u se_u] (smallest c_l se_l + c_u se_u) that covers the true
@@ -97,7 +101,7 @@ def stoye_interval(lower: float, upper: float, se_lower: float, se_upper: float,
     lower, upper : float
         Estimates of the two ends of the identified set.
     se_lower, se_upper : float
-        Their standard errors (if either is zero or less: :func:`imbens_manski_interval`).
+        Their standard errors, non-negative (if either is zero: :func:`imbens_manski_interval`).
     rho : float
         Correlation of the two estimates (e.g. of their bootstrap replicates); clipped to
         [-0.995, 0.995].
@@ -114,10 +118,10 @@ def stoye_interval(lower: float, upper: float, se_lower: float, se_upper: float,
     Examples
     --------
     >>> from statcore.coupling import stoye_interval
-    >>> lo, hi = stoye_interval(0.0, 1.0, 0.1, 0.2, 0.5, 0.95, n=500)  # far apart: c = 1.645 each
+    >>> lo, hi = stoye_interval(0.0, 1.0, 0.1, 0.2, rho=0.5, conf_level=0.95, n=500)  # far apart: c = 1.645
     >>> round(lo, 4), round(hi, 4)
     (-0.1645, 1.329)
-    >>> lo, hi = stoye_interval(0.0, 0.05, 0.1, 0.1, 0.5, 0.95, n=500)  # D below the pre-test
+    >>> lo, hi = stoye_interval(0.0, 0.05, 0.1, 0.1, rho=0.5, conf_level=0.95, n=500)  # D below the pre-test
     >>> round(lo, 3), round(hi, 3)
     (-0.196, 0.246)
 
@@ -132,8 +136,11 @@ def stoye_interval(lower: float, upper: float, se_lower: float, se_upper: float,
     from scipy.optimize import brentq, minimize_scalar
     from scipy.stats import norm
 
+    lower, upper, se_lower, se_upper, conf_level = interval_inputs(lower, upper, se_lower, se_upper, conf_level)
+    rho = check_correlation(rho)
+    n = check_positive_int(n, "n")
     if se_lower <= 0 or se_upper <= 0:
-        return imbens_manski_interval(lower, upper, se_lower, se_upper, conf_level)
+        return imbens_manski_interval(lower, upper, se_lower, se_upper, conf_level=conf_level)
     delta = max(upper - lower, 0.0)
     if delta <= max(se_lower, se_upper) * math.sqrt(math.log(max(n, 3))):
         delta = 0.0

@@ -1,14 +1,14 @@
 """``makarov_bounds``: sharp pointwise bounds on the distribution function of Y1 - Y0."""
 from __future__ import annotations
 
-from typing import Any
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-from .._checks import InputWrapper, as_float_array
-from .._result import TableResult
+from .._checks import InputWrapper, as_delta, coupling_data_inputs, renamed_arguments
 from .._r.rformat import R_DIGITS, format_table
+from .._result import Result
 from ._design import _make_design
 from .bounds import _data_name
 
@@ -42,12 +42,34 @@ def _makarov_one(y1: np.ndarray, w1: np.ndarray, y0: np.ndarray, w0: np.ndarray,
     return lower, upper
 
 
-@dataclass
-class MakarovBounds(TableResult):
+@dataclass(frozen=True, eq=False, repr=False)
+class MakarovBounds(Result):
     """Pointwise sharp bounds on P(Y1 - Y0 <= delta) (Makarov 1981; Fan & Park 2010).
 
-    Attributes: ``delta``, ``lower``, ``upper`` (same container as ``delta``), ``n1``, ``n0``,
-    ``strata`` (number of strata; bounds are E_X of the within-stratum bounds), ``data_name``.
+    Attributes
+    ----------
+    delta : float, ndarray or pandas.Series
+        The points, as given.
+    lower, upper : float, ndarray or pandas.Series
+        The bounds at each point, in the container of ``delta`` (a Series keeps its index).
+    n1, n0 : int
+        Treated and control units used.
+    n_strata : int
+        Number of strata (the bounds are E_X of the within-stratum bounds when above 1).
+    data_name, weights_note : str
+        What the summary prints about the data and their weights.
+
+    Examples
+    --------
+    >>> from statcore.coupling import makarov_bounds
+    >>> r = makarov_bounds([0, 1, 0, 1], [0, 0, 1, 1], [-1, 0, 1])
+    >>> r
+    MakarovBounds(n_delta=3, n1=2, n0=2, n_strata=1)
+    >>> r.to_frame()
+       delta  lower  upper
+    0   -1.0    0.0    0.5
+    1    0.0    0.5    1.0
+    2    1.0    1.0    1.0
     """
 
     delta: Any
@@ -59,7 +81,15 @@ class MakarovBounds(TableResult):
     data_name: str
     weights_note: str
 
+    def _repr_parts(self):
+        return [("n_delta", int(np.size(np.asarray(self.delta)))), ("n1", self.n1), ("n0", self.n0),
+                ("n_strata", self.n_strata)]
+
+    def _html_title(self) -> str:
+        return "Makarov bounds on the distribution function of Y1 - Y0"
+
     def to_frame(self):
+        """One row per point: ``delta``, ``lower``, ``upper``."""
         import pandas as pd
 
         return pd.DataFrame({"delta": np.asarray(self.delta, float).ravel(),
@@ -83,6 +113,7 @@ class MakarovBounds(TableResult):
         return "\n".join(lines) + "\n"
 
     def _plot(self, ax=None):
+        """The band between the bounds, as step functions of delta; returns the Axes."""
         import matplotlib.pyplot as plt
 
         d = np.asarray(self.delta, float).ravel()
@@ -90,8 +121,7 @@ class MakarovBounds(TableResult):
         hi = np.asarray(self.upper, float).ravel()
         o = np.argsort(d)
         if ax is None:
-            fig, ax = plt.subplots(figsize=(6, 4))
-        fig = ax.figure
+            _, ax = plt.subplots(figsize=(6, 4))
         ax.fill_between(d[o], lo[o], hi[o], step="post", color="C0", alpha=0.25, label="Makarov band")
         ax.step(d[o], lo[o], where="post", color="C0")
         ax.step(d[o], hi[o], where="post", color="C0")
@@ -99,10 +129,11 @@ class MakarovBounds(TableResult):
         ax.set_ylabel(r"$P(Y_1 - Y_0 \leq \delta)$")
         ax.set_ylim(-0.02, 1.02)
         ax.legend(fontsize=8)
-        return fig
+        return ax
 
 
-def makarov_bounds(y, treat, delta, weights=None, strata=None) -> MakarovBounds:
+@renamed_arguments(old_positional=("weights", "strata"))
+def makarov_bounds(y, treat, delta, *, weights=None, strata=None, nan_policy="raise") -> MakarovBounds:
     """Sharp pointwise bounds on the distribution function of the individual effect Y1 - Y0.
 
     F^L(d) = max(0, sup_y [F1(y) - F0(y - d)-]) and F^U(d) = 1 + min(0, inf_y [F1(y) - F0(y - d)])
@@ -113,19 +144,37 @@ def makarov_bounds(y, treat, delta, weights=None, strata=None) -> MakarovBounds:
 
     Parameters
     ----------
-    y, treat : array_like
-        Outcomes and binary treatment.
+    y : array_like
+        Outcomes, one per unit (a vector).
+    treat : array_like
+        Binary treatment (0/1 or bool), one per unit.
     delta : float or array_like
-        Points at which to bound P(Y1 - Y0 <= delta).
+        Points at which to bound P(Y1 - Y0 <= delta): a number or a non-empty vector of finite values
+        (a pandas Series keeps its index in the result).
     weights : array_like, optional
         Non-negative unit weights (e.g. inverse propensity), normalised within arms (within
         stratum-by-arm cells with ``strata``).
     strata : array_like, optional
-        Discrete covariate (missing labels are refused).
+        Discrete covariate (missing labels follow ``nan_policy``).
+    nan_policy : {"raise", "omit"}
+        A missing value in ``y``, ``treat``, ``weights`` or ``strata``: "raise" refuses it, "omit"
+        drops the unit. ``delta`` must be finite.
 
     Returns
     -------
     MakarovBounds
+        ``lower`` and ``upper`` at each point of ``delta``.
+
+    References
+    ----------
+    Makarov, G. D. (1981). Estimates for the distribution function of a sum of two random variables
+    when the marginal distributions are fixed. Theory Probab. Appl. 26, 803-806.
+
+    Williamson, R. C. & Downs, T. (1990). Probabilistic arithmetic I: numerical methods for
+    calculating convolutions and dependency bounds. Int. J. Approx. Reason. 4, 89-158.
+
+    Fan, Y. & Park, S. S. (2010). Sharp bounds on the distribution of treatment effects and their
+    statistical inference. Econometric Theory 26, 931-951.
 
     Examples
     --------
@@ -133,16 +182,12 @@ def makarov_bounds(y, treat, delta, weights=None, strata=None) -> MakarovBounds:
     >>> r = makarov_bounds([0, 1, 0, 1], [0, 0, 1, 1], [-1, 0, 1])
     >>> r.lower, r.upper
     (array([0. , 0.5, 1. ]), array([0.5, 1. , 1. ]))
-
-    References
-    ----------
-    Makarov (1981); Williamson & Downs (1990); Fan & Park (2010).
     """
     wrapper = InputWrapper.of(delta)
-    d = as_float_array(delta, "delta")
-    shape = d.shape
-    d = d.ravel()
-    design = _make_design(y, treat, None, None, strata, 0.01, weights)
+    d = as_delta(delta)
+    shape = np.shape(np.asarray(delta.to_numpy() if hasattr(delta, "to_numpy") else delta))
+    data = coupling_data_inputs(y, treat, strata=strata, weights=weights, nan_policy=nan_policy)
+    design = _make_design(data, 0.01)
     base = np.ones(design.y.size) if design.inv_e is None else design.inv_e
     lower = np.zeros(d.size)
     upper = np.zeros(d.size)

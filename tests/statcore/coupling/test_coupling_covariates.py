@@ -23,9 +23,9 @@ def test_given_propensity_is_hajek_weighting():
     e = np.clip(expit(1.5 * x), 0.02, 0.98)  # inside the default clip: plain Hajek weights
     r = joint_bounds(y, t, "product", propensity=e, B=0)
     w1, w0 = 1 / e[t == 1], 1 / (1 - e[t == 0])
-    assert r.comonotone == pytest.approx(coupling_mean(y[t == 1], y[t == 0], "product", w1=w1, w0=w0), rel=1e-12)
+    assert r.comonotone == pytest.approx(coupling_mean(y[t == 1], y[t == 0], "product", weights1=w1, weights0=w0), rel=1e-12)
     assert r.countercomonotone == pytest.approx(
-        coupling_mean(y[t == 1], y[t == 0], "product", "countercomonotone", w1=w1, w0=w0), rel=1e-12)
+        coupling_mean(y[t == 1], y[t == 0], "product", coupling="countercomonotone", weights1=w1, weights0=w0), rel=1e-12)
     assert "propensity given" in r.summary()
     kish1 = w1.sum() ** 2 / (w1 ** 2).sum()
     assert f"effective n1 = {kish1:.1f}" in r.summary()
@@ -38,7 +38,7 @@ def test_fitted_propensity_matches_statsmodels_logit():
     X = np.column_stack([x, rng.normal(size=400)])
     fit = sm.Logit(t, sm.add_constant(X)).fit(disp=0, tol=1e-12)
     e = fit.predict(sm.add_constant(X))
-    a = joint_bounds(y, t, "sq_diff", x=X, B=0)
+    a = joint_bounds(y, t, "sq_diff", X=X, B=0)
     b = joint_bounds(y, t, "sq_diff", propensity=e, B=0)
     assert a.lower == pytest.approx(b.lower, rel=1e-8)
     assert a.upper == pytest.approx(b.upper, rel=1e-8)
@@ -50,7 +50,7 @@ def test_ipw_recovers_population_marginals_under_confounding():
     # Y1 ~ N(1, 5), Y0 ~ N(0, 2) in the population: E[Y1 Y0] in [-sqrt(10), sqrt(10)]
     rng = np.random.default_rng(3)
     x, t, y = confounded(rng, 40_000)
-    r = joint_bounds(y, t, "product", x=x, B=0)
+    r = joint_bounds(y, t, "product", X=x, B=0)
     naive = joint_bounds(y, t, "product", B=0)
     s = np.sqrt(10)
     # standard errors here are about 0.04; the naive marginals are off by more than 1
@@ -68,7 +68,7 @@ def test_clipping_warns_and_clips():
         r = joint_bounds(y, t, "product", propensity=e, B=0, clip=0.01)
     ec = np.clip(e, 0.01, 0.99)
     w1, w0 = 1 / ec[t == 1], 1 / (1 - ec[t == 0])
-    assert r.comonotone == pytest.approx(coupling_mean(y[t == 1], y[t == 0], "product", w1=w1, w0=w0), rel=1e-12)
+    assert r.comonotone == pytest.approx(coupling_mean(y[t == 1], y[t == 0], "product", weights1=w1, weights0=w0), rel=1e-12)
     assert "clipped to [0.01, 0.99]" in r.summary()
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -116,7 +116,7 @@ def test_separation_warns_about_convergence_and_overlap():
     y = x + np.r_[np.zeros(20), np.ones(20)]
     with pytest.warns(ConvergenceWarning, match="did not converge"):
         with pytest.warns(OverlapWarning):
-            joint_bounds(y, t, "product", x=x, B=0)
+            joint_bounds(y, t, "product", X=x, B=0)
 
 
 @pytest.mark.parametrize("strata", [

@@ -7,7 +7,7 @@ from scipy import stats
 
 from statcore.coupling import (JointBounds, imbens_manski_interval, ite_variance_bounds, joint_bounds,
                                stoye_interval)
-from statcore.coupling._design import _make_design, _values
+from statcore.coupling._design import _design_of, _values
 from statcore.coupling._functions import _resolve_f
 
 matplotlib.use("Agg")
@@ -25,7 +25,7 @@ def test_replicates_equal_recomputation_on_resampled_data():
     rng = np.random.default_rng(1)
     y, t = normal_arms(rng, 40, 31)
     y[:5] = y[5:10]  # ties
-    design = _make_design(y, t, None, None, None, 0.01)
+    design = _design_of(y, t)
     counts = design.resample(np.random.default_rng(7), 6, None)
     y, t = y[design.perm], t[design.perm]  # counts refer to the design's (sorted) order
     assert np.array_equal(design.y, y)
@@ -47,14 +47,14 @@ def test_replicates_with_fitted_propensity_refit_on_each_replicate():
     x = rng.normal(size=(n, 2))
     t = (rng.uniform(size=n) < 1 / (1 + np.exp(-(0.5 * x[:, 0] - 0.3 * x[:, 1])))).astype(float)
     y = x[:, 0] + t * (1 + rng.normal(size=n))
-    design = _make_design(y, t, x, None, None, 0.01)
+    design = _design_of(y, t, X=x)
     counts = design.resample(np.random.default_rng(3), 3, None)
     y, t, x = y[design.perm], t[design.perm], x[design.perm]
     fx = _resolve_f("sq_diff")
     v = _values(design, counts, fx, "submodular")
     for r in range(3):
         idx = np.repeat(np.arange(n), counts[r].astype(int))
-        direct = joint_bounds(y[idx], t[idx], "sq_diff", x=x[idx], B=0)
+        direct = joint_bounds(y[idx], t[idx], "sq_diff", X=x[idx], B=0)
         assert v.co[r] == pytest.approx(direct.comonotone, rel=1e-7)
         assert v.counter[r] == pytest.approx(direct.countercomonotone, rel=1e-7)
 
@@ -75,12 +75,12 @@ def test_same_seed_same_answer_and_threads_do_not_matter():
 
 def test_imbens_manski_limits():
     z95, z975 = stats.norm.ppf(0.95), stats.norm.ppf(0.975)
-    lo, hi = imbens_manski_interval(1.0, 1.0, 0.1, 0.2, 0.95)
+    lo, hi = imbens_manski_interval(1.0, 1.0, 0.1, 0.2, conf_level=0.95)
     assert (lo, hi) == pytest.approx((1 - z975 * 0.1, 1 + z975 * 0.2), abs=1e-9)
-    lo, hi = imbens_manski_interval(0.0, 100.0, 0.1, 0.2, 0.95)
+    lo, hi = imbens_manski_interval(0.0, 100.0, 0.1, 0.2, conf_level=0.95)
     assert (lo, hi) == pytest.approx((-z95 * 0.1, 100 + z95 * 0.2), abs=1e-9)
     # in between: the defining equation
-    lo, hi = imbens_manski_interval(0.0, 0.3, 0.1, 0.2, 0.9)
+    lo, hi = imbens_manski_interval(0.0, 0.3, 0.1, 0.2, conf_level=0.9)
     c = -lo / 0.1
     assert stats.norm.cdf(c + 0.3 / 0.2) - stats.norm.cdf(-c) == pytest.approx(0.9, abs=1e-9)
     assert hi == pytest.approx(0.3 + c * 0.2)
@@ -89,13 +89,13 @@ def test_imbens_manski_limits():
 def test_stoye_limits_and_coverage_constraints():
     z95, z975 = stats.norm.ppf(0.95), stats.norm.ppf(0.975)
     # far-apart bounds: one-sided critical values at each end
-    lo, hi = stoye_interval(0.0, 100.0, 0.1, 0.1, 0.3, 0.95, 1000)
+    lo, hi = stoye_interval(0.0, 100.0, 0.1, 0.1, rho=0.3, conf_level=0.95, n=1000)
     assert (lo, hi) == pytest.approx((-z95 * 0.1, 100 + z95 * 0.1), abs=2e-4)
     # bounds that coincide and move together: the two-sided interval of a point
-    lo, hi = stoye_interval(1.0, 1.0, 0.1, 0.1, 0.995, 0.95, 1000)
+    lo, hi = stoye_interval(1.0, 1.0, 0.1, 0.1, rho=0.995, conf_level=0.95, n=1000)
     assert (lo, hi) == pytest.approx((1 - z975 * 0.1, 1 + z975 * 0.1), abs=2e-3)
     # the defining constraints hold at the solution (rho = 0, delta below the pre-test: delta = 0)
-    lo, hi = stoye_interval(0.0, 0.05, 0.1, 0.2, 0.0, 0.9, 100)
+    lo, hi = stoye_interval(0.0, 0.05, 0.1, 0.2, rho=0.0, conf_level=0.9, n=100)
     cl, cu = -lo / 0.1, (hi - 0.05) / 0.2
     cover = stats.norm.cdf(cl) * stats.norm.cdf(cu)  # independent ends, delta treated as 0
     assert cover == pytest.approx(0.9, abs=1e-4)
@@ -115,7 +115,7 @@ def test_stoye_is_the_shortest_interval_meeting_both_coverage_constraints(rho, D
     def cover(a, b):  # P(Z_l <= a, Z_u >= -b) = P(Z_l <= a) - P(Z_l <= a, Z_u < -b)
         return stats.norm.cdf(a) - bvn.cdf([a, -b])
 
-    lo, hi = stoye_interval(lower, upper, sl, su, rho, level, n)
+    lo, hi = stoye_interval(lower, upper, sl, su, rho=rho, conf_level=level, n=n)
     cl, cu = (lower - lo) / sl, (hi - upper) / su
     assert cl >= stats.norm.ppf(level) and cu >= stats.norm.ppf(level)
     assert cover(cl, cu + D / su) >= level - 1e-5 and cover(cl + D / sl, cu) >= level - 1e-5
@@ -176,7 +176,7 @@ def test_numerical_delta_weights():
     rng = np.random.default_rng(4)
     y = np.r_[rng.integers(0, 4, 60), rng.integers(1, 5, 40)].astype(float)
     t = np.r_[np.ones(60), np.zeros(40)]
-    design = _make_design(y, t, None, None, None, 0.01)
+    design = _design_of(y, t)
     counts = design.resample(rng, 5, None)
     star = _cell_weights(design, counts)
     base = _cell_weights(design, np.ones((1, 100)))
@@ -212,10 +212,11 @@ def test_result_object():
     assert str(r) == s
     df = r.to_frame()
     assert list(df.index) == ["lower", "upper", "comonotone", "countercomonotone", "estimate"]
-    assert df.loc["estimate", "value"] == r.estimate
-    assert "<pre>" in r._repr_html_()
-    fig = r.plot()
-    assert len(fig.axes) == 2
+    assert df.loc["estimate", "estimate"] == r.estimate
+    assert (df.loc["estimate", "conf_low"], df.loc["estimate", "conf_high"]) == r.point_conf_int
+    assert "<table" in r._repr_html_() and "<pre>" not in r._repr_html_()
+    axes = r.plot()
+    assert len(axes) == 2 and all(a.lines for a in axes)
     r0 = joint_bounds(y, t, "abs_diff", B=0)
     assert r0.conf_int is None and "no confidence interval" in r0.summary()
     assert np.isnan(r0.to_frame()["std_error"]).all()

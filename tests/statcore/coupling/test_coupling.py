@@ -36,7 +36,7 @@ def test_uniform_grid_exact_finite_n():
     for n in (1, 2, 7, 1000):
         u = grid(n)
         assert coupling_mean(u, u, "product") == pytest.approx(1 / 3 - 1 / (12 * n * n), abs=1e-14)
-        assert coupling_mean(u, u, "product", "countercomonotone") == pytest.approx(1 / 6 + 1 / (12 * n * n),
+        assert coupling_mean(u, u, "product", coupling="countercomonotone") == pytest.approx(1 / 6 + 1 / (12 * n * n),
                                                                                   abs=1e-14)
 
 
@@ -55,7 +55,7 @@ def test_normal_closed_forms():
     ez2 = float(np.mean(z * z))  # what the grid has for E Z^2 (1 - O(log n / n))
     assert abs(ez2 - 1) < 1e-3
     co = coupling_mean(y1, y0, "product")
-    ct = coupling_mean(y1, y0, "product", "countercomonotone")
+    ct = coupling_mean(y1, y0, "product", coupling="countercomonotone")
     # exact identities for the grid, closed forms up to the grid's E Z^2
     assert co == pytest.approx(mu1 * mu0 + s1 * s0 * ez2, abs=1e-10)
     assert ct == pytest.approx(mu1 * mu0 - s1 * s0 * ez2, abs=1e-10)
@@ -77,7 +77,7 @@ def test_abs_diff_lower_bound_is_wasserstein_distance():
     res = joint_bounds(np.r_[y1, y0], np.r_[np.ones(517), np.zeros(333)], "abs_diff", B=0)
     assert res.lower == pytest.approx(stats.wasserstein_distance(y1, y0), rel=1e-12, abs=1e-12)
     w1, w0 = rng.uniform(0.1, 3, 517), rng.uniform(0.1, 3, 333)
-    got = coupling_mean(y1, y0, "abs_diff", w1=w1, w0=w0)
+    got = coupling_mean(y1, y0, "abs_diff", weights1=w1, weights0=w0)
     assert got == pytest.approx(stats.wasserstein_distance(y1, y0, w1, w0), rel=1e-12)
 
 
@@ -89,7 +89,7 @@ def test_exponential_closed_forms():
     y1, y0 = -np.log1p(-u) / l1, -np.log1p(-u) / l0
     # the midpoint rule for int log(1-u)^2 errs by O(log(n)^2 / n), about 4e-4 here
     assert coupling_mean(y1, y0, "product") == pytest.approx(2 / (l1 * l0), rel=2e-3)
-    assert coupling_mean(y1, y0, "product", "countercomonotone") == pytest.approx(
+    assert coupling_mean(y1, y0, "product", coupling="countercomonotone") == pytest.approx(
         (2 - math.pi ** 2 / 6) / (l1 * l0), rel=2e-3)
 
 
@@ -101,7 +101,7 @@ def test_bernoulli_exact(n1, n0):
             y0 = np.r_[np.zeros(n0 - k0), np.ones(k0)]
             p1, p0 = k1 / n1, k0 / n0
             assert coupling_mean(y1, y0, "product") == pytest.approx(min(p1, p0), abs=1e-15)
-            assert coupling_mean(y1, y0, "product", "countercomonotone") == pytest.approx(
+            assert coupling_mean(y1, y0, "product", coupling="countercomonotone") == pytest.approx(
                 max(0.0, p1 + p0 - 1), abs=1e-15)
 
 
@@ -122,7 +122,7 @@ def test_indicator_is_frechet_hoeffding():
     for s, t in [(2, 0.0), (0, -1.0), (5, 3.0), (-1, 0.3), (2.5, 0.1)]:
         F1, F0 = np.mean(y1 <= s), np.mean(y0 <= t)
         assert coupling_mean(y1, y0, f"indicator({s}, {t})") == pytest.approx(min(F1, F0), abs=1e-15)
-        assert coupling_mean(y1, y0, f"indicator( {s},{t} )", "countercomonotone") == pytest.approx(
+        assert coupling_mean(y1, y0, f"indicator( {s},{t} )", coupling="countercomonotone") == pytest.approx(
             max(0.0, F1 + F0 - 1), abs=1e-15)
 
 
@@ -138,7 +138,7 @@ def test_brute_force_with_ties(seed):
     y0 = rng.choice([0.0, 0.5, 2.0, 7.0], n0)
     for name, fn in NAMED.items():
         for counter in (False, True):
-            got = coupling_mean(y1, y0, name, "countercomonotone" if counter else "comonotone")
+            got = coupling_mean(y1, y0, name, coupling="countercomonotone" if counter else "comonotone")
             assert got == pytest.approx(brute_coupling(y1, y0, fn, counter), rel=1e-13, abs=1e-13)
 
 
@@ -149,12 +149,12 @@ def test_weights_are_multiplicities():
     c1[0] = 3
     for name in NAMED:
         for cp in ("comonotone", "countercomonotone"):
-            got = coupling_mean(y1, y0, name, cp, w1=c1, w0=c0)
-            want = coupling_mean(np.repeat(y1, c1), np.repeat(y0, c0), name, cp)
+            got = coupling_mean(y1, y0, name, coupling=cp, weights1=c1, weights0=c0)
+            want = coupling_mean(np.repeat(y1, c1), np.repeat(y0, c0), name, coupling=cp)
             assert got == pytest.approx(want, rel=1e-12, abs=1e-12)
     # scaling the weights changes nothing
-    assert coupling_mean(y1, y0, "product", w1=c1 * 7.5, w0=c0) == pytest.approx(
-        coupling_mean(y1, y0, "product", w1=c1, w0=c0), rel=1e-13)
+    assert coupling_mean(y1, y0, "product", weights1=c1 * 7.5, weights0=c0) == pytest.approx(
+        coupling_mean(y1, y0, "product", weights1=c1, weights0=c0), rel=1e-13)
 
 
 def test_callable_and_names_agree_and_inputs_untouched():
@@ -170,7 +170,7 @@ def test_callable_and_names_agree_and_inputs_untouched():
 
 def test_single_values():
     assert coupling_mean([2.0], [3.0], "product") == 6.0
-    assert coupling_mean([2.0], [3.0, 5.0], "max", "countercomonotone") == 4.0
+    assert coupling_mean([2.0], [3.0, 5.0], "max", coupling="countercomonotone") == 4.0
 
 
 def test_large_exact_equal_n_matches_sorted_pairs():
@@ -179,7 +179,7 @@ def test_large_exact_equal_n_matches_sorted_pairs():
     want = float(np.mean(np.sort(y1) * np.sort(y0)))
     assert coupling_mean(y1, y0, "product") == pytest.approx(want, rel=1e-12)
     want = float(np.mean(np.sort(y1) * np.sort(y0)[::-1]))
-    assert coupling_mean(y1, y0, "product", "countercomonotone") == pytest.approx(want, rel=1e-12)
+    assert coupling_mean(y1, y0, "product", coupling="countercomonotone") == pytest.approx(want, rel=1e-12)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -197,13 +197,13 @@ def test_bad_input_coupling_mean():
         coupling_mean([], [2.0], "product")
     with pytest.raises(ValueError, match="coupling"):
         coupling_mean([1.0], [2.0], "product", coupling="independent")
-    with pytest.raises(ValueError, match="w1 must be non-negative"):
-        coupling_mean([1.0, 2.0], [2.0], "product", w1=[1.0, -1.0])
-    with pytest.raises(ValueError, match="w0 has 2 values"):
-        coupling_mean([1.0, 2.0], [2.0], "product", w0=[1.0, 1.0])
-    with pytest.raises(ValueError, match="w1 sums to zero"):
-        coupling_mean([1.0, 2.0], [2.0], "product", w1=[0.0, 0.0])
-    with pytest.raises(ValueError, match="y0 contains NaN"):
+    with pytest.raises(ValueError, match="weights1 must be non-negative"):
+        coupling_mean([1.0, 2.0], [2.0], "product", weights1=[1.0, -1.0])
+    with pytest.raises(ValueError, match="weights0 has 2 values"):
+        coupling_mean([1.0, 2.0], [2.0], "product", weights0=[1.0, 1.0])
+    with pytest.raises(ValueError, match="weights1 sums to zero"):
+        coupling_mean([1.0, 2.0], [2.0], "product", weights1=[0.0, 0.0])
+    with pytest.raises(ValueError, match="y0 contains 1 NaN"):
         coupling_mean([1.0], [np.nan], "product")
     with pytest.raises(TypeError, match="vectorised"):
         coupling_mean([1.0, 2.0], [2.0, 3.0], lambda a, b: np.array([1.0, 2.0, 3.0]))
@@ -255,7 +255,7 @@ def test_bad_input_joint_bounds():
         joint_bounds(y, [0, 1] * 3, "product", B=-1)
     with pytest.raises(ValueError, match="conf_level"):
         joint_bounds(y, [0, 1] * 3, "product", conf_level=1.5, B=0)
-    with pytest.raises(ValueError, match="y contains NaN"):
+    with pytest.raises(ValueError, match="y contains 1 NaN"):
         joint_bounds(np.r_[y[:5], np.nan], [0, 1] * 3, "product", B=0)
     with pytest.raises(TypeError, match="unexpected keyword"):
         ite_variance_bounds(y, [0, 1] * 3, B=0, foo=1)

@@ -14,7 +14,7 @@ values = st.lists(st.integers(-5, 5).map(float) | st.floats(-10, 10, allow_nan=F
 def test_order_free_and_rearrangement_inequality(y1, y0, rnd):
     a, b = np.array(y1), np.array(y0)
     co = coupling_mean(a, b, "product")
-    ct = coupling_mean(a, b, "product", "countercomonotone")
+    ct = coupling_mean(a, b, "product", coupling="countercomonotone")
     pa, pb = a.copy(), b.copy()
     rnd.shuffle(pa)
     rnd.shuffle(pb)

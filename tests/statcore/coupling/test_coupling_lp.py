@@ -137,7 +137,7 @@ def test_strata_tightened_bounds_brute_force():
         share = m.mean()
         y1, y0 = y[m & (t == 1)], y[m & (t == 0)]
         want_hi += share * coupling_mean(y1, y0, "product")
-        want_lo += share * coupling_mean(y1, y0, "product", "countercomonotone")
+        want_lo += share * coupling_mean(y1, y0, "product", coupling="countercomonotone")
     assert r.upper == pytest.approx(want_hi, abs=1e-12)
     assert r.lower == pytest.approx(want_lo, abs=1e-12)
     assert r.estimate == pytest.approx(want_hi, abs=1e-12)
@@ -148,7 +148,7 @@ def test_strata_tightened_bounds_brute_force():
         for a in (0, 1):
             m = (s == k) & (t == a)
             w[m] = np.mean(s == k) / m.sum()
-    want = coupling_mean(y[t == 1], y[t == 0], "product", w1=w[t == 1], w0=w[t == 0])
+    want = coupling_mean(y[t == 1], y[t == 0], "product", weights1=w[t == 1], weights0=w[t == 0])
     assert u.estimate == pytest.approx(want, abs=1e-12)
     assert u.comonotone == pytest.approx(want, abs=1e-12)
     assert r.lower - 1e-12 <= r.upper
@@ -223,7 +223,7 @@ def test_stated_class_wrong_off_the_checked_subgrid_gives_an_error_not_lower_abo
     f = lambda a, b: (a - b) ** 2 + 33.0 * ((a == 0) & (b == 0))  # noqa: E731
     y, t = np.r_[u, u], np.r_[np.ones(5), np.zeros(5)]
     assert coupling_mean(u, u, f) == pytest.approx(6.6)
-    assert coupling_mean(u, u, f, "countercomonotone") == pytest.approx(8.0)
+    assert coupling_mean(u, u, f, coupling="countercomonotone") == pytest.approx(8.0)
     with pytest.raises(ValueError, match=r"lower bound 8 > upper bound 6.6: f is not supermodular .*"
                                          "f_class='supermodular'"):
         joint_bounds(y, t, f, f_class="supermodular", B=0)
