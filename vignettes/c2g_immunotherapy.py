@@ -81,9 +81,9 @@ print(res.summary())
 sel = res.selected.to_numpy()
 print(f"realised FDP {np.mean(~responder[sel]):.3f}, power {responder[sel].sum() / responder.sum():.3f}")
 
-fig = res.plot()
-fig.savefig(FIG / "c2g_selection.png", dpi=100)
-plt.close(fig)
+ax = res.plot()
+ax.figure.savefig(FIG / "c2g_selection.png", dpi=100)
+plt.close(ax.figure)
 
 # %% [markdown]
 # The empirical-control variant checks the posterior null probabilities against those of the

@@ -345,9 +345,8 @@ def fit_treated_em(F: np.ndarray, y: np.ndarray, mu0: np.ndarray, noise: NoiseDe
     sum_i log((1 - pi_i) g(y_i - mu0_i) + pi_i g(y_i - mu1_i)) with cross-fitted pi_i and mu1_i
     (the mixture's own criterion), taking the most penalised pair within one standard error of
     the best. Noisy pi(x) and mu1(x) are not harmless here: selecting the smallest posterior null
-    probabilities picks the units whose pi(x) noise happens to be upward (a winner's curse), which
-    inflated the FDR in the paper's additive simulation (0.24 at alpha = 0.05 with the best pair,
-    see benchmarks/sim_c2g.py).
+    probabilities picks the units whose pi(x) noise happens to be upward (a winner's curse; see
+    benchmarks/README.md, ebayes).
     """
     n = len(y)
     perm = rng.permutation(n)

@@ -175,8 +175,8 @@ def c2g(y: Any, treat: Any, X: Any = None, *, model: str = "additive", alpha: fl
         Z = None
     from threadpoolctl import threadpool_limits
 
-    # many small linear-algebra calls: threaded BLAS only oversubscribes the cores (measured 15-30x
-    # slower with 2 OpenBLAS threads on a busy 2-core machine); parallelism comes from n_jobs
+    # many small linear-algebra calls: threaded BLAS only oversubscribes the cores (benchmarks/README.md,
+    # ebayes); parallelism comes from n_jobs
     with threadpool_limits(limits=1, user_api="blas"):
         if model == "additive":
             fit = _fit_additive(Z, yv, tv, noise, rng)

@@ -113,14 +113,12 @@ def test_oracle_fdr_and_power_monte_carlo(model):
     alpha in {0.05, 0.1, 0.2}.
 
     Additive (identifiable; its posterior null tends to the true local FDR): power within 0.04 of
-    the oracle local-FDR rule. Measured: FDR 0.045 / 0.094 / 0.194, power 0.805 / 0.892 / 0.957
-    against the oracle's 0.817 / 0.898 / 0.958.
+    the oracle local-FDR rule.
 
     Nonparametric (not identifiable; its posterior null is an upper bound of the local FDR): its
-    power must not exceed the oracle's (beyond 3 MC s.e. of the paired difference), as a rule built on an upper bound of the
-    lfdr cannot beat the lfdr rule. Measured: FDR 0.022 / 0.051 / 0.124, power 0.685 / 0.816 / 0.916.
-    A margin of 0.12 to the oracle, stated before measuring, is not met at alpha = 0.05 (gap 0.132);
-    no power margin is asserted for this model.
+    power must not exceed the oracle's (beyond 3 MC s.e. of the paired difference), as a rule built
+    on an upper bound of the lfdr cannot beat the lfdr rule; no power margin is asserted for this
+    model. Measured figures: benchmarks/README.md, ebayes.
     """
     levels = (0.05, 0.1, 0.2)
     fdp, power, oracle = _fdr_power(model, levels, 200, 1000, 5000)
@@ -398,9 +396,8 @@ def test_lattice_outcomes_kernel_not_narrower_than_spacing(with_x):
 @pytest.mark.slow
 def test_lattice_outcomes_fdr_monte_carlo():
     """Outcomes rounded to steps of 0.5 and 1 (noise sd 1), covariates, 12 seeded replicates of 700
-    units each: realised FDR at most alpha + 3 MC s.e. (alpha = 0.1). Before the kernel-sd floor:
-    0.190 and 0.257 (step 1 above its bound 0.254). Measured after: 0.096 (s.e. 0.007) and 0.088
-    (s.e. 0.005)."""
+    units each: realised FDR at most alpha + 3 MC s.e. (alpha = 0.1). Measured figures, before and
+    after the kernel-sd floor: benchmarks/README.md, ebayes."""
     for step in (0.5, 1.0):
         fdp = []
         for rep in range(12):

@@ -1,0 +1,63 @@
+"""The API sweep of statcore.ebayes: bad inputs to npmle, predictive_recursion and c2g, and the
+result protocol of NPMLEResult, PredictiveRecursionResult and C2GResult (tests/apicheck.py)."""
+import numpy as np
+import pytest
+
+import apicheck
+from statcore.ebayes import c2g, npmle, predictive_recursion
+
+_rng = np.random.default_rng(0)
+_X = _rng.normal(size=40)
+_SIGMA = _rng.uniform(0.8, 1.2, 40)
+_W = _rng.integers(1, 3, 40).astype(float)
+_Y = _rng.normal(size=60)
+_T = np.arange(60) % 2
+_XC = _rng.normal(size=(60, 2))
+
+BAD_INPUT_SPECS = {
+    "npmle": apicheck.Spec(npmle, dict(x=_X, sigma=_SIGMA, weights=_W, grid=20),
+                           data=("x", "sigma", "weights"),
+                           # weights=None is the documented default (equal weights)
+                           ok={("weights", "none")}),
+    "predictive_recursion": apicheck.Spec(predictive_recursion, dict(x=_X, kernel_sd=1.0, grid=15, sweeps=2, seed=0),
+                                          data=("x",), paired=False),
+    "c2g": apicheck.Spec(c2g, dict(y=_Y, treat=_T, X=_XC, model="nonparametric", B=10, seed=0),
+                         data=("y", "treat", "X"),
+                         # X=None is the documented covariate-free model
+                         ok={("X", "none")}),
+}
+
+
+def _npmle_result():
+    return npmle(_X, grid=20)
+
+
+def _pr_result():
+    return predictive_recursion(_X, kernel_sd=1.0, grid=15, sweeps=2, seed=0)
+
+
+def _c2g_result():
+    return c2g(_Y, _T, model="nonparametric", B=10, seed=0)
+
+
+RESULT_EXAMPLES = {
+    "NPMLEResult": _npmle_result,
+    "PredictiveRecursionResult": _pr_result,
+    "C2GResult": _c2g_result,
+}
+
+EXEMPT = {}
+
+
+@pytest.mark.parametrize("name", sorted(BAD_INPUT_SPECS))
+def test_bad_input_sweep(name):
+    assert apicheck.sweep_bad_inputs(BAD_INPUT_SPECS[name]) == []
+
+
+@pytest.mark.parametrize("name", sorted(RESULT_EXAMPLES))
+def test_result_protocol(name):
+    apicheck.check_result_protocol(RESULT_EXAMPLES[name]())
+
+
+def test_c2g_additive_result_protocol():
+    apicheck.check_result_protocol(c2g(_Y, _T, _XC, seed=0))
