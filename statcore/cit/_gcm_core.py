@@ -187,8 +187,10 @@ def residual_pair(x: Any, y: Any, z: Any, regression: Any, seed: Any, resid_x: A
     with a NaN in any of x, y, z, resid_x, resid_y are dropped with ``nan_policy="omit"``.
     """
     rng = check_seed(seed)
-    required = tuple(n for n, given in (("x", resid_x), ("y", resid_y)) if given is None)
-    data, _ = as_cit_data(nan_policy, required=required, x=x, y=y, z=z, resid_x=resid_x, resid_y=resid_y)
+    for name, v, given in (("x", x, resid_x), ("y", y, resid_y)):
+        if v is None and given is None:
+            raise ValueError(f"{name} is required: pass {name}, or its residuals on z as resid_{name}")
+    data, _ = as_cit_data(nan_policy, x=x, y=y, z=z, resid_x=resid_x, resid_y=resid_y)
     xa, ya, za, given_x, given_y = (data[k] for k in ("x", "y", "z", "resid_x", "resid_y"))
     if za is not None and za.shape[1] == 0:
         za = None

@@ -19,13 +19,14 @@ import json
 
 import numpy as np
 
-from .._checks import check_seed
+from .._checks import check_positive_int, check_seed, renamed_arguments
 from .skeleton import _TESTS, _Design, _Tester
 
 __all__ = ["register_causallearn_tests"]
 
 
-def register_causallearn_tests(prefix: str = "statcore_", max_cached: int = 100_000) -> list:
+@renamed_arguments(old_positional=("prefix", "max_cached"))
+def register_causallearn_tests(*, prefix: str = "statcore_", max_cached: int = 100_000) -> list:
     """Register statcore's CI tests with causal-learn under ``prefix + "gcm"``, ``"rpcit"``, ``"parcor"``.
 
     After the call, ``causallearn.search.ConstraintBased.PC.pc(data, alpha, "statcore_gcm")`` (and
@@ -42,6 +43,8 @@ def register_causallearn_tests(prefix: str = "statcore_", max_cached: int = 100_
         Prefix of the registered names.
     max_cached : int
         Residual arrays kept per search (the cache is emptied when it grows beyond this).
+        Both arguments are keyword-only; passing them by position still works for one release,
+        with a ``FutureWarning``.
 
     Returns
     -------
@@ -75,6 +78,7 @@ def register_causallearn_tests(prefix: str = "statcore_", max_cached: int = 100_
     """
     if not isinstance(prefix, str):
         raise TypeError(f"prefix must be a string, got {type(prefix).__name__}")
+    max_cached = check_positive_int(max_cached, "max_cached")
     try:
         from causallearn.utils.cit import CIT_Base, register_ci_test
     except ImportError as exc:

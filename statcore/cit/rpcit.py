@@ -376,7 +376,7 @@ def _effective_k(dx: int, dy: int, k: int, r: int | None) -> tuple[int, int | No
 
 def _ncols(v: Any, name: str) -> int:
     if v is None:
-        raise ValueError(f"{name} is required")
+        raise ValueError(f"{name} is required: pass {name}, or its residuals on z as resid_{name}")
     shape = np.shape(v)
     if len(shape) not in (1, 2):
         as_float_array(v, name)  # raises the type error first if not numeric

@@ -1,0 +1,217 @@
+"""statcore.cit's API: the bad-input sweep of every public function, the result protocol of every
+result class, the deprecation paths of renamed and formerly positional arguments, nan_policy."""
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import apicheck
+from statcore.cit import (GCMWarning, RegressionFit, SkeletonResult, SpectralSmoother, fit_residualizer,
+                          fit_residualizers, gcm_test, parcor_pvalues, pc_skeleton, random_directions,
+                          residualize, rpcit)
+from statcore.cit.causallearn import register_causallearn_tests
+from statcore.cit.forests import ForestSmoother
+from statcore._warnings import StatcoreWarning
+
+
+def _data(n=40, seed=0):
+    rng = np.random.default_rng(seed)
+    z = rng.normal(size=(n, 2))
+    x = z @ [1.0, 0.5] + rng.normal(size=n)
+    y = z @ [0.3, -1.0] + rng.normal(size=n)
+    return x, y, z
+
+
+X, Y, Z = _data()
+X2 = np.column_stack([X, np.sin(Z[:, 0]) + np.random.default_rng(3).normal(size=40)])
+Y2 = np.column_stack([Y, np.cos(Z[:, 1]) + np.random.default_rng(4).normal(size=40)])
+RX, RY = residualize(X2, Z), residualize(Y2, Z)
+FRAME = pd.DataFrame({"A": X, "B": Y, "C": Z[:, 0]})
+
+#: z may be None (plain independence), and x, y may be None when their residuals are given
+_Z_NONE = {("z", "none")}
+
+BAD_INPUT_SPECS = {
+    "gcm_test": apicheck.Spec(gcm_test, {"x": X, "y": Y, "z": Z}, data=("x", "y", "z"), ok=_Z_NONE),
+    "gcm_test[resid]": apicheck.Spec(gcm_test, {"x": None, "y": None, "resid_x": RX, "resid_y": RY, "seed": 0,
+                                                "B": 19},
+                                     data=("resid_x", "resid_y")),
+    "rpcit": apicheck.Spec(rpcit, {"x": X2, "y": Y2, "z": Z, "k": 5, "seed": 0}, data=("x", "y", "z"), ok=_Z_NONE),
+    "rpcit[resid]": apicheck.Spec(rpcit, {"x": None, "y": None, "resid_x": RX, "resid_y": RY, "k": 5, "seed": 0},
+                                  data=("resid_x", "resid_y")),
+    "residualize": apicheck.Spec(residualize, {"v": X2, "z": Z}, data=("v", "z"), ok=_Z_NONE),
+    "fit_residualizer": apicheck.Spec(fit_residualizer, {"v": X2, "z": Z}, data=("v", "z"), ok=_Z_NONE),
+    "fit_residualizers": apicheck.Spec(fit_residualizers, {"vs": [X2, Y2], "z": Z}, data=("vs", "z"), ok=_Z_NONE),
+    "parcor_pvalues": apicheck.Spec(parcor_pvalues, {"rx": RX, "ry": RY, "wx": np.eye(2), "wy": np.eye(2), "q": 2},
+                                    data=("rx", "ry", "wx", "wy")),
+    "random_directions": apicheck.Spec(random_directions, {"d": 3, "k": 4, "seed": 0}, data=("d", "k"),
+                                       paired=False),
+    "pc_skeleton": apicheck.Spec(pc_skeleton, {"data": FRAME, "test": "gcm"}, data=("data",), paired=False),
+}
+
+EXEMPT = {"register_causallearn_tests": "takes no data: it registers statcore's tests with causal-learn"}
+
+
+def _skeleton():
+    return pc_skeleton(FRAME, test="gcm")
+
+
+RESULT_EXAMPLES = {
+    "SkeletonResult": _skeleton,
+    "RegressionFit": lambda: fit_residualizer(X2, Z, regression="ridge"),
+    "SpectralSmoother": lambda: fit_residualizer(X2, Z, regression="krr").smoother,
+    "ForestSmoother": lambda: fit_residualizer(X2, Z, regression="rf", seed=0).smoother,
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAD_INPUT_SPECS))
+def test_bad_inputs(name):
+    assert apicheck.sweep_bad_inputs(BAD_INPUT_SPECS[name]) == []
+
+
+@pytest.mark.parametrize("name", sorted(RESULT_EXAMPLES))
+def test_result_protocol(name):
+    apicheck.check_result_protocol(RESULT_EXAMPLES[name]())
+
+
+def test_results_are_frozen_and_compact():
+    res = _skeleton()
+    with pytest.raises(AttributeError):
+        res.alpha = 0.5
+    assert isinstance(res, SkeletonResult) and res.nodes == ("A", "B", "C")
+    fit = fit_residualizer(X2, Z)
+    assert isinstance(fit, RegressionFit) and not fit.residuals.flags.writeable
+    assert isinstance(fit.smoother, SpectralSmoother)
+    assert repr(fit) == "RegressionFit(regression='ols', n=40, d=2, df=3)"
+    assert isinstance(RESULT_EXAMPLES["ForestSmoother"](), ForestSmoother)
+    # residualize hands back a writeable array of its own
+    r = residualize(X2, Z)
+    r[0, 0] = 1.0
+
+
+def test_gcm_warning_is_a_statcore_warning():
+    assert issubclass(GCMWarning, StatcoreWarning)
+
+
+# ----------------------------------------------------------------------------------------------
+# deprecation paths: one release of grace, with a FutureWarning
+# ----------------------------------------------------------------------------------------------
+
+def test_gcm_test_type_is_now_kind():
+    new = gcm_test(X2, Y2, Z, kind="quadratic")
+    with pytest.warns(FutureWarning, match="'type' is now called 'kind'"):
+        old = gcm_test(X2, Y2, Z, type="quadratic")
+    assert old == new
+    with pytest.raises(TypeError, match="both 'type'"):
+        gcm_test(X2, Y2, Z, type="max", kind="max")
+
+
+def test_gcm_test_positional_arguments_after_z():
+    new = gcm_test(X2, Y2, Z, regression="ols", kind="max", B=99, seed=1)
+    with pytest.warns(FutureWarning, match="pass regression, kind, B by keyword"):
+        old = gcm_test(X2, Y2, Z, "ols", "max", 99, seed=1)
+    assert old == new
+
+
+def test_rpcit_positional_arguments_and_hommel():
+    new = rpcit(X2, Y2, Z, k=6, aggregate="hommel_global", seed=2)
+    with pytest.warns(FutureWarning, match="pass k, base, aggregate by keyword"):
+        old = rpcit(X2, Y2, Z, 6, "gcm", "hommel_global", seed=2)
+    assert old == new
+    with pytest.warns(FutureWarning, match="'hommel' is now called 'hommel_global'"):
+        renamed = rpcit(X2, Y2, Z, k=6, aggregate="hommel", seed=2)
+    assert renamed.p_value == new.p_value
+    assert "Hommel (1983)" in renamed.method
+
+
+def test_random_directions_rng_is_now_seed():
+    new = random_directions(3, 4, seed=5)
+    with pytest.warns(FutureWarning, match="'rng' is now called 'seed'"):
+        np.testing.assert_array_equal(random_directions(3, 4, rng=5), new)
+    with pytest.warns(FutureWarning, match="pass seed by keyword"):
+        np.testing.assert_array_equal(random_directions(3, 4, 5), new)
+
+
+def test_residualizers_positional_arguments():
+    with pytest.warns(FutureWarning, match="pass regression by keyword"):
+        old = residualize(X2, Z, "ridge")
+    np.testing.assert_array_equal(old, residualize(X2, Z, regression="ridge"))
+    with pytest.warns(FutureWarning, match="pass regression, seed by keyword"):
+        fit = fit_residualizer(X2, Z, "rf", 1)
+    np.testing.assert_array_equal(fit.residuals, fit_residualizer(X2, Z, regression="rf", seed=1).residuals)
+    with pytest.warns(FutureWarning, match="pass regression by keyword"):
+        fits = fit_residualizers([X, Y], Z, "krr")
+    np.testing.assert_array_equal(fits[1].residuals, fit_residualizers([X, Y], Z, regression="krr")[1].residuals)
+
+
+def test_parcor_pvalues_positional_q_and_method():
+    new = parcor_pvalues(RX, RY, np.eye(2), np.eye(2), q=2, method="fisher")
+    with pytest.warns(FutureWarning, match="pass q, method by keyword"):
+        old = parcor_pvalues(RX, RY, np.eye(2), np.eye(2), 2, "fisher")
+    np.testing.assert_array_equal(old[1], new[1])
+
+
+def test_pc_skeleton_positional_arguments_and_type():
+    new = pc_skeleton(FRAME, alpha=0.05, test="gcm")
+    with pytest.warns(FutureWarning, match="pass alpha, test by keyword"):
+        old = pc_skeleton(FRAME, 0.05, "gcm")
+    pd.testing.assert_frame_equal(old.tests, new.tests)
+    grouped = {"A": ["A"], "BC": ["B", "C"]}
+    kind = pc_skeleton(FRAME, test="gcm", groups=grouped, kind="quadratic")
+    with pytest.warns(FutureWarning, match="'type' is now called 'kind'"):
+        typ = pc_skeleton(FRAME, test="gcm", groups=grouped, type="quadratic")
+    pd.testing.assert_frame_equal(kind.tests, typ.tests)
+
+
+def test_register_causallearn_tests_keyword_only():
+    pytest.importorskip("causallearn.utils.cit")
+    with pytest.warns(FutureWarning, match="pass prefix by keyword"):
+        names = register_causallearn_tests("statcore_api_")
+    assert names == register_causallearn_tests(prefix="statcore_api_")
+
+
+# ----------------------------------------------------------------------------------------------
+# nan_policy
+# ----------------------------------------------------------------------------------------------
+
+def _with_nans():
+    x, y, z = X.copy(), Y.copy(), Z.copy()
+    x[3], y[7], z[11, 1] = np.nan, np.nan, np.nan
+    keep = np.ones(40, bool)
+    keep[[3, 7, 11]] = False
+    return x, y, z, keep
+
+
+def test_nan_policy_omit_drops_the_rows_with_a_nan():
+    x, y, z, keep = _with_nans()
+    for func, kw in ((gcm_test, {}), (rpcit, {"k": 4, "seed": 1})):
+        with pytest.raises(ValueError, match="x contains 1 NaN"):
+            func(x, y, z, **kw)
+        omitted = func(x, y, z, nan_policy="omit", **kw)
+        assert omitted == func(x[keep], y[keep], z[keep], **kw)
+        assert omitted.extras["n"] == 37
+        with pytest.raises(ValueError, match="nan_policy"):
+            func(x, y, z, nan_policy="propagate", **kw)
+    r = residualize(pd.Series(x, index=[f"i{k}" for k in range(40)]), z, nan_policy="omit")
+    assert list(r.index) == [f"i{k}" for k in np.flatnonzero(np.isfinite(x) & np.isfinite(z).all(axis=1))]
+    np.testing.assert_allclose(r.to_numpy(), residualize(x[np.isfinite(x) & np.isfinite(z).all(axis=1)],
+                                                         z[np.isfinite(x) & np.isfinite(z).all(axis=1)])[:, 0])
+    frame = FRAME.copy()
+    frame.iloc[5, 1] = np.nan
+    res = pc_skeleton(frame, test="gcm", nan_policy="omit")
+    pd.testing.assert_frame_equal(res.tests, pc_skeleton(frame.dropna(), test="gcm").tests)
+    with pytest.raises(ValueError, match="data contains 1 NaN"):
+        pc_skeleton(frame, test="gcm")
+
+
+def test_inputs_with_nans_are_not_modified():
+    x, y, z, _ = _with_nans()
+    xs = pd.Series(x)
+    before = xs.copy(), y.copy(), z.copy()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        gcm_test(xs, y, z, nan_policy="omit")
+    pd.testing.assert_series_equal(xs, before[0])
+    np.testing.assert_array_equal(y, before[1])
+    np.testing.assert_array_equal(z, before[2])
