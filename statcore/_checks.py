@@ -432,6 +432,13 @@ class InputWrapper:
 import math  # noqa: E402  (default_r above uses it; the core section does not import it)
 
 
+def as_pvalue_array(p: Any, name: str = "p", *, allow_nan: bool = True) -> np.ndarray:
+    """``as_pvalues`` that also refuses None (``as_float_array`` turns None into a NaN scalar)."""
+    if p is None:
+        raise TypeError(f"{name} must be an array of p-values, got None")
+    return as_pvalues(p, name, allow_nan=allow_nan)
+
+
 def check_p_adjust_n(n: int, m: int) -> int:
     """``n`` of ``p_adjust``: the number of comparisons, at least the ``m`` non-NaN p-values."""
     if n < m:
@@ -488,7 +495,11 @@ def check_flag(x: Any, name: str) -> bool:
 def as_lfdr(lfdr: Any, nan_policy: str, name: str = "lfdr") -> tuple[np.ndarray, np.ndarray | None]:
     """Local FDRs in [0, 1] as a float array and the mask of the values kept under ``nan_policy``
     ("raise" or "omit"; None when all are kept)."""
+    if lfdr is None:
+        raise TypeError(f"{name} must be an array of local FDRs, got None")
     arr = as_float_array(lfdr, name, allow_nan=True)
+    if arr.size == 0:
+        raise ValueError(f"{name} is empty; at least one local FDR is needed")
     nan = np.isnan(arr)
     keep = None
     if nan.any():
@@ -532,22 +543,27 @@ def check_combine_weights(weights: Any, p: np.ndarray, axis: int, method: str) -
 def _modelsel_real(x: Any, name: str, what: str, *, lower: float | None = None, strict: bool = False,
                    finite: bool = True) -> float:
     """A real scalar (not a boolean) as float, at least ``lower`` (above it when ``strict``)."""
-    if isinstance(x, bool) or not isinstance(x, numbers.Real):
+    if type(x) is not float and type(x) is not int and (isinstance(x, bool) or not isinstance(x, numbers.Real)):
         raise TypeError(f"{name} must be {what}, got {x!r} of type {type(x).__name__}")
     v = float(x)
-    if np.isnan(v) or (finite and np.isinf(v)):
+    if v != v or (finite and (v == _INF or v == -_INF)):
         raise ValueError(f"{name} must be {what}, got {x!r}")
     if lower is not None and (v <= lower if strict else v < lower):
         raise ValueError(f"{name} must be {what}, got {x!r}")
     return v
 
 
+_INF = float("inf")
+
+
 def _int_if_whole(v: float) -> int | float:
-    return int(v) if float(v).is_integer() else v
+    return int(v) if v.is_integer() else v
 
 
 def check_loglik_value(value: Any, name: str = "value") -> float:
     """A log-likelihood: a real number (-inf and NaN pass: the comparisons refuse them by name)."""
+    if type(value) is float:
+        return value
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a real number (a log-likelihood), got {value!r} of type "
                         f"{type(value).__name__}")

@@ -15,7 +15,7 @@ from typing import Any, Callable
 import numpy as np
 from scipy import special
 
-from .._checks import (apply_nan_policy, as_pvalues, check_axis, check_choice, check_combine_weights,
+from .._checks import (apply_nan_policy, as_pvalue_array, check_axis, check_choice, check_combine_weights,
                        check_nan_policy, check_rank, renamed_arguments)
 from .._r.rformat import R_DIGITS, format_number, format_numbers, format_pval, format_table
 from .._result import Result
@@ -31,14 +31,14 @@ Rule = Callable[[np.ndarray, "int | None", "np.ndarray | None"], "tuple[np.ndarr
 
 def _fisher(p, r, w):
     k = p.shape[-1]
-    with np.errstate(divide="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore"):
         stat = -2 * np.sum(np.log(p), axis=-1)
     return stat, special.chdtrc(2 * k, stat)
 
 
 def _pearson(p, r, w):
     k = p.shape[-1]
-    with np.errstate(divide="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore"):
         stat = 2 * np.sum(np.log1p(-p), axis=-1)
     return stat, special.chdtr(2 * k, -stat)
 
@@ -53,13 +53,14 @@ def _stouffer(p, r, w):
     if w is None:
         w = np.ones_like(p)
     z = -special.ndtri(p)
-    stat = np.sum(w * z, axis=-1) / np.linalg.norm(w, axis=-1)
+    with np.errstate(invalid="ignore"):
+        stat = np.sum(w * z, axis=-1) / np.linalg.norm(w, axis=-1)
     return stat, special.ndtr(-stat)
 
 
 def _mudholkar_george(p, r, w):
     k = p.shape[-1]
-    with np.errstate(divide="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore"):
         stat = -np.sum(np.log(p), axis=-1) + np.sum(np.log1p(-p), axis=-1)
     nu = 5 * k + 4
     scale = np.sqrt(3 / k) / np.pi * np.sqrt(nu / (nu - 2))
@@ -103,7 +104,7 @@ def _cauchy(p, r, w):
     # whatever the dependence. tan((1/2 - p) pi) = 1 / tan(p pi) keeps precision for tiny p.
     with np.errstate(divide="ignore", over="ignore"):
         t = np.where(p < 1e-15, 1.0 / (np.pi * p), np.tan((0.5 - p) * np.pi))
-    t = t.mean(axis=-1)
+        t = t.mean(axis=-1)
     # upper tail of the standard Cauchy, written without cancellation for large t
     with np.errstate(divide="ignore"):
         out = np.where(t > 1.0, np.arctan(1.0 / t) / np.pi, 0.5 - np.arctan(t) / np.pi)
@@ -395,7 +396,7 @@ def combine_pvalues(p: Any, method: str | None = None, *, weights: Any = None, a
         method = "hommel_global"
     method = check_choice(method, "method", COMBINE_METHODS)
     nan_policy = check_nan_policy(nan_policy)
-    arr = as_pvalues(p, "p")
+    arr = as_pvalue_array(p, "p")
     if axis is _AXIS0 and arr.ndim >= 2:
         warnings.warn("combine_pvalues(): with 2-D p and no axis, each row is combined (axis=-1) in this "
                       "release; the default becomes scipy's axis=0 in the next. Pass axis= explicitly",
@@ -411,7 +412,7 @@ def _combine_array(p: Any, method: str, r: int | None = None) -> Any:
     "hommel" (Hommel's global test under its former name) silently; NaN refused."""
     method = check_choice(method, "method", COMBINE_METHODS + ("hommel",))
     method = "hommel_global" if method == "hommel" else method
-    arr = as_pvalues(p, "p", allow_nan=False)
+    arr = as_pvalue_array(p, "p", allow_nan=False)
     if arr.ndim not in (1, 2):
         raise ValueError(f"p must be 1-D (k p-values) or 2-D (one family per row), got shape {arr.shape}")
     return _combine(arr, method, r, None, -1, "raise")[1]

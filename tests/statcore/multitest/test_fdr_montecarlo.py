@@ -52,7 +52,7 @@ def test_bh_controls_fdr(kind):
     for _ in range(REPS):
         z, h = z_scores(rng, kind)
         p = ndtr(-z)
-        out.append(fdp(sc.p_adjust(p, "BH") <= ALPHA, h))
+        out.append(fdp(sc.p_adjust(p, method="BH") <= ALPHA, h))
     mean = check(out)
     # BH controls at pi0 * alpha = 0.08 here; under independence it should be close to that
     if kind == "independent":
@@ -98,7 +98,7 @@ def test_bky_controls_fdr_independent():
     out = []
     for _ in range(REPS):
         z, h = z_scores(rng, "independent")
-        out.append(fdp(sc.p_adjust(ndtr(-z), "BKY", alpha=ALPHA) <= ALPHA, h))
+        out.append(fdp(sc.p_adjust(ndtr(-z), method="BKY", alpha=ALPHA) <= ALPHA, h))
     check(out)
 
 
@@ -112,6 +112,6 @@ def test_qvalue_strong_dependence_is_less_conservative_than_bh():
         z, h = z_scores(rng, "block")
         p = ndtr(-z)
         q_fdp.append(fdp(np.asarray(sc.qvalue(p, fdr_level=ALPHA, lfdr_out=False).significant), h))
-        bh_fdp.append(fdp(sc.p_adjust(p, "BH") <= ALPHA, h))
+        bh_fdp.append(fdp(sc.p_adjust(p, method="BH") <= ALPHA, h))
     check(bh_fdp)
     assert np.mean(q_fdp) > np.mean(bh_fdp)

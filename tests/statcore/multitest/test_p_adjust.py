@@ -22,7 +22,7 @@ def hommel_reference(p, n=None):
     if n <= 1:
         return p.copy()
     if n == 2:
-        return sc.p_adjust(p, "hochberg", n=n)
+        return sc.p_adjust(p, method="hochberg", n=n)
     if n > lp:
         p = np.r_[p, np.ones(n - lp)]
     i = np.arange(1, n + 1)
@@ -49,7 +49,7 @@ def test_golden_doc_example_all_methods():
     p = np.array([float(r["p"]) for r in rows])
     for meth in R_METHODS:
         want = np.array([float(r[meth]) for r in rows])
-        got = sc.p_adjust(p, meth)
+        got = sc.p_adjust(p, method=meth)
         np.testing.assert_allclose(got, want, rtol=0, atol=1e-12, err_msg=meth)
 
 
@@ -59,7 +59,7 @@ def test_golden_small_cases(case):
     p = np.array([np.nan if v is None else v for v in gold["p"]], float)
     for meth, want in gold["adjusted"].items():
         want = np.array([np.nan if v is None else v for v in want], float)
-        got = sc.p_adjust(p, meth, n=gold["n"])
+        got = sc.p_adjust(p, method=meth, n=gold["n"])
         np.testing.assert_allclose(got, want, rtol=0, atol=1e-12, err_msg=f"{case} {meth}")
         assert np.array_equal(np.isnan(got), np.isnan(want))
 
@@ -77,7 +77,7 @@ def test_hommel_equals_plain_reference(seed):
         p = np.round(np.r_[rng.uniform(0, 0.01, m // 3), rng.uniform(size=m - m // 3)], 3)
     else:
         p = rng.beta(0.3, 2, size=m)
-    np.testing.assert_allclose(sc.p_adjust(p, "hommel"), hommel_reference(p), rtol=1e-14, atol=0)
+    np.testing.assert_allclose(sc.p_adjust(p, method="hommel"), hommel_reference(p), rtol=1e-14, atol=0)
 
 
 @pytest.mark.parametrize("extra", [1, 5, 50])
@@ -85,7 +85,7 @@ def test_hommel_with_larger_n_equals_reference(extra):
     rng = np.random.default_rng(extra)
     p = rng.uniform(0, 0.2, size=40)
     n = p.size + extra
-    np.testing.assert_allclose(sc.p_adjust(p, "hommel", n=n), hommel_reference(p, n), rtol=1e-14)
+    np.testing.assert_allclose(sc.p_adjust(p, method="hommel", n=n), hommel_reference(p, n), rtol=1e-14)
 
 
 @settings(max_examples=200, deadline=None)
@@ -93,14 +93,14 @@ def test_hommel_with_larger_n_equals_reference(extra):
               elements=st.sampled_from([0.0, 1e-6, 0.001, 0.01, 0.02, 0.04, 0.05, 0.1, 0.3, 0.5, 0.9, 1.0])
               | st.floats(0, 1)))
 def test_hommel_property_equals_reference(p):
-    np.testing.assert_allclose(sc.p_adjust(p, "hommel"), hommel_reference(p), rtol=1e-13, atol=0)
+    np.testing.assert_allclose(sc.p_adjust(p, method="hommel"), hommel_reference(p), rtol=1e-13, atol=0)
 
 
 def test_hommel_large_is_fast_enough_and_valid():
     rng = np.random.default_rng(1)
     p = np.r_[rng.uniform(0, 1e-4, 1000), rng.uniform(size=200_000)]
-    adj = sc.p_adjust(p, "hommel")
-    assert np.all(adj >= p) and np.all(adj <= sc.p_adjust(p, "hochberg") + 1e-15)
+    adj = sc.p_adjust(p, method="hommel")
+    assert np.all(adj >= p) and np.all(adj <= sc.p_adjust(p, method="hochberg") + 1e-15)
 
 
 # ------------------------------------------------------------------ statsmodels parity
@@ -115,9 +115,9 @@ def test_matches_statsmodels(ours, theirs):
     rng = np.random.default_rng(7)
     p = np.r_[rng.uniform(0, 0.01, 30), rng.uniform(size=170)]
     want = multipletests(p, method=theirs)[1]
-    np.testing.assert_allclose(sc.p_adjust(p, ours), want, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(sc.p_adjust(p, method=ours), want, rtol=1e-12, atol=1e-15)
     # statsmodels' names are aliases
-    np.testing.assert_allclose(sc.p_adjust(p, {"simes-hochberg": "sh"}.get(theirs, theirs)), want,
+    np.testing.assert_allclose(sc.p_adjust(p, method={"simes-hochberg": "sh"}.get(theirs, theirs)), want,
                                rtol=1e-12, atol=1e-15)
 
 
@@ -129,22 +129,21 @@ def test_bky_matches_statsmodels_twostage(alpha, seed):
     rng = np.random.default_rng(seed)
     p = np.r_[rng.uniform(0, 0.002 * (seed + 1), 25 * seed), rng.uniform(size=200)]
     rej, want, *_ = multipletests(p, alpha=alpha, method="fdr_tsbky")
-    got = sc.p_adjust(p, "BKY", alpha=alpha)
+    got = sc.p_adjust(p, method="BKY", alpha=alpha)
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-15)
     np.testing.assert_array_equal(got <= alpha, rej)
 
 
 def test_bky_all_or_nothing_rejected():
-    assert np.allclose(sc.p_adjust([0.5, 0.6, 0.9], "BKY", alpha=0.05),
-                       np.minimum(1, sc.p_adjust([0.5, 0.6, 0.9], "BH") * 1.05))
+    assert np.allclose(sc.p_adjust([0.5, 0.6, 0.9], method="BKY", alpha=0.05),
+                       np.minimum(1, sc.p_adjust([0.5, 0.6, 0.9], method="BH") * 1.05))
     tiny = np.array([1e-6, 2e-6, 3e-6])
-    np.testing.assert_allclose(sc.p_adjust(tiny, "BKY"), sc.p_adjust(tiny, "BH") * 1.05)
+    np.testing.assert_allclose(sc.p_adjust(tiny, method="BKY"), sc.p_adjust(tiny, method="BH") * 1.05)
 
 
 # ------------------------------------------------------------------ live R
 
 @requires_r
-@pytest.mark.r
 def test_live_r_random_inputs_with_ties_and_nan():
     rng = np.random.default_rng(2026)
     cases = []
@@ -166,7 +165,7 @@ def test_live_r_random_inputs_with_ties_and_nan():
         idx, meth, *vals = line.split()
         p, n = cases[int(idx)]
         want = np.array([np.nan if v == "NA" else float(v) for v in vals])
-        got = sc.p_adjust(p, meth, n=n)
+        got = sc.p_adjust(p, method=meth, n=n)
         np.testing.assert_allclose(got, want, rtol=0, atol=1e-14, err_msg=f"case {idx} {meth}")
         assert np.array_equal(np.isnan(got), np.isnan(want))
         seen += 1
@@ -177,45 +176,45 @@ def test_live_r_random_inputs_with_ties_and_nan():
 
 def test_nan_omitted_and_counted_out():
     p = np.array([0.01, np.nan, 0.02, 0.03])
-    got = sc.p_adjust(p, "bonferroni")
+    got = sc.p_adjust(p, method="bonferroni")
     np.testing.assert_allclose(got, [0.03, np.nan, 0.06, 0.09])
-    got20 = sc.p_adjust(p, "bonferroni", n=20)
+    got20 = sc.p_adjust(p, method="bonferroni", n=20)
     np.testing.assert_allclose(got20, [0.2, np.nan, 0.4, 0.6])
 
 
 def test_series_in_series_out_and_input_untouched():
     s = pd.Series([0.04, 0.01, np.nan, 0.2], index=list("abcd"), name="pv")
     before = s.copy()
-    out = sc.p_adjust(s, "BH")
+    out = sc.p_adjust(s, method="BH")
     assert isinstance(out, pd.Series)
     assert list(out.index) == list("abcd") and out.name == "pv"
     pd.testing.assert_series_equal(s, before)
     arr = np.array([0.04, 0.01, 0.2])
     copy = arr.copy()
-    sc.p_adjust(arr, "hommel")
+    sc.p_adjust(arr, method="hommel")
     np.testing.assert_array_equal(arr, copy)
 
 
 def test_axis_semantics():
     rng = np.random.default_rng(3)
     P = rng.uniform(size=(4, 6, 5))
-    out0 = sc.p_adjust(P, "holm", axis=1)
+    out0 = sc.p_adjust(P, method="holm", axis=1)
     for i in range(4):
         for k in range(5):
-            np.testing.assert_array_equal(out0[i, :, k], sc.p_adjust(P[i, :, k], "holm"))
-    outall = sc.p_adjust(P, "BH")
-    np.testing.assert_array_equal(outall.ravel(), sc.p_adjust(P.ravel(), "BH"))
+            np.testing.assert_array_equal(out0[i, :, k], sc.p_adjust(P[i, :, k], method="holm"))
+    outall = sc.p_adjust(P, method="BH")
+    np.testing.assert_array_equal(outall.ravel(), sc.p_adjust(P.ravel(), method="BH"))
     df = pd.DataFrame(P[0], columns=list("vwxyz"))
-    dfo = sc.p_adjust(df, "BH", axis=0)
+    dfo = sc.p_adjust(df, method="BH", axis=0)
     assert isinstance(dfo, pd.DataFrame) and list(dfo.columns) == list("vwxyz")
-    np.testing.assert_array_equal(dfo["v"].to_numpy(), sc.p_adjust(P[0][:, 0], "BH"))
+    np.testing.assert_array_equal(dfo["v"].to_numpy(), sc.p_adjust(P[0][:, 0], method="BH"))
 
 
 def test_empty_and_single():
     for m in sc.p_adjust_methods:
-        assert sc.p_adjust([], m).shape == (0,)
-        np.testing.assert_array_equal(sc.p_adjust([0.3], m), [0.3])  # R: n <= 1 returns p
-    assert sc.p_adjust(0.2, "bonferroni", n=3) == pytest.approx(0.6)
+        assert sc.p_adjust([], method=m).shape == (0,)
+        np.testing.assert_array_equal(sc.p_adjust([0.3], method=m), [0.3])  # R: n <= 1 returns p
+    assert sc.p_adjust(0.2, method="bonferroni", n=3) == pytest.approx(0.6)
 
 
 def test_methods_listed():
@@ -235,20 +234,20 @@ def test_methods_listed():
 ])
 def test_bad_p(bad, exc, match):
     with pytest.raises(exc, match=match):
-        sc.p_adjust(bad, "BH")
+        sc.p_adjust(bad, method="BH")
 
 
 def test_bad_method_and_n():
     with pytest.raises(ValueError, match="unknown method 'bh2'"):
-        sc.p_adjust([0.1], "bh2")
+        sc.p_adjust([0.1], method="bh2")
     with pytest.raises(ValueError, match="n must be at least the number of non-NaN"):
-        sc.p_adjust([0.1, 0.2, np.nan, 0.3], "holm", n=2)
+        sc.p_adjust([0.1, 0.2, np.nan, 0.3], method="holm", n=2)
     with pytest.raises(TypeError, match="n must be an integer"):
-        sc.p_adjust([0.1, 0.2], "holm", n=2.5)
+        sc.p_adjust([0.1, 0.2], method="holm", n=2.5)
     with pytest.raises(ValueError, match="alpha must lie in"):
-        sc.p_adjust([0.1, 0.2], "BKY", alpha=1.5)
+        sc.p_adjust([0.1, 0.2], method="BKY", alpha=1.5)
     with pytest.raises(ValueError, match="axis 3 is out of range"):
-        sc.p_adjust(np.zeros((2, 2)), "holm", axis=3)
+        sc.p_adjust(np.zeros((2, 2)), method="holm", axis=3)
 
 
 # ------------------------------------------------------------------ properties
@@ -260,7 +259,7 @@ pvals = arrays(np.float64, st.integers(1, 80), elements=st.floats(0, 1) | st.sam
 @given(pvals)
 def test_monotone_bounded_and_ordered(p):
     order = np.argsort(p, kind="stable")
-    adj = {m: sc.p_adjust(p, m) for m in sc.p_adjust_methods}
+    adj = {m: sc.p_adjust(p, method=m) for m in sc.p_adjust_methods}
     for m, a in adj.items():
         # BKY is adaptive: dividing by the estimated null fraction may take it below p
         assert (m == "BKY" or np.all(a >= p - 1e-15)) and np.all(a <= 1.0), m
@@ -279,16 +278,16 @@ def test_monotone_bounded_and_ordered(p):
 def test_permutation_equivariant(p, rnd):
     perm = np.array(rnd.sample(range(p.size), p.size))
     for m in sc.p_adjust_methods:
-        np.testing.assert_array_equal(sc.p_adjust(p[perm], m), sc.p_adjust(p, m)[perm], err_msg=m)
+        np.testing.assert_array_equal(sc.p_adjust(p[perm], method=m), sc.p_adjust(p, method=m)[perm], err_msg=m)
 
 
 @settings(max_examples=50, deadline=None)
 @given(pvals)
 def test_series_index_preserved(p):
     s = pd.Series(p, index=[f"g{i}" for i in range(p.size)])
-    out = sc.p_adjust(s, "BY")
+    out = sc.p_adjust(s, method="BY")
     assert isinstance(out, pd.Series) and out.index.equals(s.index)
-    np.testing.assert_array_equal(out.to_numpy(), sc.p_adjust(p, "BY"))
+    np.testing.assert_array_equal(out.to_numpy(), sc.p_adjust(p, method="BY"))
 
 
 # ------------------------------------------------------------------ the fast unit-interval argsort
@@ -307,3 +306,17 @@ def test_unit_argsort_is_exact_and_stable(gen, n):
          "zeros_ones": lambda: rng.integers(0, 2, n).astype(float),
          "powers": lambda: 2.0 ** -rng.integers(0, 1074, n).astype(float)}[gen]()
     np.testing.assert_array_equal(_argsort(p), np.argsort(p, kind="stable"))
+
+
+# ------------------------------------------------------------------ deprecation paths (one release)
+
+def test_positional_method_and_n_warn_and_still_work():
+    p = np.array([0.01, 0.04, 0.02, 0.3])
+    with pytest.warns(FutureWarning, match="pass method by keyword"):
+        old = sc.p_adjust(p, "BH")
+    np.testing.assert_array_equal(old, sc.p_adjust(p, method="BH"))
+    with pytest.warns(FutureWarning, match="pass method, n, axis, alpha by keyword"):
+        old = sc.p_adjust(p, "BKY", 10, None, 0.1)
+    np.testing.assert_array_equal(old, sc.p_adjust(p, method="BKY", n=10, alpha=0.1))
+    with pytest.raises(TypeError, match="takes 1 positional argument"):
+        sc.p_adjust(p, "BH", 4, None, 0.05, "extra")

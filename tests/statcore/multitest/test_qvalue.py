@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 import statcore as sc
-from helpers import load_golden_json, r_has_package, r_vector, requires_r, run_r
+from helpers import load_golden_json, r_vector, requires_r, run_r
 
 
 def golden_inputs():
@@ -22,11 +22,11 @@ def test_golden_pi0_and_qvalues(case):
     res = sc.qvalue(p)
     assert res.pi0 == pytest.approx(gold["pi0_smoother"], abs=1e-6)
     np.testing.assert_allclose(res.pi0_lambda, gold["pi0_lambda"], rtol=0, atol=1e-12)
-    np.testing.assert_allclose(res.qvalues, gold["qvalues_smoother"], rtol=0, atol=1e-6)
+    np.testing.assert_allclose(res.q_values, gold["qvalues_smoother"], rtol=0, atol=1e-6)
     np.testing.assert_allclose(res.lfdr, gold["lfdr_smoother"], rtol=0, atol=1e-6)
     boot = sc.qvalue(p, pi0_method="bootstrap")
     assert boot.pi0 == pytest.approx(gold["pi0_bootstrap"], abs=1e-12)
-    np.testing.assert_allclose(boot.qvalues, gold["qvalues_bootstrap"], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(boot.q_values, gold["qvalues_bootstrap"], rtol=0, atol=1e-12)
     assert sc.pi0est(p, lambda_=0.5).pi0 == pytest.approx(gold["pi0_lambda_0.5"], abs=1e-12)
 
 
@@ -35,7 +35,7 @@ def test_golden_tight_where_arithmetic_is_the_same():
     gold = load_golden_json("fdr", "qvalue_deterministic.json")["det2"]
     p = golden_inputs()["det2"]
     res = sc.qvalue(p, pi0=gold["pi0_smoother"], lfdr_out=False)
-    np.testing.assert_allclose(res.qvalues, gold["qvalues_smoother"], rtol=1e-14, atol=0)
+    np.testing.assert_allclose(res.q_values, gold["qvalues_smoother"], rtol=1e-14, atol=0)
 
 
 R_QV = r"""
@@ -44,9 +44,7 @@ out <- function(tag, v) cat(tag, sprintf("%.17g", v), "\n")
 """
 
 
-@requires_r
-@pytest.mark.r
-@pytest.mark.skipif(not r_has_package("qvalue"), reason="Bioconductor qvalue is not installed")
+@requires_r("qvalue")
 def test_live_r_random_inputs():
     rng = np.random.default_rng(11)
     cases = []
@@ -74,23 +72,21 @@ def test_live_r_random_inputs():
     for i, p in enumerate(cases):
         a = sc.qvalue(p)
         assert a.pi0 == pytest.approx(got[(i, "pi0")][0], abs=1e-6)
-        np.testing.assert_allclose(a.qvalues, got[(i, "q")], atol=1e-6, rtol=0)
+        np.testing.assert_allclose(a.q_values, got[(i, "q")], atol=1e-6, rtol=0)
         np.testing.assert_allclose(a.lfdr, got[(i, "lfdr")], atol=1e-6, rtol=0)
         b = sc.qvalue(p, pi0_method="bootstrap")
         assert b.pi0 == pytest.approx(got[(i, "bpi0")][0], abs=1e-12)
-        np.testing.assert_allclose(b.qvalues, got[(i, "bq")], atol=1e-12, rtol=0)
+        np.testing.assert_allclose(b.q_values, got[(i, "bq")], atol=1e-12, rtol=0)
         c = sc.qvalue(p, pfdr=True, lambda_=0.4)
         r_cq = got[(i, "cq")]
         # R's pFDR q-values are NaN from p = 0 on (0/0 then cummin); ours use the limit there
         finite = np.isfinite(r_cq)
-        np.testing.assert_allclose(c.qvalues[finite], r_cq[finite], atol=1e-12, rtol=0)
-        assert np.all(np.isfinite(c.qvalues[~np.isnan(p)]))
+        np.testing.assert_allclose(c.q_values[finite], r_cq[finite], atol=1e-12, rtol=0)
+        assert np.all(np.isfinite(c.q_values[~np.isnan(p)]))
         np.testing.assert_allclose(sc.lfdr(p, pi0=a.pi0, transf="logit"), got[(i, "logit")], atol=1e-6)
 
 
-@requires_r
-@pytest.mark.r
-@pytest.mark.skipif(not r_has_package("qvalue"), reason="Bioconductor qvalue is not installed")
+@requires_r("qvalue")
 def test_summary_matches_r_print():
     p = golden_inputs()["det1"]
     r_out = run_r(R_QV + f"p <- {r_vector(p)}\nsummary(qvalue(p))\n")
@@ -110,14 +106,14 @@ def test_nan_series_and_significant():
     p[[3, 500]] = np.nan
     s = pd.Series(p, index=[f"g{i}" for i in range(p.size)])
     res = sc.qvalue(s, fdr_level=0.1)
-    assert isinstance(res.qvalues, pd.Series) and res.qvalues.index.equals(s.index)
-    assert np.isnan(res.qvalues.iloc[3]) and np.isnan(res.lfdr.iloc[500])
+    assert isinstance(res.q_values, pd.Series) and res.q_values.index.equals(s.index)
+    assert np.isnan(res.q_values.iloc[3]) and np.isnan(res.lfdr.iloc[500])
     assert not res.significant.iloc[3]
     ref = sc.qvalue(p[~np.isnan(p)], fdr_level=0.1)
-    np.testing.assert_array_equal(res.qvalues.dropna().to_numpy(), ref.qvalues)
+    np.testing.assert_array_equal(res.q_values.dropna().to_numpy(), ref.q_values)
     np.testing.assert_array_equal(res.significant.to_numpy()[~np.isnan(p)], ref.significant)
     frame = res.to_frame()
-    assert list(frame.columns) == ["pvalue", "qvalue", "lfdr", "significant"]
+    assert list(frame.columns) == ["p_value", "q_value", "lfdr", "significant"]
 
 
 def test_fallback_when_r_would_stop():
@@ -125,7 +121,7 @@ def test_fallback_when_r_would_stop():
     with pytest.warns(sc.Pi0Warning, match="no p-value is >= max"):
         res = sc.qvalue(p)
     assert res.pi0 == 1.0
-    np.testing.assert_allclose(res.qvalues, sc.p_adjust(p, "BH"), rtol=1e-15)
+    np.testing.assert_allclose(res.q_values, sc.p_adjust(p, method="BH"), rtol=1e-15)
     with pytest.warns(sc.Pi0Warning, match="<= 0"):
         assert sc.pi0est(np.full(10, 0.01), lambda_=0.5).pi0 == 1.0
     with pytest.warns(sc.Pi0Warning, match="at least 2"):
@@ -156,9 +152,9 @@ def test_input_not_modified_and_plot(tmp_path):
     keep = p.copy()
     res = sc.qvalue(p)
     np.testing.assert_array_equal(p, keep)
-    fig = res.plot()
-    assert len(fig.axes) == 4
-    fig.savefig(tmp_path / "qvalue.png")
+    axes = res.plot()
+    assert axes.shape == (2, 2)
+    axes[0, 0].figure.savefig(tmp_path / "qvalue.png")
 
 
 # ---------------------------------------------------------------- Bayesian FDR selection
@@ -168,7 +164,7 @@ def test_bfdr_select_small_example():
     sel = sc.bfdr_select(lf, alpha=0.1)
     # running means of 0.01, 0.02, 0.2, 0.5: 0.01, 0.015, 0.0767, 0.1825
     np.testing.assert_array_equal(sel.selected, [True, False, True, True, False])
-    np.testing.assert_allclose(sel.qvalues, [0.01, 0.1825, 0.015, 0.23 / 3, 1.63 / 5])
+    np.testing.assert_allclose(sel.q_values, [0.01, 0.1825, 0.015, 0.23 / 3, 1.63 / 5])
     assert sel.n_selected == 3 and sel.threshold == 0.2
     assert sel.expected_fdr == pytest.approx(0.23 / 3)
     assert "selected: 3 of 5" in sel.summary()
@@ -179,7 +175,7 @@ def test_bfdr_ties_selected_together_and_brute_force():
     for _ in range(50):
         lf = np.round(rng.uniform(size=int(rng.integers(1, 40))) ** 2, 2)
         alpha = float(rng.uniform(0.01, 0.5))
-        sel = sc.bfdr_select(lf, alpha)
+        sel = sc.bfdr_select(lf, alpha=alpha)
         # brute force: largest threshold t whose selection {lf <= t} has mean <= alpha
         best = 0
         for t in np.unique(lf):
@@ -194,20 +190,88 @@ def test_bfdr_ties_selected_together_and_brute_force():
 def test_bfdr_bad_input_and_series():
     with pytest.raises(ValueError, match="lfdr must lie in"):
         sc.bfdr_select([0.1, 1.5])
-    with pytest.raises(ValueError, match="lfdr contains NaN"):
+    with pytest.raises(ValueError, match="lfdr contains 1 NaN value"):
         sc.bfdr_select([0.1, np.nan])
     with pytest.raises(ValueError, match="alpha must lie in"):
         sc.bfdr_select([0.1], alpha=0)
     s = pd.Series([0.3, 0.01], index=["a", "b"])
-    out = sc.bfdr_select(s, 0.05)
+    out = sc.bfdr_select(s, alpha=0.05)
     assert isinstance(out.selected, pd.Series) and out.selected.to_dict() == {"a": False, "b": True}
 
 
 def test_pfdr_at_zero_uses_the_limit():
     p = np.array([0.0, 0.0, 0.01, 0.2, 0.5, 0.9])
     res = sc.qvalue(p, pfdr=True, pi0=1.0, lfdr_out=False)
-    assert np.all(np.isfinite(res.qvalues))
+    assert np.all(np.isfinite(res.q_values))
     m = p.size
     ratio = np.array([1 / 1, 1 / 2] + [p[k] * m / ((k + 1) * (1 - (1 - p[k]) ** m)) for k in range(2, m)])
     want = np.minimum(1, np.minimum.accumulate(ratio[::-1])[::-1])
-    np.testing.assert_allclose(res.qvalues, want, rtol=1e-15)
+    np.testing.assert_allclose(res.q_values, want, rtol=1e-15)
+
+
+# ---------------------------------------------------------------- results and deprecation paths
+
+def test_pi0estimate_is_a_result():
+    p = golden_inputs()["det1"]
+    est = sc.pi0est(p)
+    assert repr(est) == "Pi0Estimate(pi0=0.8, method='smoother', n_lambda=19)"
+    assert "pi0:    0.8" in est.summary() and "method: smoother" in est.summary()
+    frame = est.to_frame()
+    assert list(frame.columns) == ["lambda", "pi0_lambda", "pi0_smooth"] and len(frame) == 19
+    np.testing.assert_allclose(frame["pi0_lambda"], est.pi0_lambda)
+    with pytest.raises(AttributeError):
+        est.pi0 = 0.5
+
+
+def test_qvalue_attribute_names_and_old_names_warn():
+    p = golden_inputs()["det1"]
+    res = sc.qvalue(p, fdr_level=0.05)
+    assert repr(res) == "QValueResult(pi0=0.8, m=1000, fdr_level=0.05, n_significant=211)"
+    with pytest.warns(FutureWarning, match="qvalues is now called q_values"):
+        np.testing.assert_array_equal(res.qvalues, res.q_values)
+    with pytest.warns(FutureWarning, match="pvalues is now called p_values"):
+        np.testing.assert_array_equal(res.pvalues, p)
+    sel = sc.bfdr_select([0.3, 0.01], alpha=0.05)
+    with pytest.warns(FutureWarning, match="qvalues is now called q_values"):
+        np.testing.assert_array_equal(sel.qvalues, sel.q_values)
+
+
+def test_positional_arguments_warn_and_still_work():
+    p = golden_inputs()["det2"]
+    new = sc.qvalue(p, fdr_level=0.1, pfdr=False, lfdr_out=False, pi0=None, lambda_=0.5)
+    with pytest.warns(FutureWarning, match="pass fdr_level, pfdr, lfdr_out, pi0, lambda_ by keyword"):
+        old = sc.qvalue(p, 0.1, False, False, None, 0.5)
+    np.testing.assert_array_equal(old.q_values, new.q_values)
+    assert old.summary() == new.summary()
+    with pytest.warns(FutureWarning, match="pass lambda_, pi0_method by keyword"):
+        assert sc.pi0est(p, 0.5, "bootstrap").pi0 == sc.pi0est(p, lambda_=0.5, pi0_method="bootstrap").pi0
+    with pytest.warns(FutureWarning, match="pass pi0 by keyword"):
+        np.testing.assert_array_equal(sc.lfdr(p, 0.7), sc.lfdr(p, pi0=0.7))
+    with pytest.warns(FutureWarning, match="pass alpha by keyword"):
+        assert sc.bfdr_select([0.01, 0.5], 0.1).n_selected == 1
+
+
+def test_plot_range_argument_renamed(tmp_path):
+    res = sc.qvalue(golden_inputs()["det1"])
+    with pytest.warns(FutureWarning, match="'rng' is now called 'q_range'"):
+        axes = res.plot(rng=(0.0, 0.2))
+    assert axes.shape == (2, 2)
+    ax = sc.pi0est(golden_inputs()["det1"]).plot()
+    assert ax.get_xlabel() == r"$\lambda$"
+    import matplotlib.pyplot as plt
+
+    plt.close("all")
+
+
+def test_bfdr_nan_policy():
+    lf = np.array([0.01, np.nan, 0.02, 0.2, 0.9])
+    with pytest.raises(ValueError, match="nan_policy='omit'"):
+        sc.bfdr_select(lf, alpha=0.1)
+    sel = sc.bfdr_select(lf, alpha=0.1, nan_policy="omit")
+    ref = sc.bfdr_select(lf[~np.isnan(lf)], alpha=0.1)
+    np.testing.assert_array_equal(sel.selected, [True, False, True, True, False])
+    assert np.isnan(sel.q_values[1])
+    np.testing.assert_array_equal(sel.q_values[~np.isnan(lf)], ref.q_values)
+    assert (sel.n_selected, sel.threshold, sel.expected_fdr) == (ref.n_selected, ref.threshold, ref.expected_fdr)
+    with pytest.raises(ValueError, match="unknown nan_policy 'propagate'"):
+        sc.bfdr_select(lf, alpha=0.1, nan_policy="propagate")

@@ -1,0 +1,58 @@
+"""The API checks of statcore.multitest: the bad-input sweep of every public function and the result
+protocol of every result class (see tests/apicheck.py)."""
+import numpy as np
+import pytest
+
+from apicheck import Spec, check_result_protocol, sweep_bad_inputs
+from statcore.multitest import (bfdr_select, combine_pvalues, lfdr, p_adjust, pi0est, qvalue)
+
+P = np.r_[np.linspace(0.0005, 0.01, 40), np.linspace(0.0025, 0.9975, 160)]
+P6 = np.array([0.04, 0.001, 0.7, 0.2, 0.03, 0.5])
+LFDR = np.array([0.01, 0.5, 0.02, 0.2, 0.9])
+
+# NaN p-values follow R's NA rule in p_adjust, qvalue, pi0est and lfdr (omitted, kept as NaN), and
+# every shape is accepted (the values are adjusted together); combine_pvalues follows scipy's
+# nan_policy="propagate" default and combines batched input along an axis.
+R_NA = {("p", "nan"), ("p", "wrong_ndim")}
+
+BAD_INPUT_SPECS = {
+    "p_adjust": Spec(p_adjust, {"p": P6, "method": "BH"}, data=("p",), paired=False,
+                     ok=R_NA | {("p", "empty")}, nan_result_ok={("p", "nan")}),
+    "qvalue": Spec(qvalue, {"p": P, "fdr_level": 0.1}, data=("p",), paired=False, ok=R_NA),
+    "pi0est": Spec(pi0est, {"p": P}, data=("p",), paired=False, ok=R_NA),
+    "lfdr": Spec(lfdr, {"p": P}, data=("p",), paired=False, ok=R_NA, nan_result_ok={("p", "nan")}),
+    "bfdr_select": Spec(bfdr_select, {"lfdr": LFDR, "alpha": 0.1}, data=("lfdr",), paired=False,
+                        ok={("lfdr", "wrong_ndim")}),
+    "combine_pvalues": Spec(combine_pvalues, {"p": P6, "method": "fisher"}, data=("p",), paired=False,
+                            ok={("p", "nan"), ("p", "wrong_ndim")}, nan_result_ok={("p", "nan")}),
+    # Stouffer's weights pair with p: one per p-value
+    "combine_pvalues[weights]": Spec(combine_pvalues, {"p": P6, "method": "stouffer", "weights": np.arange(1.0, 7.0)},
+                                     data=("weights",), ok={("weights", "none")}),
+    "bfdr_select[omit]": Spec(bfdr_select, {"lfdr": LFDR, "alpha": 0.1, "nan_policy": "omit"}, data=("lfdr",),
+                              paired=False, ok={("lfdr", "wrong_ndim"), ("lfdr", "nan")}),
+}
+
+RESULT_EXAMPLES = {
+    "QValueResult": lambda: qvalue(P, fdr_level=0.1),
+    "Pi0Estimate": lambda: pi0est(P),
+    "BFDRSelection": lambda: bfdr_select(LFDR, alpha=0.1),
+    "CombinedPValues": lambda: combine_pvalues(P6, method="fisher"),
+}
+
+EXEMPT = {}
+
+
+@pytest.mark.parametrize("name", sorted(BAD_INPUT_SPECS))
+def test_bad_input_sweep(name):
+    assert sweep_bad_inputs(BAD_INPUT_SPECS[name]) == []
+
+
+@pytest.mark.parametrize("name", sorted(RESULT_EXAMPLES))
+def test_result_protocol(name):
+    check_result_protocol(RESULT_EXAMPLES[name]())
+
+
+def test_batched_combined_result_protocol():
+    check_result_protocol(combine_pvalues(np.tile(P6, (3, 1)), method="simes", axis=1))
+    check_result_protocol(qvalue(P, lfdr_out=False))
+    check_result_protocol(pi0est(P, lambda_=0.5))
