@@ -394,7 +394,7 @@ def compare_models(models: Any, *, criterion: str = "AIC") -> ModelComparison:
     """
     crit = _check_criterion(criterion)
     names, fits = as_named_models(models, "models")
-    lls = [_loglik_of(m, f"models[{n!r}]") for n, m in zip(names, fits)]
+    lls = [_loglik_of(m, "models[{!r}]", n) for n, m in zip(names, fits)]
     _check_finite([f"models[{n!r}]" for n in names], lls)
     if _nobs_differ(lls):
         detail = ", ".join(f"{n}: {ll.nobs}" for n, ll in zip(names, lls))

@@ -19,7 +19,7 @@ __all__ = ["compare_by_group", "GroupComparison"]
 
 
 def _group_logliks(group: Any, models: Mapping[str, Any], names: Sequence[str]) -> list[LogLik]:
-    lls = [_loglik_of(models[n], f"fits[{group!r}][{n!r}]") for n in names]
+    lls = [_loglik_of(models[n], "fits[{!r}][{!r}]", group, n) for n in names]
     for n, ll in zip(names, lls):
         if not math.isfinite(ll.value):
             raise ValueError(f"fits: group {group!r}: the log-likelihood of {n} is not finite ({ll.value})")

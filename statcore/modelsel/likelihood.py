@@ -196,13 +196,14 @@ def _(model: LogLik) -> LogLik:
     return model
 
 
-def _loglik_of(model: Any, label: str) -> LogLik:
-    """``loglik(model)``, its errors prefixed with ``label`` (the argument or entry it came from)."""
+def _loglik_of(model: Any, label: str, *args: Any) -> LogLik:
+    """``loglik(model)``, its errors prefixed with ``label.format(*args)`` (the argument or entry it
+    came from; formatted only on error)."""
     try:
         return loglik(model)
     except (TypeError, ValueError) as exc:
         try:
-            err = type(exc)(f"{label}: {exc}")
+            err = type(exc)(f"{label.format(*args) if args else label}: {exc}")
         except Exception:  # an exception class with another constructor: keep it as it is
             raise exc from None
         raise err from exc
