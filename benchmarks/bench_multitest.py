@@ -1,4 +1,5 @@
-"""Time statcore's multiple-testing functions against statsmodels, scipy and R in one run.
+"""Time statcore's multiple-testing functions against statsmodels, scipy and R in one run
+(p_adjust, qvalue, and combine_pvalues against scipy.stats.combine_pvalues).
 
     python benchmarks/bench_multitest.py            # n = 1e4, 1e6, 1e7 (hommel peers at 2e4)
     python benchmarks/bench_multitest.py --quick    # smaller sizes, for a smoke run
@@ -20,6 +21,7 @@ from pathlib import Path
 import numpy as np
 
 import statcore as sc
+import statcore.multitest  # noqa: F401  (combine_pvalues)
 from _timing import median_time
 
 
@@ -86,8 +88,8 @@ def main():
         r_methods = ["hommel"] if peer_only_hommel else ["BH", "holm", "hochberg", "BY"] + (["qvalue"] if n <= 1_000_000 else [])
         rt = r_times(pfile, n, r_methods, 3 if n <= 1_000_000 else 1)
         for meth in (["hommel"] if peer_only_hommel else ["BH", "holm", "hochberg", "BY", "hommel"]):
-            ours = median_time(lambda: sc.p_adjust(p, meth), reps)
-            mem = peak_arrays(lambda: sc.p_adjust(p, meth), n)
+            ours = median_time(lambda: sc.p_adjust(p, method=meth), reps)
+            mem = peak_arrays(lambda: sc.p_adjust(p, method=meth), n)
             add(meth, n, "statcore", ours, ours, ours / t_sort, mem)
             sm_name = {"BH": "fdr_bh", "BY": "fdr_by", "hochberg": "simes-hochberg"}.get(meth, meth)
             if meth != "hommel" or n <= hommel_peer_n:
@@ -103,6 +105,15 @@ def main():
             if "qvalue" in rt:
                 add("qvalue", n, "R", rt["qvalue"], ours)
         shutil.rmtree(tmpdir)
+
+    # combine_pvalues: 1,000 families of k = 1,000 p-values, scipy's methods against scipy's
+    from scipy.stats import combine_pvalues as scipy_combine
+
+    fam = rng.uniform(size=(1000, 1000))
+    for meth in ["fisher", "stouffer", "tippett"]:
+        ours = median_time(lambda: sc.multitest.combine_pvalues(fam, method=meth, axis=1), args.reps)
+        add(meth, fam.size, "statcore", ours, ours)
+        add(meth, fam.size, "scipy", median_time(lambda: scipy_combine(fam, method=meth, axis=1), args.reps), ours)
 
     print(f"{'task':9s} {'n':>9s} {'impl':12s} {'median s':>10s} {'peer/ours':>10s} {'ours/argsort':>13s} {'peak mem (n doubles)':>21s}")
     for task, n, impl, t, ratio, rs, mem in rows:

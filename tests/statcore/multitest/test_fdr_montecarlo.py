@@ -62,13 +62,8 @@ def test_bh_controls_fdr(kind):
 @pytest.mark.slow
 @pytest.mark.parametrize("kind", ["independent"])
 def test_qvalue_controls_fdr(kind):
-    """Storey's q-values control FDR under independence.
-
-    Not under positive dependence: with blocks of 20 at correlation 0.6 the realised FDR was
-    0.1150 (MC s.e. 0.0019), with blocks of 5 at correlation 0.5 it was 0.1038 (s.e. 0.0010), both
-    above alpha + 3 s.e. for alpha = 0.1. statcore's q-values equal R's qvalue to 1e-6, so this is
-    the method's behaviour (its guarantees are asymptotic, Storey, Taylor & Siegmund 2004), kept
-    visible by test_qvalue_strong_dependence_is_less_conservative_than_bh rather than hidden."""
+    """Storey's q-values control FDR under independence (not under positive dependence: the
+    figures are in benchmarks/README.md, "multitest")."""
     rng = np.random.default_rng(200)
     out = []
     for _ in range(REPS):
