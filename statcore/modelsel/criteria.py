@@ -369,9 +369,12 @@ def compare_models(models: Any, *, criterion: str = "AIC") -> ModelComparison:
     Returns
     -------
     ModelComparison
-        Columns df, logLik, the criterion, its difference to the best (delta), the Akaike weight
-        ``exp(-delta/2) / sum exp(-delta/2)``, the evidence ratio to the best (``exp(delta/2)``) and
-        the cumulative weight. Ties keep the input order.
+        Best first: df, log-likelihood, the criterion, its difference to the best (delta), the
+        Akaike weight ``exp(-delta/2) / sum exp(-delta/2)``, the evidence ratio to the best
+        (``exp(delta/2)``) and the cumulative weight. Ties keep the input order. ``summary()`` prints
+        R's names (``deltaAIC``, ``evidence.ratio``, ``cum.weight``); ``to_frame()`` has snake_case
+        columns (``df``, ``loglik``, ``aic``, ``delta_aic``, ``weight``, ``evidence_ratio``,
+        ``cum_weight``).
 
     Raises
     ------
