@@ -213,7 +213,7 @@ fig.savefig(FIG / "pc_skeleton_modules.png", dpi=100)
 plt.close(fig)
 print(f"saved {FIG / 'pc_skeleton_modules.png'}; score: {score(skel)}")
 t0 = time.perf_counter()
-skel_max = pc_skeleton(data, alpha=0.01, test="gcm", groups=groups, type="max", B=199, seed=1)
+skel_max = pc_skeleton(data, alpha=0.01, test="gcm", groups=groups, kind="max", B=199, seed=1)
 print(f"GCM's max statistic on the same modules ({time.perf_counter() - t0:.2f} s): {score(skel_max)}")
 
 # %% [markdown]
