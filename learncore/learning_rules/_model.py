@@ -56,8 +56,23 @@ class LearningRule:
     through it). Custom rules run on the PyTorch backend (``fit(..., backend="autograd")``, the
     default for them); the built-in rules also have compiled kernels.
 
-    Example: a rule that learns only from rewarded trials,
-    ``LearningRule("rewarded-only", lambda y, p, a, r, rs, beta: r * (torch.eye(2)[a] - y))``.
+    Parameters
+    ----------
+    name : str
+        The rule's name (a fit reports it as its ``rule``).
+    signal : callable
+        ``signal(y, p, a, r, rewarded, beta)`` -> the error signal g, a tensor of shape (R, 2).
+
+    Examples
+    --------
+    A rule that learns only from rewarded trials:
+
+    >>> import numpy as np, torch
+    >>> from learncore.learning_rules import LearningRule, simulate
+    >>> rewarded_only = LearningRule("rewarded-only", lambda y, p, a, r, rs, beta: r * (torch.eye(2)[a] - y))
+    >>> mouse = simulate("1L", {"W": np.zeros((2, 3)), "eta": 0.1, "beta": 5.0}, 20, rule=rewarded_only, seed=0)
+    >>> len(mouse)
+    20
     """
 
     name: str
@@ -117,7 +132,30 @@ def n_weights(arch: str, hidden: int) -> int:
 
 
 def n_params(arch: str, hidden: int) -> int:
-    """Free parameters: the initial weights, eta and beta."""
+    """The number of free parameters of an architecture: its initial weights, eta and beta.
+
+    Parameters
+    ----------
+    arch : {"1L", "2L", "2NL"}
+        The architecture.
+    hidden : int
+        Hidden width (ignored for 1L).
+
+    Returns
+    -------
+    int
+        6 + 2 for 1L; 3 hidden + 2 hidden + 2 for 2L and 2NL (what ``statcore.loglik`` counts as df).
+
+    References
+    ----------
+    Liebana et al. (2025). Dopamine encodes deep network teaching signals for individual learning
+    trajectories. Cell 188:3789.
+
+    Examples
+    --------
+    >>> n_params("1L", 0), n_params("2NL", 3)
+    (8, 17)
+    """
     return n_weights(arch, hidden) + 2
 
 

@@ -73,8 +73,41 @@ def _choice_codes(col: pd.Series, name: str) -> np.ndarray:
 def check_trials(trials, *, n_params: int | None = None, name: str = "trials") -> TrialData:
     """Validate a trials table and return its arrays; raise naming the column and row on bad input.
 
-    ``n_params``: the number of free parameters about to be fitted; a table with no more trials than
-    that is refused (a maximum-likelihood fit and its AIC need more observations than parameters).
+    Missing values are refused in every column (there is no ``nan_policy``: every trial needs its
+    contrasts, choice and reward, and dropping trials would change the learning history the models
+    replay). IBL's NaN for "no stimulus on this side" is converted by :func:`from_ibl`.
+
+    Parameters
+    ----------
+    trials : pandas.DataFrame
+        ``contrast_left``, ``contrast_right`` (in [0, 1], 0 on the side without a stimulus),
+        ``choice`` ("left"/"right" or 0/1 with 1 = right), ``reward`` (0/1), optional ``session``
+        (contiguous blocks of rows).
+    n_params : int, optional
+        The number of free parameters about to be fitted; a table with no more trials than that is
+        refused (a maximum-likelihood fit and its AIC need more observations than parameters).
+    name : str
+        How error messages call the table.
+
+    Returns
+    -------
+    TrialData
+        The validated arrays: ``x`` (T, 3) = [c_L, c_R, 1], ``choice`` (0/1), ``reward``, ``session``
+        codes and ``session_labels``; ``n_trials`` and ``rewarded_side``.
+
+    References
+    ----------
+    The International Brain Laboratory et al. (2021). Standardized and reproducible measurement of
+    decision-making in mice. eLife 10:e63711 (the task and its trial variables).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> trials = pd.DataFrame({"contrast_left": [0.25, 0.0], "contrast_right": [0.0, 1.0],
+    ...                        "choice": ["left", "left"], "reward": [1, 0]})
+    >>> data = check_trials(trials)
+    >>> data.n_trials, data.rewarded_side.tolist()
+    (2, [0, 1])
     """
     if not isinstance(trials, pd.DataFrame):
         raise TypeError(f"{name} must be a pandas DataFrame with columns {', '.join(REQUIRED_COLUMNS)}; "

@@ -370,6 +370,7 @@ def plot_behaviour(trials, p_right=None, *, by="session", ax=None, label_data="d
     >>> axes = plot_behaviour(mouse, "p_right")
     >>> len(axes), axes[0].get_ylabel()
     (3, 'bias (log-odds right at c = 0)')
+    >>> import matplotlib.pyplot as plt; plt.close("all")
     """
     data = behaviour_metrics(trials, by=by)
     model = None if p_right is None else behaviour_metrics(trials, p_right, by=by, nan_policy=nan_policy)

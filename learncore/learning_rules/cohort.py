@@ -93,10 +93,10 @@ def fit_many(animals, *, archs: Sequence[str] = ("1L", "2L", "2NL"), rule: str =
     >>> import numpy as np
     >>> from learncore.learning_rules import simulate
     >>> one = {"W": np.zeros((2, 3)), "eta": 0.05, "beta": 8.0}
-    >>> mice = {f"m{k}": simulate("1L", one, 100, seed=k) for k in range(2)}
-    >>> res = fit_many(mice, archs=("1L",), restarts=1, max_iter=20, B=0, seed=0)
-    >>> res.n_groups
-    2
+    >>> mice = {f"m{k}": simulate("1L", one, 300, seed=k) for k in range(2)}
+    >>> res = fit_many(mice, archs=("1L",), restarts=1, max_iter=100, B=0, seed=0)
+    >>> res.n_groups, sorted(res.fits)
+    (2, ['m0', 'm1'])
     """
     import statcore
 

@@ -1,0 +1,230 @@
+"""learncore.learning_rules' public API: the bad-input sweep of every public function, the result
+protocol of every result class, and the deprecation paths of the renamed and formerly positional
+arguments (docs/conventions.md)."""
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from helpers import require_torch
+
+require_torch()
+
+import apicheck  # noqa: E402
+import statcore  # noqa: E402
+from learncore import learning_rules as lr  # noqa: E402
+from learncore.learning_rules import (BehaviourMetrics, LearningRuleFit, behaviour_metrics,  # noqa: E402
+                                      check_trials, contrast_schedule, fit, fit_many, from_ibl, plot_behaviour,
+                                      read_ibl_trials, replay_p_right, simulate)
+
+ONE = {"W": np.zeros((2, 3)), "eta": 0.1, "beta": 5.0}
+
+
+def _numeric_trials(T=60, seed=0):
+    """A trials table with numeric columns only (choice coded 0/1), so every bad-input kind applies."""
+    tr = simulate("1L", ONE, T, session_length=30, seed=seed)
+    return pd.DataFrame({"contrast_left": tr["contrast_left"], "contrast_right": tr["contrast_right"],
+                         "choice": (tr["choice"] == "right").astype(np.int64), "reward": tr["reward"],
+                         "session": tr["session"]})
+
+
+TRIALS = _numeric_trials()
+P_RIGHT = simulate("1L", ONE, 60, session_length=30, seed=0)["p_right"].to_numpy()
+ANIMALS = pd.concat([_numeric_trials(seed=0).assign(subject=0), _numeric_trials(seed=1).assign(subject=1)],
+                    ignore_index=True)
+IBL = pd.DataFrame({"contrastLeft": [0.25, np.nan, 0.0, 1.0], "contrastRight": [np.nan, 1.0, np.nan, np.nan],
+                    "choice": [1, -1, -1, 1], "feedbackType": [1, 1, -1, 1]})
+
+
+def _ibl_path(tmp_dir=[]):
+    import os
+    import tempfile
+
+    if not tmp_dir:
+        tmp_dir.append(tempfile.mkdtemp())
+    path = os.path.join(tmp_dir[0], "trials.csv")
+    IBL.to_csv(path, index=False)
+    return path
+
+
+def _plot_behaviour(**kwargs):
+    import matplotlib.pyplot as plt
+
+    try:
+        return plot_behaviour(**kwargs)
+    finally:
+        plt.close("all")
+
+
+_plot_behaviour.__name__ = "plot_behaviour"
+
+S = apicheck.Spec
+BAD_INPUT_SPECS = {
+    "fit": S(fit, dict(trials=TRIALS, arch="1L", restarts=1, max_iter=5, seed=0, warn=False), data=("trials",)),
+    "fit_many": S(fit_many, dict(animals=ANIMALS, archs=("1L",), restarts=1, max_iter=5, B=0, seed=0),
+                  data=("animals",)),
+    "replay_p_right": S(replay_p_right, dict(trials=TRIALS, arch="1L", params=ONE), data=("trials",)),
+    "simulate": S(simulate, dict(arch="1L", params=ONE, contrasts=np.array([0.25, -1.0, 0.0, 0.0625] * 5), seed=0),
+                  data=("contrasts",), paired=False),
+    "contrast_schedule": S(contrast_schedule, dict(n_trials=50, seed=0), data=("n_trials",), paired=False),
+    "behaviour_metrics": S(behaviour_metrics, dict(trials=TRIALS, p_right=P_RIGHT), data=("trials", "p_right"),
+                           ok={("p_right", "none")}),
+    "plot_behaviour": S(_plot_behaviour, dict(trials=TRIALS, p_right=P_RIGHT), data=("trials", "p_right"),
+                        ok={("p_right", "none")}),
+    "check_trials": S(check_trials, dict(trials=TRIALS), data=("trials",), paired=False),
+    "from_ibl": S(from_ibl, dict(df=IBL), data=("df",), paired=False),
+    # a path: the kinds that make sense for a string (the numeric kinds cannot be built from one)
+    "read_ibl_trials": S(read_ibl_trials, dict(path=_ibl_path()), data=("path",), paired=False,
+                         kinds=("empty", "string", "none")),
+}
+
+EXEMPT = {"n_params": "counts the parameters of an architecture: no data argument"}
+
+
+def _fit_example():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return fit(TRIALS, arch="1L", restarts=2, max_iter=20, seed=0)
+
+
+RESULT_EXAMPLES = {
+    "LearningRuleFit": _fit_example,
+    "BehaviourMetrics": lambda: behaviour_metrics(TRIALS, P_RIGHT),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAD_INPUT_SPECS))
+def test_bad_input_sweep(name):
+    assert apicheck.sweep_bad_inputs(BAD_INPUT_SPECS[name]) == []
+
+
+@pytest.mark.parametrize("name", sorted(RESULT_EXAMPLES))
+def test_result_protocol(name):
+    apicheck.check_result_protocol(RESULT_EXAMPLES[name]())
+
+
+def test_every_public_callable_is_registered():
+    funcs = [n for n in lr.__all__ if callable(getattr(lr, n)) and not isinstance(getattr(lr, n), type)]
+    assert sorted(set(funcs) - set(BAD_INPUT_SPECS) - set(EXEMPT)) == []
+
+
+# ---- warnings --------------------------------------------------------------------------------
+
+def test_one_convergence_warning():
+    assert lr.ConvergenceWarning is statcore.ConvergenceWarning
+    assert "ConvergenceWarning" not in lr.__all__
+    assert issubclass(lr.BehaviourWarning, statcore.StatcoreWarning)
+    assert issubclass(lr.IBLFormatWarning, statcore.StatcoreWarning)
+    with pytest.warns(statcore.ConvergenceWarning, match="best restart stopped"):
+        fit(TRIALS, arch="1L", restarts=1, max_iter=1, seed=0)
+
+
+# ---- results are frozen; old spellings -------------------------------------------------------
+
+def test_fit_result_is_frozen_and_keeps_its_inputs():
+    tr = TRIALS.copy()
+    res = fit(tr, arch="1L", restarts=2, max_iter=30, seed=0, warn=False)
+    with pytest.raises(AttributeError):
+        res.loglik = 0.0
+    with pytest.raises(ValueError):
+        res.p_right[0] = 0.5
+    with pytest.raises(TypeError):
+        res.params["eta"] = 1.0
+    with pytest.raises(ValueError):
+        res.params["W"][0, 0] = 1.0
+    tr.loc[0, "reward"] = 1 - tr.loc[0, "reward"]          # the caller's table is not the fit's
+    assert res.trials.loc[0, "reward"] == TRIALS.loc[0, "reward"]
+    r = repr(res)
+    assert r.startswith("LearningRuleFit(arch='1L', rule='rpe'") and "df=8" in r and "nobs=60" in r
+    assert "<table" in res._repr_html_()
+
+
+def test_behaviour_metrics_nan_policy():
+    p = P_RIGHT.copy()
+    p[[3, 40]] = np.nan
+    with pytest.raises(ValueError, match=r"p_right has 2 NaN.*trial 3.*nan_policy='omit'"):
+        behaviour_metrics(TRIALS, p)
+    omitted = behaviour_metrics(TRIALS, p, nan_policy="omit")
+    keep = ~np.isnan(p)
+    by_hand = behaviour_metrics(TRIALS[keep].reset_index(drop=True), p[keep])
+    pd.testing.assert_frame_equal(omitted.table, by_hand.table)
+    assert omitted.table["n_trials"].tolist() == [29, 29]
+    with pytest.raises(ValueError, match="nan_policy"):
+        behaviour_metrics(TRIALS, p, nan_policy="propagate")
+    with pytest.raises(ValueError, match="nan_policy"):
+        behaviour_metrics(TRIALS, nan_policy="drop")
+    # a session without any prediction is dropped
+    q = P_RIGHT.copy()
+    q[:30] = np.nan
+    assert behaviour_metrics(TRIALS, q, nan_policy="omit").table["session"].tolist() == [1]
+    with pytest.raises(ValueError, match="every trial"):
+        behaviour_metrics(TRIALS, np.full(60, np.nan), nan_policy="omit")
+
+
+def test_seeds_follow_statcore():
+    with pytest.raises(ValueError, match="seed must be a non-negative integer"):
+        simulate("1L", ONE, 10, seed=-1)
+    with pytest.raises(TypeError, match="seed"):
+        contrast_schedule(10, seed="x")
+    a = simulate("1L", ONE, 50, seed=np.random.SeedSequence(4))
+    b = simulate("1L", ONE, 50, seed=np.random.default_rng(np.random.SeedSequence(4)))
+    pd.testing.assert_frame_equal(a, b)
+    with pytest.raises(ValueError, match="n_jobs"):
+        fit_many(ANIMALS, archs=("1L",), n_jobs=0)
+
+
+# ---- deprecation paths -----------------------------------------------------------------------
+
+def test_fit_positional_arguments_warn_and_still_work():
+    new = fit(TRIALS, arch="1L", rule="rpe", hidden=3, restarts=2, seed=0, max_iter=20, warn=False)
+    with pytest.warns(FutureWarning, match=r"fit\(\): pass arch, rule, hidden, restarts, seed by keyword"):
+        old = fit(TRIALS, "1L", "rpe", 3, 2, 0, max_iter=20, warn=False)
+    assert old.loglik == new.loglik
+    np.testing.assert_array_equal(old.p_right, new.p_right)
+    with pytest.raises(TypeError, match="takes 1 positional argument"):
+        fit(TRIALS, "1L", "rpe", 3, 2, 0, 0.5)
+
+
+def test_fit_many_archs_positional_and_return_fits_warn():
+    kw = dict(restarts=1, max_iter=10, B=0, seed=0)
+    new = fit_many(ANIMALS, archs=("1L",), **kw)
+    assert set(new.fits) == {0, 1} and isinstance(new.fits[0]["1L"], LearningRuleFit)
+    with pytest.warns(FutureWarning, match=r"fit_many\(\): pass archs by keyword"):
+        old = fit_many(ANIMALS, ("1L",), **kw)
+    pd.testing.assert_frame_equal(old.per_group, new.per_group)
+    with pytest.warns(FutureWarning, match="return_fits is deprecated"):
+        res, fits = fit_many(ANIMALS, archs=("1L",), return_fits=True, **kw)
+    assert isinstance(res, statcore.GroupComparison)
+    assert fits[1]["1L"].loglik == new.fits[1]["1L"].loglik
+    with pytest.warns(FutureWarning, match="return_fits is deprecated"):
+        res = fit_many(ANIMALS, archs=("1L",), return_fits=False, **kw)
+    assert isinstance(res, statcore.GroupComparison)
+
+
+def test_plot_axes_argument_renamed_ax():
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 3)
+    with pytest.warns(FutureWarning, match="'axes' is now called 'ax'"):
+        drawn = plot_behaviour(TRIALS, P_RIGHT, axes=axes)
+    assert list(drawn) == list(axes)
+    res = _fit_example()
+    with pytest.warns(FutureWarning, match="'axes' is now called 'ax'"):
+        drawn = res.plot(axes=axes)
+    assert list(drawn) == list(axes)
+    plt.close("all")
+
+
+def test_read_ibl_trials_arguments_are_explicit(tmp_path):
+    path = tmp_path / "t.csv"
+    IBL.assign(choice=[1, -1, 0, 1]).to_csv(path, index=False)
+    with pytest.raises(ValueError, match="no-go"):
+        read_ibl_trials(path)
+    with pytest.warns(Warning):
+        out = read_ibl_trials(path, nogo="drop")
+    assert len(out) == 3
+    with pytest.raises(TypeError):
+        read_ibl_trials(path, "drop")
+    with pytest.raises(ValueError, match="nogo must be one of"):
+        read_ibl_trials(path, nogo="skip")
