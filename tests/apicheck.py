@@ -47,12 +47,30 @@ class Spec:
     kinds: tuple = BAD_KINDS
 
 
+_GENERIC_KINDS = ("empty", "string", "none")
+
+
+def _applies(good: Any, kind: str) -> bool:
+    """The numeric kinds (NaN, inf, wrong dimension, one row short) need array-like data; a mapping
+    or a fitted model gets the generic ones only."""
+    if kind in _GENERIC_KINDS:
+        return True
+    if isinstance(good, (dict, str)) or not hasattr(good, "__len__"):
+        return False
+    try:
+        return np.asarray(good).dtype.kind in "fiu"
+    except Exception:
+        return False
+
+
 def _bad_value(good: Any, kind: str) -> Any:
-    arr = good.to_numpy() if isinstance(good, (pd.Series, pd.DataFrame)) else np.asarray(good)
     if kind == "string":
         return "abc"
     if kind == "none":
         return None
+    if isinstance(good, dict) and kind == "empty":
+        return {}
+    arr = good.to_numpy() if isinstance(good, (pd.Series, pd.DataFrame)) else np.asarray(good)
     if kind == "empty":
         return np.empty((0,) + arr.shape[1:])
     if kind in ("nan", "inf"):
@@ -96,7 +114,7 @@ def sweep_bad_inputs(spec: Spec) -> list[str]:
     failures = []
     for arg in spec.data:
         for kind in spec.kinds:
-            if kind == "short" and not spec.paired:
+            if (kind == "short" and not spec.paired) or not _applies(spec.good[arg], kind):
                 continue
             kwargs = dict(spec.good)
             kwargs[arg] = _bad_value(spec.good[arg], kind)
