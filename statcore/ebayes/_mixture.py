@@ -1,5 +1,6 @@
 """Pieces shared by the grid estimators of a Gaussian location mixture (NPMLE, predictive recursion):
-grid construction, argument checks, evaluation of the fitted density."""
+grid construction and evaluation of the fitted density (the argument checks live in
+``statcore._checks``, section ebayes)."""
 from __future__ import annotations
 
 from typing import Any

@@ -464,6 +464,9 @@ def test_old_positional_call_and_old_names_warn():
         np.testing.assert_array_equal(np.asarray(new.qvalues), np.asarray(new.q_values))
     with pytest.raises(TypeError, match="both"):
         c2g(y, t, B=20, n_boot=20)
+    with pytest.warns(FutureWarning, match="conf_level"):
+        old_care = new.care(None, 0.9)
+    pd.testing.assert_frame_equal(old_care, new.care(None, conf_level=0.9))
 
 
 def test_result_is_frozen_and_repr_compact():
