@@ -32,15 +32,15 @@ import pandas as pd
 import torch
 from threadpoolctl import threadpool_limits
 
-from learncore.learning_rules import ARCHS, fit, fit_many, simulate
+from learncore.learning_rules import ARCHS, check_trials, fit, fit_many, simulate
 from learncore.learning_rules._torchnets import unrolled_nll
-from learncore.learning_rules._trials import check_trials
 from _timing import median_time
 
 # the module (the package's name ``fit`` is the function)
 fitmod = importlib.import_module("learncore.learning_rules.fit")
 
-#: generating parameters of the synthetic animals (the same design as tests/learncore/test_model_recovery.py):
+#: generating parameters of the synthetic animals (the same design as
+#: tests/learncore/learning_rules/test_model_recovery.py):
 #: eta log-uniform, beta uniform, initial W1 ~ N(0, w1^2), output weights ~ N(0, 0.1^2) (a naive start)
 DESIGN = {"1L": dict(eta=(0.03, 0.08), beta=(6.0, 10.0), w1=None),
           "2L": dict(eta=(0.02, 0.05), beta=(6.0, 10.0), w1=2.0),
@@ -183,7 +183,8 @@ def bench_cohort(n_animals: int):
             animals[key] = synthetic_animal(arch, T, rng)
             truth[key] = arch
     t0 = time.perf_counter()
-    cmp, fits = fit_many(animals, restarts=RESTARTS, hidden=HIDDEN, seed=1, n_jobs=2, return_fits=True)
+    cmp = fit_many(animals, restarts=RESTARTS, hidden=HIDDEN, seed=1, n_jobs=2)
+    fits = cmp.fits
     wall = time.perf_counter() - t0
     table = pd.DataFrame(0, index=pd.Index(list(ARCHS), name="generating"),
                          columns=pd.Index(list(ARCHS), name="AIC-selected"))

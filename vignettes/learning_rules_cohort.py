@@ -38,7 +38,7 @@ FIG.mkdir(exist_ok=True)
 
 def generating_params(arch, rng):
     """Naive mice: small output weights, so choices start near chance and improve with training.
-    (The design of tests/learncore/test_model_recovery.py: a wide first layer makes 2L's product of
+    (The design of tests/learncore/learning_rules/test_model_recovery.py: a wide first layer makes 2L's product of
     matrices and 2NL's saturating units behave unlike one layer.)"""
     beta = float(rng.uniform(6.0, 10.0))
     if arch == "1L":
@@ -75,8 +75,8 @@ print("accuracy per session of 2NL-mouse1:", first.groupby("session")["reward"].
 # (W1 = alpha I, eta / alpha^2), so their eta is not identified there.
 
 # %%
-comparison, fits = fit_many(mice, archs=("1L", "2L", "2NL"), hidden=3, restarts=4, seed=1, n_jobs=2,
-                            B=1000, return_fits=True)
+comparison = fit_many(mice, archs=("1L", "2L", "2NL"), hidden=3, restarts=4, seed=1, n_jobs=2, B=1000)
+fits = comparison.fits                                  # {mouse: {architecture: LearningRuleFit}}
 print(comparison)
 
 # %% [markdown]
@@ -104,11 +104,12 @@ print(recovery)
 # model they are computed from its p(right) on each trial (replayed through the mouse's choices).
 
 # %%
-fig = plot_behaviour(first, fits["2NL-mouse1"]["2NL"].p_right, label_model="2NL fit")
+axes = plot_behaviour(first, fits["2NL-mouse1"]["2NL"].p_right, label_model="2NL fit")
+fig = axes[0].figure
 one = behaviour_metrics(first, fits["2NL-mouse1"]["1L"].p_right)
-for ax, col in zip(fig.axes, ("bias", "sensitivity", "accuracy")):
+for ax, col in zip(axes, ("bias", "sensitivity", "accuracy")):
     ax.plot(np.arange(1, one.n_groups + 1), one.to_frame()[col], ls="--", color="grey", label="1L fit")
-fig.axes[-1].legend()
+axes[-1].legend()
 fig.suptitle("2NL-mouse1: data and fitted models", y=1.04)
 fig.savefig(FIG / "learning_rules_behaviour.png", dpi=120, bbox_inches="tight")
 

@@ -2,8 +2,9 @@
 most of a seeded set of synthetic animals. Prints the generating x AIC-selected confusion matrix
 (``pytest -s``).
 
-Design (frozen after exploring, see the numbers in the comments): rule "rpe", IBL schedule, hidden
-width 3; per architecture N_PER_ARCH animals, each with its own draw of the generating parameters:
+Design (frozen after exploring; the measurements behind it are in benchmarks/README.md,
+"learncore.learning_rules"): rule "rpe", IBL schedule, hidden width 3; per architecture N_PER_ARCH
+animals, each with its own draw of the generating parameters:
 
 - eta log-uniform, beta uniform on [6, 10];
 - a naive start: output weights (W for 1L, W2 for 2L/2NL) ~ N(0, 0.1^2), so the first trials are near
@@ -11,9 +12,6 @@ width 3; per architecture N_PER_ARCH animals, each with its own draw of the gene
 - 1L eta in [0.03, 0.08]; 2L eta in [0.02, 0.05], w1 = 2 (a product of matrices whose slow start
   and later acceleration a single layer cannot follow); 2NL eta in [0.2, 0.5], w1 = 2.5 (hidden
   units that saturate, so the psychometric curve is not a logistic in contrast).
-
-Expected accuracy on 100 simulated animals per architecture with 4,000 trials: first 200 trials
-median 0.56-0.58, last 1,000 trials median 0.78 (1L), 0.82 (2L), 0.84 (2NL); 2-3% never learn.
 """
 import numpy as np
 import pandas as pd
@@ -65,7 +63,8 @@ def test_aic_recovers_the_generating_architecture():
     # the synthetic animals look like mice: a naive start, and most of them learn
     assert np.median(start) < 0.65 and np.median(end) > 0.75
 
-    cmp, fits = fit_many(animals, restarts=RESTARTS, hidden=HIDDEN, seed=7, n_jobs=2, return_fits=True, B=0)
+    cmp = fit_many(animals, restarts=RESTARTS, hidden=HIDDEN, seed=7, n_jobs=2, B=0)
+    fits = cmp.fits
     confusion = pd.DataFrame(0, index=pd.Index(ARCHS, name="generating"),
                              columns=pd.Index(ARCHS, name="AIC-selected"))
     gap_1l = {arch: [] for arch in ARCHS}
