@@ -1,18 +1,21 @@
 """Conditional independence testing: GCM, RP-CIT (random projections) and their building blocks.
 
-``residualize`` regresses many outputs on a conditioning set at once; ``gcm_test`` is the
+``residualize`` regresses many outputs on a conditioning set at once (``regress.py`` dispatches to
+the linear smoothers of ``smoothers.py`` and the forests of ``forests.py``); ``gcm_test`` is the
 generalised covariance measure of Shah & Peters (2020); ``rpcit`` tests high-dimensional X and Y
-through k random one-dimensional projections, aggregated with ``combine_pvalues``.
+through k random one-dimensional projections, aggregated with the rules of
+``statcore.multitest.combine_pvalues`` (the pieces the two tests share live in ``_gcm_core.py``);
+``pc_skeleton`` learns a PC-stable skeleton whose nodes may be groups of columns.
 """
 from ..multitest.combine import _LEGACY_METHODS as COMBINE_METHODS, combine_pvalues
 from .gcm import GCMWarning, gcm_test
-from .regress import (REGRESSIONS, RegressionFit, SpectralSmoother, fit_residualizer, fit_residualizers,
-                      residualize)
+from .regress import (REGRESSIONS, ForestSmoother, RegressionFit, SpectralSmoother, fit_residualizer,
+                      fit_residualizers, residualize)
 from .rpcit import parcor_pvalues, random_directions, rpcit
 
 __all__ = ["gcm_test", "GCMWarning", "rpcit", "random_directions", "combine_pvalues", "COMBINE_METHODS",
            "parcor_pvalues", "residualize", "fit_residualizer", "fit_residualizers", "RegressionFit",
-           "SpectralSmoother", "REGRESSIONS"]
+           "SpectralSmoother", "ForestSmoother", "REGRESSIONS"]
 
 # skeleton learning (PC-stable with grouped nodes); the causal-learn adapter stays in
 # statcore.cit.causallearn so that causal-learn is imported only on request

@@ -36,15 +36,14 @@ class ForestSmoother(Result):
     --------
     >>> import numpy as np
     >>> rng = np.random.default_rng(0)
-    >>> z = rng.normal(size=(200, 2))
-    >>> v = np.column_stack([np.sin(2 * z[:, 0]), z[:, 0] * z[:, 1], z[:, 1]])
-    >>> v += 0.3 * rng.normal(size=(200, 3))
+    >>> z = rng.normal(size=(60, 2))
+    >>> v = np.column_stack([np.sin(2 * z[:, 0]), z[:, 0] * z[:, 1]]) + 0.3 * rng.normal(size=(60, 2))
     >>> from statcore.cit import fit_residualizer
     >>> fit = fit_residualizer(v, z, regression="rf", seed=1)
     >>> sm = fit.smoother
     >>> type(sm).__name__, sm.passes, sm.weights.shape
-    ('ForestSmoother', 2, (200, 200))
-    >>> w = rng.normal(size=3)
+    ('ForestSmoother', 2, (60, 60))
+    >>> w = rng.normal(size=2)
     >>> bool(np.allclose(sm.residuals(v @ w), fit.residuals @ w))  # one forest serves every projection
     True
     """
