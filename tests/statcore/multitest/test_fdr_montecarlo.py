@@ -83,7 +83,7 @@ def test_bfdr_select_with_oracle_lfdr_controls_fdr():
         f0 = np.exp(-0.5 * z * z)
         f1 = np.exp(-0.5 * (z - 2.5) ** 2)
         lf = 0.8 * f0 / (0.8 * f0 + 0.2 * f1)
-        out.append(fdp(np.asarray(sc.bfdr_select(lf, ALPHA).selected), h))
+        out.append(fdp(np.asarray(sc.bfdr_select(lf, alpha=ALPHA).selected), h))
     check(out)
 
 
