@@ -150,7 +150,7 @@ def _make_design(data: CouplingData, clip: float) -> _Design:
         beta, ok = _logistic_fit(X, arm.astype(np.float64), np.ones(n))
         if not ok:
             warnings.warn("the logistic propensity fit did not converge (separation or collinear X); "
-                          "weights may be extreme", ConvergenceWarning, stacklevel=4)
+                          "weights may be extreme", ConvergenceWarning, stacklevel=5)
         from scipy.special import expit
 
         e = expit(X @ beta)
@@ -160,7 +160,7 @@ def _make_design(data: CouplingData, clip: float) -> _Design:
         if low.any() or high.any():
             warnings.warn(f"{int(low.sum() + high.sum())} propensity scores outside [{clip:g}, {1 - clip:g}] "
                           "were clipped: overlap is poor there and the weighted marginals lean on few units",
-                          OverlapWarning, stacklevel=4)
+                          OverlapWarning, stacklevel=5)
         e = np.clip(e, clip, 1 - clip)
         inv_e = np.where(arm, 1 / e, 1 / (1 - e))
         note += f", clipped to [{clip:g}, {1 - clip:g}]"

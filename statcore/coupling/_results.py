@@ -213,7 +213,8 @@ class JointBounds(Result):
         return "\n".join(lines) + "\n"
 
     def _plot(self, ax=None, points: int = 400):
-        """Returns the two Axes. Left: Q1(u), Q0(u), Q0(1 - u). Right: the two integrands f(Q1(u), Q0(u)), f(Q1(u), Q0(1 - u))."""
+        """Left: Q1(u), Q0(u), Q0(1 - u). Right: the two integrands f(Q1(u), Q0(u)) and
+        f(Q1(u), Q0(1 - u)). Returns the two Axes (an ndarray)."""
         import matplotlib.pyplot as plt
 
         y1s, c1, y0s, c0, fx = self._curves

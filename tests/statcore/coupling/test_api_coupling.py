@@ -180,9 +180,11 @@ def test_series_in_series_out_for_makarov():
 def test_coupling_mean_old_names_and_positions():
     w1, w0 = np.arange(1.0, 10.0), np.ones(7)
     new = coupling_mean(Y1, Y0, "product", coupling="countercomonotone", weights1=w1, weights0=w0)
-    with pytest.warns(FutureWarning, match="'w1' is now called 'weights1'"):
+    with pytest.warns(FutureWarning) as rec:
         old = coupling_mean(Y1, Y0, "product", coupling="countercomonotone", w1=w1, w0=w0)
     assert old == new
+    msgs = " ".join(str(w.message) for w in rec)
+    assert "'w1' is now called 'weights1'" in msgs and "'w0' is now called 'weights0'" in msgs
     with pytest.warns(FutureWarning, match="pass coupling, weights1, weights0 by keyword"):
         assert coupling_mean(Y1, Y0, "product", "countercomonotone", w1, w0) == new
 

@@ -23,9 +23,11 @@ def test_given_propensity_is_hajek_weighting():
     e = np.clip(expit(1.5 * x), 0.02, 0.98)  # inside the default clip: plain Hajek weights
     r = joint_bounds(y, t, "product", propensity=e, B=0)
     w1, w0 = 1 / e[t == 1], 1 / (1 - e[t == 0])
-    assert r.comonotone == pytest.approx(coupling_mean(y[t == 1], y[t == 0], "product", weights1=w1, weights0=w0), rel=1e-12)
+    assert r.comonotone == pytest.approx(coupling_mean(y[t == 1], y[t == 0], "product", weights1=w1, weights0=w0),
+                                         rel=1e-12)
     assert r.countercomonotone == pytest.approx(
-        coupling_mean(y[t == 1], y[t == 0], "product", coupling="countercomonotone", weights1=w1, weights0=w0), rel=1e-12)
+        coupling_mean(y[t == 1], y[t == 0], "product", coupling="countercomonotone", weights1=w1, weights0=w0),
+        rel=1e-12)
     assert "propensity given" in r.summary()
     kish1 = w1.sum() ** 2 / (w1 ** 2).sum()
     assert f"effective n1 = {kish1:.1f}" in r.summary()
@@ -68,7 +70,8 @@ def test_clipping_warns_and_clips():
         r = joint_bounds(y, t, "product", propensity=e, B=0, clip=0.01)
     ec = np.clip(e, 0.01, 0.99)
     w1, w0 = 1 / ec[t == 1], 1 / (1 - ec[t == 0])
-    assert r.comonotone == pytest.approx(coupling_mean(y[t == 1], y[t == 0], "product", weights1=w1, weights0=w0), rel=1e-12)
+    assert r.comonotone == pytest.approx(coupling_mean(y[t == 1], y[t == 0], "product", weights1=w1, weights0=w0),
+                                         rel=1e-12)
     assert "clipped to [0.01, 0.99]" in r.summary()
     with warnings.catch_warnings():
         warnings.simplefilter("error")
