@@ -96,7 +96,7 @@ def test_hommel_property_equals_reference(p):
     np.testing.assert_allclose(sc.p_adjust(p, method="hommel"), hommel_reference(p), rtol=1e-13, atol=0)
 
 
-def test_hommel_large_is_fast_enough_and_valid():
+def test_hommel_large_is_valid():
     rng = np.random.default_rng(1)
     p = np.r_[rng.uniform(0, 1e-4, 1000), rng.uniform(size=200_000)]
     adj = sc.p_adjust(p, method="hommel")
