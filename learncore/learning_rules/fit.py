@@ -2,6 +2,7 @@
 p(right) replayed through an animal's choices (:func:`replay_p_right`)."""
 from __future__ import annotations
 
+import contextlib
 import time
 import warnings
 from typing import Mapping, Sequence
@@ -61,6 +62,7 @@ def _objective_numba(data: TrialData, arch: str, rule: str, hidden: int, baselin
 
 
 def _objective_autograd(data: TrialData, arch: str, rule: str, hidden: int, baseline: float):
+    """The PyTorch objective; :func:`fit` calls it inside ``thread_limit(1)`` (tiny per-trial ops)."""
     import torch
 
     from ._torchnets import unrolled_nll
@@ -70,10 +72,9 @@ def _objective_autograd(data: TrialData, arch: str, rule: str, hidden: int, base
 
     def fun(theta, rows=None):
         th = theta.detach().clone().requires_grad_(True)
-        with thread_limit(1):
-            nll = unrolled_nll(th, arch, rule, hidden, x, data.choice, data.reward, rewarded, baseline)
-            bad = ~torch.isfinite(nll)
-            (g,) = torch.autograd.grad(nll[~bad].sum(), th) if (~bad).any() else (torch.zeros_like(th),)
+        nll = unrolled_nll(th, arch, rule, hidden, x, data.choice, data.reward, rewarded, baseline)
+        bad = ~torch.isfinite(nll)
+        (g,) = torch.autograd.grad(nll[~bad].sum(), th) if (~bad).any() else (torch.zeros_like(th),)
         nll = nll.detach().clone()
         nll[bad] = float("inf")
         return nll, g
@@ -211,10 +212,6 @@ def fit(trials, *, arch: str = "2NL", rule: str = "rpe", hidden: int = 3, restar
     >>> res.arch, res.df, res.nobs
     ('1L', 8, 300)
     """
-    import torch
-
-    from ._lbfgs import batched_lbfgs
-
     arch = check_arch(arch)
     rule = check_rule(rule)
     hidden = check_hidden(hidden, arch)
@@ -234,6 +231,17 @@ def fit(trials, *, arch: str = "2NL", rule: str = "rpe", hidden: int = 3, restar
     data = check_trials(trials, n_params=P)
     rng = check_seed(seed)
     start = time.perf_counter()
+    with thread_limit(1) if backend == "autograd" else contextlib.nullcontext():
+        return _fit(trials, data, arch, rule, hidden, restarts, rng, init, max_iter, gtol, backend, warn,
+                    baseline, P, start)
+
+
+def _fit(trials, data, arch, rule, hidden, restarts, rng, init, max_iter, gtol, backend, warn, baseline, P,
+         start):
+    import torch
+
+    from ._lbfgs import batched_lbfgs
+
     th0 = _init_thetas(arch, hidden, restarts, rng)
     if init is not None:
         inits = [init] if isinstance(init, Mapping) else list(init)
@@ -272,7 +280,7 @@ def fit(trials, *, arch: str = "2NL", rule: str = "rpe", hidden: int = 3, restar
     if init is not None and shrunk[:len(inits)].any():
         warnings.warn(f"init: the starting point(s) {np.flatnonzero(shrunk[:len(inits)]).tolist()} made the "
                       f"network diverge or fit far worse than chance; their eta was divided by powers of 4",
-                      ConvergenceWarning, stacklevel=3)
+                      ConvergenceWarning, stacklevel=4)
     res = batched_lbfgs(fun, x0, max_iter=max_iter, gtol=gtol)
     f = res.f.numpy()
     best = int(np.nanargmin(np.where(np.isfinite(f), f, np.inf)))
@@ -297,7 +305,7 @@ def fit(trials, *, arch: str = "2NL", rule: str = "rpe", hidden: int = 3, restar
             f"iterations) with max |gradient| {g_best:.3g} above the tolerance; its log-likelihood "
             f"{lls[0]:.6g} may still rise a little ({int(np.sum(lls >= lls[0] - 0.1))} of {restarts} restarts "
             f"end within 0.1 of it). Flat ridges to infinite weights are common in these models "
-            f"(saturating units, the 2L -> 1L limit); raise max_iter to check", ConvergenceWarning, stacklevel=3)
+            f"(saturating units, the 2L -> 1L limit); raise max_iter to check", ConvergenceWarning, stacklevel=4)
     return LearningRuleFit(arch=arch, rule=rule_name(rule), hidden=hidden, params=params, loglik=ll, df=P,
                            nobs=data.n_trials, p_right=p_right, restarts=table,
                            converged=bool(res.converged[best]), baseline=baseline, backend=backend,
