@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import math
 import numbers
 import warnings
 from dataclasses import dataclass
@@ -53,6 +54,8 @@ def as_float_array(x: Any, name: str, *, allow_nan: bool = False, allow_inf: boo
     """
     if isinstance(x, (str, bytes)):
         raise TypeError(f"{name} must be numeric, got a string {x!r}")
+    if x is None:
+        raise TypeError(f"{name} is required: got None where numbers were expected")
     if _is_pandas(x):
         values = x.to_numpy()
     else:
@@ -429,7 +432,6 @@ class InputWrapper:
 # ----------------------------------------------------------------------------------------------
 
 # === multitest ===
-import math  # noqa: E402  (default_r above uses it; the core section does not import it)
 
 
 def as_pvalue_array(p: Any, name: str = "p", *, allow_nan: bool = True) -> np.ndarray:
