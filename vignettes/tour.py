@@ -36,7 +36,7 @@ p = pd.Series(ndtr(-z), index=[f"gene{i:05d}" for i in range(m)], name="p")
 # ## p_adjust: R's p.adjust, every method, a Series in and a Series out
 
 # %%
-adjusted = pd.DataFrame({meth: sc.p_adjust(p, meth) for meth in sc.p_adjust_methods if meth != "fdr"})
+adjusted = pd.DataFrame({meth: sc.p_adjust(p, method=meth) for meth in sc.p_adjust_methods if meth != "fdr"})
 calls = pd.DataFrame({
     "discoveries": (adjusted <= 0.05).sum(),
     "false": ((adjusted <= 0.05) & ~effect[:, None]).sum(),
@@ -53,9 +53,9 @@ print(adjusted.head(3).round(4).to_string())
 # %%
 qv = sc.qvalue(p, fdr_level=0.05)
 print(qv.summary())
-print(qv.to_frame().sort_values("pvalue").head(5).round(5).to_string())
-fig = qv.plot()
-fig.savefig(FIG / "qvalue.png", dpi=100)
+print(qv.to_frame().sort_values("p_value").head(5).round(5).to_string())
+axes = qv.plot()                      # plot() returns the Axes it drew on
+axes.flat[0].figure.savefig(FIG / "qvalue.png", dpi=100)
 print(f"\npi0 = {qv.pi0:.4f} (truth {1 - effect.mean():.4f}); saved {FIG / 'qvalue.png'}")
 
 # %% [markdown]
@@ -65,6 +65,6 @@ print(f"\npi0 = {qv.pi0:.4f} (truth {1 - effect.mean():.4f}); saved {FIG / 'qval
 sel = sc.bfdr_select(qv.lfdr, alpha=0.05)
 print(sel.summary())
 print(f"realised FDP of the selection: {(sel.selected & ~effect).sum() / max(sel.n_selected, 1):.4f}")
-fig = sel.plot()
-fig.savefig(FIG / "bfdr.png", dpi=100)
+ax = sel.plot()
+ax.figure.savefig(FIG / "bfdr.png", dpi=100)
 print(f"saved {FIG / 'bfdr.png'}")
