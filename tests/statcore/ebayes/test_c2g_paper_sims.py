@@ -65,7 +65,7 @@ def one_replicate(setting, n, tau, seed, methods):
     rows = []
     p = norm.sf(y - mu0)
     for alpha in LEVELS:
-        q = p_adjust(p[t], "BH")
+        q = p_adjust(p[t], method="BH")
         sel = np.zeros(n, bool)
         sel[np.flatnonzero(t)[q <= alpha]] = True
         rows.append(("BH (oracle null)", alpha, *_fdp_power(sel, h)))
