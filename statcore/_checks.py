@@ -23,6 +23,7 @@ __all__ = [
     "check_positive_int",
     "check_choice",
     "check_finite_real",
+    "check_positive_real",
     "check_seed",
     "check_n_jobs",
     "as_treatment",
@@ -147,6 +148,14 @@ def check_finite_real(x: Any, name: str) -> float:
     if not np.isfinite(float(x)):
         raise ValueError(f"{name} must be finite, got {x!r}")
     return float(x)
+
+
+def check_positive_real(x: Any, name: str) -> float:
+    """A positive finite real scalar (not a boolean), as float."""
+    v = check_finite_real(x, name)
+    if v <= 0:
+        raise ValueError(f"{name} must be positive, got {x!r}")
+    return v
 
 
 def check_choice(x: Any, name: str, choices: Iterable[str], aliases: dict[str, str] | None = None) -> str:

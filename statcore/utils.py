@@ -8,6 +8,10 @@
 - :func:`thread_limit`: a context that limits BLAS, numba (and, when already imported, PyTorch)
   threads, restoring them afterwards.
 - :func:`check_nan_policy`, :func:`apply_nan_policy`: scipy's ``nan_policy`` for paired arrays.
+- :func:`check_positive_int`, :func:`check_finite_real`, :func:`check_positive_real`,
+  :func:`check_probability`, :func:`check_choice`: scalar arguments, with errors naming them.
+- :func:`renamed_arguments`: a renamed or formerly positional argument keeps working for one
+  release with a ``FutureWarning``.
 
 Examples
 --------
@@ -26,11 +30,13 @@ import sys
 from contextlib import contextmanager
 from typing import Any, Iterator
 
-from ._checks import apply_nan_policy, check_n_jobs, check_nan_policy, check_seed
+from ._checks import (apply_nan_policy, check_choice, check_finite_real, check_n_jobs, check_nan_policy,
+                      check_positive_int, check_positive_real, check_probability, check_seed, renamed_arguments)
 from ._kernels import lazy_njit
 
 __all__ = ["check_seed", "check_n_jobs", "effective_n_jobs", "lazy_njit", "thread_limit",
-           "check_nan_policy", "apply_nan_policy"]
+           "check_nan_policy", "apply_nan_policy", "check_positive_int", "check_finite_real",
+           "check_positive_real", "check_probability", "check_choice", "renamed_arguments"]
 
 
 def effective_n_jobs(n_jobs: Any = 1) -> int:

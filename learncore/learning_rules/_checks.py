@@ -11,56 +11,17 @@ from typing import Any, Iterable
 
 import numpy as np
 import pandas as pd
-from statcore.utils import check_nan_policy
+from statcore.utils import (check_choice, check_finite_real, check_nan_policy, check_positive_int,
+                            check_positive_real, renamed_arguments)
 
-try:  # statcore's one deprecation helper, public in statcore.utils once the lead exports it
-    from statcore.utils import renamed_arguments
-except ImportError:  # pragma: no cover - until then, from its home
-    from statcore._checks import renamed_arguments
-
-__all__ = ["renamed_arguments", "check_positive_int", "check_positive_float", "check_finite_float", "check_choice",
+# the generic scalar checks are statcore's (statcore.utils); these are learncore's own
+__all__ = ["renamed_arguments", "check_positive_int", "check_positive_real", "check_finite_real", "check_choice",
            "check_p_right", "check_by", "check_baseline"]
-
-
-def check_positive_int(x: Any, name: str, *, minimum: int = 1) -> int:
-    """An integer (not a boolean) >= ``minimum``."""
-    if isinstance(x, (bool, np.bool_)) or not isinstance(x, numbers.Integral):
-        raise TypeError(f"{name} must be a positive integer; got {x!r}")
-    if x < minimum:
-        raise ValueError(f"{name} must be a positive integer (>= {minimum}); got {x!r}")
-    return int(x)
-
-
-def check_finite_float(x: Any, name: str, what: str = "a number") -> float:
-    """A finite real number (not a boolean), as float."""
-    if isinstance(x, (bool, np.bool_)) or not isinstance(x, numbers.Real):
-        raise TypeError(f"{name} must be {what}; got {x!r}")
-    if not np.isfinite(float(x)):
-        raise ValueError(f"{name} must be finite; got {x!r}")
-    return float(x)
 
 
 def check_baseline(baseline: Any) -> float:
     """The REINFORCE baseline b: a finite number."""
-    return check_finite_float(baseline, "baseline", "a number (the REINFORCE baseline)")
-
-
-def check_positive_float(x: Any, name: str) -> float:
-    """A positive finite real number, as float."""
-    if isinstance(x, (bool, np.bool_)) or not isinstance(x, numbers.Real):
-        raise TypeError(f"{name} must be a positive number; got {x!r}")
-    v = float(x)
-    if not (np.isfinite(v) and v > 0):
-        raise ValueError(f"{name} must be a positive finite number; got {x!r}")
-    return v
-
-
-def check_choice(x: Any, name: str, choices: Iterable[str]) -> str:
-    """One of ``choices`` (exact match), else an error listing them."""
-    choices = tuple(choices)
-    if not isinstance(x, str) or x not in choices:
-        raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}; got {x!r}")
-    return x
+    return check_finite_real(baseline, "baseline")
 
 
 def check_by(by: Any) -> "str | int":

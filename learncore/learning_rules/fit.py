@@ -12,7 +12,7 @@ import pandas as pd
 from statcore import ConvergenceWarning
 from statcore.utils import check_seed, thread_limit
 
-from ._checks import check_baseline, check_choice, check_positive_float, check_positive_int, renamed_arguments
+from ._checks import check_baseline, check_choice, check_positive_real, check_positive_int, renamed_arguments
 from ._lbfgs import STATUS
 from ._model import (ARCH_CODE, RULE_CODE, LearningRule, check_arch, check_hidden, check_rule, n_params,
                      pack, rule_name, unpack, weight_shapes)
@@ -217,7 +217,7 @@ def fit(trials, *, arch: str = "2NL", rule: str = "rpe", hidden: int = 3, restar
     hidden = check_hidden(hidden, arch)
     restarts = check_positive_int(restarts, "restarts")
     max_iter = check_positive_int(max_iter, "max_iter")
-    gtol = check_positive_float(gtol, "gtol")
+    gtol = check_positive_real(gtol, "gtol")
     if not isinstance(warn, (bool, np.bool_)):
         raise TypeError(f"warn must be True or False; got {warn!r}")
     if backend is None:

@@ -226,5 +226,5 @@ def test_read_ibl_trials_arguments_are_explicit(tmp_path):
     assert len(out) == 3
     with pytest.raises(TypeError):
         read_ibl_trials(path, "drop")
-    with pytest.raises(ValueError, match="nogo must be one of"):
+    with pytest.raises(ValueError, match="nogo .*choose one of"):
         read_ibl_trials(path, nogo="skip")
