@@ -1,36 +1,54 @@
 """statcore: statistics with R's answers and printouts, pandas in and out, compiled speed.
 
 The public namespace is flat and uses R's names (``p_adjust``, ``qvalue``, ...). Implementations
-live in topic modules; compiled kernels are loaded on first use, so ``import statcore`` stays quick.
+live in topic packages; compiled kernels are loaded on first use, so ``import statcore`` stays quick.
+Every result follows one protocol (``statcore.Result``; hypothesis tests return ``statcore.HTest``),
+every input goes through one door, and argument names follow one table: ``docs/conventions.md``.
+Helpers for extension code (seeds, ``n_jobs``, lazy numba, thread limits, input checks) are public in
+``statcore.utils``.
 """
+import warnings as _pywarnings
+
 from . import utils
-from ._result import HTest, Result, TableResult
+from ._result import HTest, Result
 from ._warnings import ConvergenceWarning, StatcoreWarning
-from .multitest import (BFDRSelection, Pi0Warning, QValueResult, bfdr_select, lfdr, p_adjust,
-                        p_adjust_methods, pi0est, qvalue)
+from .multitest import (BFDRSelection, CombinedPValues, Pi0Estimate, Pi0Warning, QValueResult, bfdr_select,
+                        combine_pvalues, lfdr, p_adjust, p_adjust_methods, pi0est, qvalue)
 from .modelsel import (GroupComparison, ICTable, LogLik, ModelComparison, NobsWarning, aic, aicc, bic,
                        compare_by_group, compare_models, loglik, lrtest)
-from .cit import (GCMWarning, SkeletonResult, combine_pvalues, gcm_test, parcor_pvalues, pc_skeleton,
-                  random_directions, residualize, rpcit)
+from .cit import (GCMWarning, SkeletonResult, gcm_test, parcor_pvalues, pc_skeleton, random_directions,
+                  residualize, rpcit)
 from .cit.causallearn import register_causallearn_tests
 from .coupling import (JointBounds, MakarovBounds, OverlapWarning, coupling_functions,
                        coupling_mean, imbens_manski_interval, ite_variance_bounds, joint_bounds,
                        makarov_bounds, stoye_interval)
-from .ebayes import (C2GResult, NPMLEConvergenceWarning, NPMLEResult, PredictiveRecursionResult, c2g, npmle,
-                     predictive_recursion)
+from .ebayes import C2GResult, NPMLEResult, PredictiveRecursionResult, c2g, npmle, predictive_recursion
 
 __version__ = "0.1.0"
 
 __all__ = [
     "HTest", "Result", "StatcoreWarning", "ConvergenceWarning",
-    "p_adjust", "p_adjust_methods", "pi0est", "qvalue", "QValueResult", "lfdr", "bfdr_select",
-    "BFDRSelection", "Pi0Warning",
+    "p_adjust", "p_adjust_methods", "pi0est", "Pi0Estimate", "qvalue", "QValueResult", "lfdr", "bfdr_select",
+    "BFDRSelection", "Pi0Warning", "combine_pvalues", "CombinedPValues",
     "LogLik", "loglik", "aic", "bic", "aicc", "ICTable", "compare_models", "ModelComparison", "lrtest",
     "compare_by_group", "GroupComparison", "NobsWarning",
-    "gcm_test", "GCMWarning", "rpcit", "random_directions", "combine_pvalues", "parcor_pvalues", "residualize",
+    "gcm_test", "GCMWarning", "rpcit", "random_directions", "parcor_pvalues", "residualize",
     "pc_skeleton", "SkeletonResult", "register_causallearn_tests",
     "coupling_mean", "coupling_functions", "joint_bounds", "JointBounds", "ite_variance_bounds",
     "makarov_bounds", "MakarovBounds", "imbens_manski_interval", "stoye_interval", "OverlapWarning",
-    "npmle", "NPMLEResult", "NPMLEConvergenceWarning", "predictive_recursion", "PredictiveRecursionResult",
+    "npmle", "NPMLEResult", "predictive_recursion", "PredictiveRecursionResult",
     "c2g", "C2GResult",
 ]
+
+#: former public names, kept one release with a FutureWarning
+_RENAMED = {"NPMLEConvergenceWarning": ("ConvergenceWarning", ConvergenceWarning),
+            "TableResult": ("Result", Result)}
+
+
+def __getattr__(name):
+    if name in _RENAMED:
+        new, obj = _RENAMED[name]
+        _pywarnings.warn(f"statcore.{name} is now statcore.{new}; the old name stops working in the next release",
+                       FutureWarning, stacklevel=2)
+        return obj
+    raise AttributeError(f"module 'statcore' has no attribute {name!r}")

@@ -118,7 +118,30 @@ def as_pvalues(p: Any, name: str = "p", *, allow_nan: bool = True) -> np.ndarray
 
 
 def check_probability(x: Any, name: str, *, open_left: bool = True, open_right: bool = False) -> float:
-    """A scalar in (0, 1] by default (``open_left``/``open_right`` choose the bounds)."""
+    """A probability-like scalar in (0, 1] by default; ``open_left``/``open_right`` choose the bounds.
+
+    Parameters
+    ----------
+    x : float
+        The value to check.
+    name : str
+        The argument's name, for the error message.
+    open_left, open_right : bool
+        Whether 0 (left) or 1 (right) is excluded.
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    scikit-learn's ``utils.validation`` (one door for input checks).
+
+    Examples
+    --------
+    >>> check_probability(0.05, "alpha")
+    0.05
+    """
     if isinstance(x, bool) or not isinstance(x, numbers.Real):
         raise TypeError(f"{name} must be a number, got {type(x).__name__}")
     v = float(x)
@@ -131,6 +154,30 @@ def check_probability(x: Any, name: str, *, open_left: bool = True, open_right: 
 
 
 def check_positive_int(x: Any, name: str, *, minimum: int = 1) -> int:
+    """An integer (or an integer-valued float, not a boolean) of at least ``minimum``.
+
+    Parameters
+    ----------
+    x : int
+        The value to check.
+    name : str
+        The argument's name, for the error message.
+    minimum : int
+        The smallest value allowed.
+
+    Returns
+    -------
+    int
+
+    References
+    ----------
+    scikit-learn's ``utils.validation.check_scalar``.
+
+    Examples
+    --------
+    >>> check_positive_int(3.0, "B")
+    3
+    """
     if isinstance(x, bool) or not isinstance(x, numbers.Integral):
         if isinstance(x, numbers.Real) and float(x).is_integer():
             x = int(x)
@@ -142,7 +189,28 @@ def check_positive_int(x: Any, name: str, *, minimum: int = 1) -> int:
 
 
 def check_finite_real(x: Any, name: str) -> float:
-    """A finite real scalar (not a boolean), as float."""
+    """A finite real scalar (not a boolean), as float.
+
+    Parameters
+    ----------
+    x : float
+        The value to check.
+    name : str
+        The argument's name, for the error message.
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    scikit-learn's ``utils.validation.check_scalar``.
+
+    Examples
+    --------
+    >>> check_finite_real(2, "bw")
+    2.0
+    """
     if isinstance(x, bool) or not isinstance(x, numbers.Real):
         raise TypeError(f"{name} must be a number, got {type(x).__name__}")
     if not np.isfinite(float(x)):
@@ -151,7 +219,28 @@ def check_finite_real(x: Any, name: str) -> float:
 
 
 def check_positive_real(x: Any, name: str) -> float:
-    """A positive finite real scalar (not a boolean), as float."""
+    """A positive finite real scalar (not a boolean), as float.
+
+    Parameters
+    ----------
+    x : float
+        The value to check.
+    name : str
+        The argument's name, for the error message.
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    scikit-learn's ``utils.validation.check_scalar``.
+
+    Examples
+    --------
+    >>> check_positive_real(1e-5, "tol")
+    1e-05
+    """
     v = check_finite_real(x, name)
     if v <= 0:
         raise ValueError(f"{name} must be positive, got {x!r}")
@@ -159,7 +248,33 @@ def check_positive_real(x: Any, name: str) -> float:
 
 
 def check_choice(x: Any, name: str, choices: Iterable[str], aliases: dict[str, str] | None = None) -> str:
-    """Resolve a method name: exact match, then an alias, else a ValueError listing the choices."""
+    """Resolve a named choice: exact match, then an alias, else a ValueError listing the choices.
+
+    Parameters
+    ----------
+    x : str
+        The value given.
+    name : str
+        The argument's name, for the error message.
+    choices : iterable of str
+        The accepted values.
+    aliases : dict, optional
+        Other spellings mapped to accepted values (R's ``"fdr"`` for ``"BH"``, say).
+
+    Returns
+    -------
+    str
+        One of ``choices``.
+
+    References
+    ----------
+    R's ``match.arg``.
+
+    Examples
+    --------
+    >>> check_choice("fdr", "method", ("BH", "BY"), aliases={"fdr": "BH"})
+    'BH'
+    """
     choices = tuple(choices)
     if not isinstance(x, str):
         raise TypeError(f"{name} must be a string, one of {', '.join(map(repr, choices))}; got {x!r}")
@@ -171,7 +286,31 @@ def check_choice(x: Any, name: str, choices: Iterable[str], aliases: dict[str, s
 
 
 def check_seed(seed: Any, name: str = "seed") -> np.random.Generator:
-    """``None | int | numpy.random.Generator | SeedSequence`` to one Generator (no global state)."""
+    """``None | int | Generator | SeedSequence`` to one ``numpy.random.Generator`` (no global state).
+
+    Negative integers are refused, as numpy refuses them; so is a legacy ``RandomState``.
+
+    Parameters
+    ----------
+    seed : None, int, numpy.random.Generator or numpy.random.SeedSequence
+        A Generator is returned as it is (so the caller's stream advances); anything else seeds a new
+        one.
+    name : str
+        The argument's name, for the error message.
+
+    Returns
+    -------
+    numpy.random.Generator
+
+    References
+    ----------
+    numpy's ``default_rng``; scikit-learn's ``check_random_state``.
+
+    Examples
+    --------
+    >>> float(check_seed(1).random()) == float(check_seed(1).random())
+    True
+    """
     if isinstance(seed, np.random.Generator):
         return seed
     if seed is None or isinstance(seed, np.random.SeedSequence):
@@ -186,8 +325,30 @@ def check_seed(seed: Any, name: str = "seed") -> np.random.Generator:
 
 
 def check_n_jobs(n_jobs: Any, name: str = "n_jobs") -> int:
-    """joblib's convention: a positive number of workers, or negative to count back from all cores
-    (-1: all, -2: all but one); 0 and non-integers are refused."""
+    """``n_jobs`` in joblib's convention: a positive number of workers, or negative to count back
+    from all cores (-1: all, -2: all but one); 0 and non-integers are refused.
+
+    Parameters
+    ----------
+    n_jobs : int
+        The number of workers asked for.
+    name : str
+        The argument's name, for the error message.
+
+    Returns
+    -------
+    int
+        ``n_jobs`` unchanged (``effective_n_jobs`` resolves negative values).
+
+    References
+    ----------
+    joblib's ``Parallel(n_jobs=...)``.
+
+    Examples
+    --------
+    >>> check_n_jobs(-1)
+    -1
+    """
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral):
         raise TypeError(f"{name} must be a non-zero integer (-1 for all cores), got {n_jobs!r}")
     if n_jobs == 0:
@@ -296,8 +457,28 @@ NAN_POLICIES = ("raise", "omit", "propagate")
 
 def check_nan_policy(nan_policy: Any, allowed: Sequence[str] = NAN_POLICIES) -> str:
     """``nan_policy`` as in scipy.stats: "raise" (the default everywhere), "omit" (drop the
-    observations with a NaN in any of the paired inputs) or "propagate" (a NaN result); a function
-    lists in ``allowed`` the ones that make sense for it."""
+    observations with a NaN in any of the paired inputs) or "propagate" (a NaN result).
+
+    Parameters
+    ----------
+    nan_policy : str
+        The policy asked for.
+    allowed : sequence of str
+        The policies that make sense for the calling function.
+
+    Returns
+    -------
+    str
+
+    References
+    ----------
+    SciPy's ``nan_policy`` (scipy.stats).
+
+    Examples
+    --------
+    >>> check_nan_policy("omit", allowed=("raise", "omit"))
+    'omit'
+    """
     return check_choice(nan_policy, "nan_policy", tuple(allowed))
 
 
@@ -315,12 +496,36 @@ class NanPolicyResult:
 
 
 def apply_nan_policy(nan_policy: str, /, **arrays: np.ndarray | None) -> NanPolicyResult:
-    """Apply scipy's ``nan_policy`` to paired float arrays (observations in the first axis; None
-    skipped). Call after ``as_float_array(..., allow_nan=True)`` and ``check_nan_policy``.
+    """Apply scipy's ``nan_policy`` to paired float arrays (observations in the first axis).
 
-    "raise" refuses any NaN, naming the argument and the count; "omit" drops every observation
-    (row) with a NaN in any array, and refuses when fewer than one row is left; "propagate" leaves
-    the arrays as they are and sets ``propagate`` when a NaN is present.
+    Call after ``as_float_array(..., allow_nan=True)`` and ``check_nan_policy``. "raise" refuses any
+    NaN, naming the argument and the count; "omit" drops every observation (row) with a NaN in any
+    array and refuses when no row is left; "propagate" leaves the arrays as they are and sets
+    ``propagate`` when a NaN is present, for the caller to return its NaN result.
+
+    Parameters
+    ----------
+    nan_policy : str
+        "raise", "omit" or "propagate".
+    **arrays : numpy.ndarray or None
+        The paired inputs by argument name (None is skipped).
+
+    Returns
+    -------
+    NanPolicyResult
+        ``arrays`` (to use; iterating gives them in order), ``keep`` (the rows kept, None for all)
+        and ``propagate``.
+
+    References
+    ----------
+    SciPy's ``nan_policy`` (scipy.stats).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> x, y = apply_nan_policy("omit", x=np.array([1.0, np.nan, 3.0]), y=np.array([4.0, 5.0, 6.0]))
+    >>> x.tolist(), y.tolist()
+    ([1.0, 3.0], [4.0, 6.0])
     """
     rows = None
     counts = {}
@@ -359,10 +564,35 @@ def renamed_arguments(renamed: Mapping[str, str] | None = None, *, old_positiona
                       ) -> Callable:
     """Keep old calls working for one release, with a ``FutureWarning``.
 
-    ``renamed`` maps old keyword names to new ones (``{"fdr_level": "alpha"}``). ``old_positional``
-    lists, in their former order and under their new names, the arguments after the data that used
-    to be positional and are now keyword-only: a call that still passes them by position is mapped
-    onto them with a warning. The wrapped function keeps its signature for ``inspect`` and the docs.
+    Parameters
+    ----------
+    renamed : dict, optional
+        Old keyword names mapped to new ones (``{"n_boot": "B"}``).
+    old_positional : sequence of str
+        In their former order and under their new names, the arguments after the data that used to
+        be positional and are now keyword-only: a call that still passes them by position is mapped
+        onto them with a warning.
+
+    Returns
+    -------
+    callable
+        A decorator; the wrapped function keeps its signature for ``inspect`` and the docs.
+
+    References
+    ----------
+    NEP 23 (backwards compatibility and deprecation policy), numpy; scikit-learn's deprecation of
+    positional arguments (``_deprecate_positional_args``).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> @renamed_arguments({"n_boot": "B"}, old_positional=("B",))
+    ... def f(x, *, B=10):
+    ...     return B
+    >>> with warnings.catch_warnings(record=True) as w:
+    ...     warnings.simplefilter("always")
+    ...     f(1, n_boot=5), w[0].category.__name__
+    (5, 'FutureWarning')
     """
     renamed = dict(renamed or {})
     old_positional = tuple(old_positional)

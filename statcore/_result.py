@@ -112,6 +112,24 @@ class Result:
     Subclasses are frozen dataclasses that implement ``summary()`` and ``to_frame()``, and
     ``_plot(ax=None, ...)`` (returning the Axes) where a picture helps. ``_repr_parts()`` chooses
     what the one-line ``repr`` shows (default: the first scalar fields).
+
+    Examples
+    --------
+    >>> from dataclasses import dataclass
+    >>> import pandas as pd
+    >>> from statcore import Result
+    >>> @dataclass(frozen=True, repr=False)
+    ... class Mean(Result):
+    ...     estimate: float
+    ...     n: int
+    ...     def summary(self):
+    ...         return f"mean {self.estimate:.3f} of {self.n} values"
+    ...     def to_frame(self):
+    ...         return pd.DataFrame({"estimate": [self.estimate], "n": [self.n]})
+    >>> Mean(1.25, 8)
+    Mean(estimate=1.25, n=8)
+    >>> print(Mean(1.25, 8))
+    mean 1.250 of 8 values
     """
 
     def __post_init__(self):

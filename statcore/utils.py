@@ -52,6 +52,10 @@ def effective_n_jobs(n_jobs: Any = 1) -> int:
     -------
     int
 
+    References
+    ----------
+    joblib's ``effective_n_jobs``.
+
     Examples
     --------
     >>> effective_n_jobs(-1) == (os.cpu_count() or 1)
@@ -75,6 +79,14 @@ def thread_limit(n: int = 1) -> Iterator[None]:
     ----------
     n : int
         Threads per pool inside the block (at least 1).
+
+    Yields
+    ------
+    None
+
+    References
+    ----------
+    threadpoolctl's ``threadpool_limits``; numba's ``set_num_threads``; PyTorch's ``set_num_threads``.
 
     Examples
     --------

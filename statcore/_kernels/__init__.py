@@ -38,7 +38,37 @@ class _LazyKernel:
 
 
 def lazy_njit(func: Callable | None = None, **options):
-    """``numba.njit(cache=True, **options)``, applied on the first call instead of at import."""
+    """``numba.njit(cache=True, **options)``, applied on the first call instead of at import.
+
+    ``import`` stays quick (numba itself is imported on the first call), and a read-only install
+    still works: when numba refuses ``cache=True`` (no writable cache folder) the kernel is compiled
+    without caching. The wrapper is called from Python; a kernel called from inside another njit
+    function must be a real dispatcher (or ``numba.extending.register_jitable``).
+
+    Parameters
+    ----------
+    func : callable, optional
+        The kernel (when used as ``@lazy_njit``); omitted when used as ``@lazy_njit(parallel=True)``.
+    **options
+        Passed to ``numba.njit`` (``parallel``, ``fastmath``, ...).
+
+    Returns
+    -------
+    callable
+        The lazily compiled kernel, or a decorator when ``func`` is None.
+
+    References
+    ----------
+    numba's ``njit`` and its ``cache`` option (on-disk caching, ``NUMBA_CACHE_DIR``).
+
+    Examples
+    --------
+    >>> @lazy_njit
+    ... def add(a, b):
+    ...     return a + b
+    >>> add(1.0, 2.0)
+    3.0
+    """
     if func is None:
         return lambda f: _LazyKernel(f, options)
     return _LazyKernel(func, options)

@@ -171,3 +171,12 @@ def test_public_surface_has_utils_and_result():
     assert sc.Result is Result
     assert sc.utils.check_seed is check_seed
     assert isinstance(sc.HTest(statistic=1.0, p_value=0.5).to_frame(), pd.DataFrame)
+
+
+def test_former_top_level_names_warn():
+    with pytest.warns(FutureWarning, match="ConvergenceWarning"):
+        assert sc.NPMLEConvergenceWarning is sc.ConvergenceWarning
+    with pytest.warns(FutureWarning, match="Result"):
+        assert sc.TableResult is Result
+    with pytest.raises(AttributeError):
+        sc.no_such_name
