@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from .._checks import (InputWrapper, as_data_vector, as_float_array, check_choice, check_positive_int,
+from .._checks import (InputWrapper, as_vector, as_float_array, check_choice, check_positive_int,
                        npmle_inputs, positive_scale, renamed_arguments)
 from .._result import Result
 from .._r.rformat import format_number, format_table
@@ -134,7 +134,7 @@ class NPMLEResult(Result):
                 raise ValueError("sigma is given without x; pass both, or neither for the fitted data")
             return self.x, np.broadcast_to(np.asarray(self.sigma, float), self.x.shape), self._wrapper
         wrapper = InputWrapper.of(x)
-        arr = as_data_vector(x, "x")
+        arr = as_vector(x, "x")
         if sigma is None:
             if not self.homoscedastic:
                 raise ValueError("the fit has one sigma per observation: pass sigma for the new x")

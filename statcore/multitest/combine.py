@@ -15,7 +15,7 @@ from typing import Any, Callable
 import numpy as np
 from scipy import special
 
-from .._checks import (apply_nan_policy, as_pvalue_array, check_axis, check_choice, check_combine_weights,
+from .._checks import (apply_nan_policy, as_pvalues, check_axis, check_choice, check_combine_weights,
                        check_nan_policy, check_rank, renamed_arguments)
 from .._r.rformat import R_DIGITS, format_number, format_numbers, format_pval, format_table
 from .._result import Result
@@ -396,7 +396,7 @@ def combine_pvalues(p: Any, method: str | None = None, *, weights: Any = None, a
         method = "hommel_global"
     method = check_choice(method, "method", COMBINE_METHODS)
     nan_policy = check_nan_policy(nan_policy)
-    arr = as_pvalue_array(p, "p")
+    arr = as_pvalues(p, "p")
     if axis is _AXIS0 and arr.ndim >= 2:
         warnings.warn("combine_pvalues(): with 2-D p and no axis, each row is combined (axis=-1) in this "
                       "release; the default becomes scipy's axis=0 in the next. Pass axis= explicitly",
@@ -412,7 +412,7 @@ def _combine_array(p: Any, method: str, r: int | None = None) -> Any:
     "hommel" (Hommel's global test under its former name) silently; NaN refused."""
     method = check_choice(method, "method", COMBINE_METHODS + ("hommel",))
     method = "hommel_global" if method == "hommel" else method
-    arr = as_pvalue_array(p, "p", allow_nan=False)
+    arr = as_pvalues(p, "p", allow_nan=False)
     if arr.ndim not in (1, 2):
         raise ValueError(f"p must be 1-D (k p-values) or 2-D (one family per row), got shape {arr.shape}")
     return _combine(arr, method, r, None, -1, "raise")[1]

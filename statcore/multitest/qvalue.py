@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from .._checks import (InputWrapper, as_pvalue_array, check_choice, check_flag, check_lambda_grid,
+from .._checks import (InputWrapper, as_pvalues, check_choice, check_flag, check_lambda_grid,
                        check_nonneg_real, check_probability, renamed_arguments)
 from .._r.rformat import R_DIGITS, format_number, format_numbers, format_table
 from .._result import Result, StatcoreWarning
@@ -172,7 +172,7 @@ def _pi0_options(lambda_, pi0_method, smooth_df, smooth_log_pi0):
 
 
 def _non_nan(p: Any) -> np.ndarray:
-    arr = as_pvalue_array(p, "p").ravel()
+    arr = as_pvalues(p, "p").ravel()
     arr = arr[~np.isnan(arr)]
     if arr.size == 0:
         raise ValueError("p contains no non-NaN p-values")
@@ -323,7 +323,7 @@ def lfdr(p: Any, *, pi0: float | None = None, trunc: bool = True, monotone: bool
     """
     trunc, monotone, transf, adj, eps = _lfdr_options(trunc, monotone, transf, adj, eps)
     wrapper = InputWrapper.of(p)
-    arr = as_pvalue_array(p, "p")
+    arr = as_pvalues(p, "p")
     flat = arr.ravel()
     keep = ~np.isnan(flat)
     pv = flat[keep]
@@ -539,7 +539,7 @@ def qvalue(p: Any, *, fdr_level: float | None = None, pfdr: bool = False, lfdr_o
     (211, 0.8)
     """
     wrapper = InputWrapper.of(p)
-    arr = as_pvalue_array(p, "p")
+    arr = as_pvalues(p, "p")
     if fdr_level is not None:
         fdr_level = check_probability(fdr_level, "fdr_level")
     pfdr, lfdr_out = check_flag(pfdr, "pfdr"), check_flag(lfdr_out, "lfdr_out")

@@ -1,0 +1,21 @@
+"""The one door for user input (in the spirit of scikit-learn's ``utils.validation``).
+
+Every public function turns its arguments into what the algorithm wants through these checks, with
+errors that name the argument, say what was wrong and what to do; algorithm code never re-checks.
+``core`` holds the generic checks (arrays, p-values, scalars, choices, seeds, nan_policy, renamed
+arguments); each topic module holds the checks of one topic package. Import them from here.
+"""
+from .core import *  # noqa: F401,F403
+from .core import __all__ as _core_all
+from .multitest import *  # noqa: F401,F403
+from .multitest import __all__ as _multitest_all
+from .modelsel import *  # noqa: F401,F403
+from .modelsel import __all__ as _modelsel_all
+from .cit import *  # noqa: F401,F403
+from .cit import __all__ as _cit_all
+from .coupling import *  # noqa: F401,F403
+from .coupling import __all__ as _coupling_all
+from .ebayes import *  # noqa: F401,F403
+from .ebayes import __all__ as _ebayes_all
+
+__all__ = [*_core_all, *_multitest_all, *_modelsel_all, *_cit_all, *_coupling_all, *_ebayes_all]

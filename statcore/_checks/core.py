@@ -1,0 +1,733 @@
+"""The generic checks of the one input door: arrays, p-values, scalars, choices, seeds, nan_policy.
+
+Every public function turns its arguments into what the algorithm wants here, with errors that name
+the argument, say what was wrong and what to do (in the spirit of scikit-learn's
+``utils.validation``). Algorithm code after this point never re-checks.
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+import math
+import numbers
+import warnings
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+import numpy as np
+
+__all__ = [
+    "as_float_array",
+    "as_pvalues",
+    "check_probability",
+    "check_positive_int",
+    "check_choice",
+    "check_finite_real",
+    "check_positive_real",
+    "check_seed",
+    "check_n_jobs",
+    "as_treatment",
+    "as_matrix",
+    "check_same_n",
+    "positive_scale",
+    "check_rank",
+    "default_r",
+    "check_nan_policy",
+    "apply_nan_policy",
+    "NanPolicyResult",
+    "renamed_arguments",
+    "InputWrapper",
+    "NAN_POLICIES",
+    "as_vector",
+    "check_axis",
+    "check_flag",
+    "check_nonneg_real",
+    "check_in_interval",
+]
+
+
+def _is_pandas(obj: Any) -> bool:
+    mod = type(obj).__module__
+    return mod.startswith("pandas")
+
+
+def as_float_array(x: Any, name: str, *, allow_nan: bool = False, allow_inf: bool = False,
+                   ndim: int | None = None, copy: bool = False) -> np.ndarray:
+    """Return ``x`` as a float64 ndarray, or raise naming ``name``.
+
+    Strings, objects that are not numbers, complex numbers and (unless allowed) NaN or infinite
+    values are refused. Booleans are refused too: a boolean vector passed as p-values is almost
+    always a bug.
+    """
+    if isinstance(x, (str, bytes)):
+        raise TypeError(f"{name} must be numeric, got a string {x!r}")
+    if x is None:
+        raise TypeError(f"{name} is required: got None where numbers were expected")
+    if _is_pandas(x):
+        values = x.to_numpy()
+    else:
+        values = x
+    try:
+        arr = np.asarray(values)
+    except Exception as exc:  # ragged lists and the like
+        raise TypeError(f"{name} must be an array of numbers: {exc}") from None
+    if arr.dtype.kind in "OUS":
+        try:
+            arr = arr.astype(np.float64)
+        except (TypeError, ValueError):
+            raise TypeError(
+                f"{name} must contain numbers only; found a value of type "
+                f"{type(_first_non_numeric(arr)).__name__}"
+            ) from None
+    elif arr.dtype.kind == "b":
+        raise TypeError(f"{name} must be numeric, got booleans; convert explicitly if intended")
+    elif arr.dtype.kind == "c":
+        raise TypeError(f"{name} must be real, got complex numbers")
+    elif arr.dtype.kind not in "fiu":
+        raise TypeError(f"{name} must be numeric, got dtype {arr.dtype}")
+    arr = np.array(arr, dtype=np.float64, copy=True) if copy else np.asarray(arr, dtype=np.float64)
+    if ndim is not None and arr.ndim != ndim:
+        raise ValueError(f"{name} must be {ndim}-dimensional, got shape {arr.shape}")
+    if not (allow_nan and allow_inf) and arr.size:
+        if not allow_nan and np.isnan(arr).any():
+            raise ValueError(f"{name} contains NaN; remove missing values first")
+        if not allow_inf and np.isinf(arr).any():
+            raise ValueError(f"{name} contains infinite values; all values must be finite")
+    return arr
+
+
+def _first_non_numeric(arr: np.ndarray) -> Any:
+    for v in arr.ravel():
+        try:
+            float(v)
+        except (TypeError, ValueError):
+            return v
+    return None
+
+
+def as_pvalues(p: Any, name: str = "p", *, allow_nan: bool = True) -> np.ndarray:
+    """Return p-values as float64, NaN allowed (R's NA) unless ``allow_nan`` is False.
+
+    Values must lie in [0, 1]; infinities are refused.
+    """
+    arr = as_float_array(p, name, allow_nan=allow_nan, allow_inf=True)
+    if arr.size:
+        # fmin/fmax skip NaN (R's NA) without the all-NaN warnings of nanmin
+        lo = np.fmin.reduce(arr, axis=None)
+        hi = np.fmax.reduce(arr, axis=None)
+        if np.isinf(lo) or np.isinf(hi):
+            raise ValueError(f"{name} contains infinite values; p-values must lie in [0, 1]")
+        if lo < 0 or hi > 1:
+            bad = lo if lo < 0 else hi
+            raise ValueError(f"{name} must lie in [0, 1]; found {bad!r}")
+    return arr
+
+
+def check_probability(x: Any, name: str, *, open_left: bool = True, open_right: bool = False) -> float:
+    """A probability-like scalar in (0, 1] by default; ``open_left``/``open_right`` choose the bounds.
+
+    Parameters
+    ----------
+    x : float
+        The value to check.
+    name : str
+        The argument's name, for the error message.
+    open_left, open_right : bool
+        Whether 0 (left) or 1 (right) is excluded.
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    scikit-learn's ``utils.validation`` (one door for input checks).
+
+    Examples
+    --------
+    >>> check_probability(0.05, "alpha")
+    0.05
+    """
+    if isinstance(x, bool) or not isinstance(x, numbers.Real):
+        raise TypeError(f"{name} must be a number, got {type(x).__name__}")
+    v = float(x)
+    lo_ok = v > 0 if open_left else v >= 0
+    hi_ok = v < 1 if open_right else v <= 1
+    if not (lo_ok and hi_ok and np.isfinite(v)):
+        interval = ("(" if open_left else "[") + "0, 1" + (")" if open_right else "]")
+        raise ValueError(f"{name} must lie in {interval}, got {x!r}")
+    return v
+
+
+def check_positive_int(x: Any, name: str, *, minimum: int = 1) -> int:
+    """An integer (or an integer-valued float, not a boolean) of at least ``minimum``.
+
+    Parameters
+    ----------
+    x : int
+        The value to check.
+    name : str
+        The argument's name, for the error message.
+    minimum : int
+        The smallest value allowed.
+
+    Returns
+    -------
+    int
+
+    References
+    ----------
+    scikit-learn's ``utils.validation.check_scalar``.
+
+    Examples
+    --------
+    >>> check_positive_int(3.0, "B")
+    3
+    """
+    if isinstance(x, bool) or not isinstance(x, numbers.Integral):
+        if isinstance(x, numbers.Real) and float(x).is_integer():
+            x = int(x)
+        else:
+            raise TypeError(f"{name} must be an integer, got {x!r}")
+    if x < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {x}")
+    return int(x)
+
+
+def check_finite_real(x: Any, name: str) -> float:
+    """A finite real scalar (not a boolean), as float.
+
+    Parameters
+    ----------
+    x : float
+        The value to check.
+    name : str
+        The argument's name, for the error message.
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    scikit-learn's ``utils.validation.check_scalar``.
+
+    Examples
+    --------
+    >>> check_finite_real(2, "bw")
+    2.0
+    """
+    if isinstance(x, (bool, np.bool_)) or x is None or isinstance(x, (str, bytes)):
+        raise TypeError(f"{name} must be a number, got {type(x).__name__}")
+    if not isinstance(x, numbers.Real):  # a 0-dimensional array counts as a number
+        arr = np.asarray(x)
+        if arr.ndim != 0 or arr.dtype.kind not in "fiu":
+            raise TypeError(f"{name} must be a number, got {type(x).__name__} of shape {arr.shape}")
+        x = arr.item()
+    if not np.isfinite(float(x)):
+        raise ValueError(f"{name} must be finite, got {x!r}")
+    return float(x)
+
+
+def check_positive_real(x: Any, name: str) -> float:
+    """A positive finite real scalar (not a boolean), as float.
+
+    Parameters
+    ----------
+    x : float
+        The value to check.
+    name : str
+        The argument's name, for the error message.
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    scikit-learn's ``utils.validation.check_scalar``.
+
+    Examples
+    --------
+    >>> check_positive_real(1e-5, "tol")
+    1e-05
+    """
+    v = check_finite_real(x, name)
+    if v <= 0:
+        raise ValueError(f"{name} must be positive, got {x!r}")
+    return v
+
+
+def check_nonneg_real(x: Any, name: str, *, positive: bool = False) -> float:
+    """A finite real scalar >= 0 (> 0 with ``positive``)."""
+    v = check_finite_real(x, name)
+    if v < 0 or (positive and v == 0):
+        raise ValueError(f"{name} must be {'positive' if positive else 'non-negative'}, got {x!r}")
+    return v
+
+
+def check_in_interval(x: Any, name: str, low: float, high: float, *, closed: str = "right") -> float:
+    """A real scalar in (low, high] (``closed="right"``), [low, high) ("left"), (low, high)
+    ("neither") or [low, high] ("both")."""
+    if isinstance(x, bool) or not isinstance(x, numbers.Real):
+        arr = np.asarray(x) if not isinstance(x, (str, bytes)) else None
+        if arr is None or arr.ndim != 0 or arr.dtype.kind not in "fiu":
+            raise TypeError(f"{name} must be a number, got {type(x).__name__}")
+        x = arr.item()
+    v = float(x)
+    lo_ok = v >= low if closed in ("left", "both") else v > low
+    hi_ok = v <= high if closed in ("right", "both") else v < high
+    if not (lo_ok and hi_ok and np.isfinite(v)):
+        interval = (("[" if closed in ("left", "both") else "(") + f"{low:g}, {high:g}"
+                    + ("]" if closed in ("right", "both") else ")"))
+        raise ValueError(f"{name} must lie in {interval}, got {x!r}")
+    return v
+
+
+def check_choice(x: Any, name: str, choices: Iterable[str], aliases: dict[str, str] | None = None) -> str:
+    """Resolve a named choice: exact match, then an alias, else a ValueError listing the choices.
+
+    Parameters
+    ----------
+    x : str
+        The value given.
+    name : str
+        The argument's name, for the error message.
+    choices : iterable of str
+        The accepted values.
+    aliases : dict, optional
+        Other spellings mapped to accepted values (R's ``"fdr"`` for ``"BH"``, say).
+
+    Returns
+    -------
+    str
+        One of ``choices``.
+
+    References
+    ----------
+    R's ``match.arg``.
+
+    Examples
+    --------
+    >>> check_choice("fdr", "method", ("BH", "BY"), aliases={"fdr": "BH"})
+    'BH'
+    """
+    choices = tuple(choices)
+    if not isinstance(x, str):
+        raise TypeError(f"{name} must be a string, one of {', '.join(map(repr, choices))}; got {x!r}")
+    if x in choices:
+        return x
+    if aliases and x in aliases:
+        return aliases[x]
+    raise ValueError(f"unknown {name} {x!r}; choose one of {', '.join(map(repr, choices))}")
+
+
+def check_seed(seed: Any, name: str = "seed") -> np.random.Generator:
+    """``None | int | Generator | SeedSequence`` to one ``numpy.random.Generator`` (no global state).
+
+    Negative integers are refused, as numpy refuses them; so is a legacy ``RandomState``.
+
+    Parameters
+    ----------
+    seed : None, int, numpy.random.Generator or numpy.random.SeedSequence
+        A Generator is returned as it is (so the caller's stream advances); anything else seeds a new
+        one.
+    name : str
+        The argument's name, for the error message.
+
+    Returns
+    -------
+    numpy.random.Generator
+
+    References
+    ----------
+    numpy's ``default_rng``; scikit-learn's ``check_random_state``.
+
+    Examples
+    --------
+    >>> float(check_seed(1).random()) == float(check_seed(1).random())
+    True
+    """
+    if isinstance(seed, np.random.Generator):
+        return seed
+    if seed is None or isinstance(seed, np.random.SeedSequence):
+        return np.random.default_rng(seed)
+    if isinstance(seed, numbers.Integral) and not isinstance(seed, bool):
+        if seed < 0:
+            raise ValueError(f"{name} must be a non-negative integer, got {seed}")
+        return np.random.default_rng(int(seed))
+    if isinstance(seed, np.random.RandomState):
+        raise TypeError(f"{name}: legacy RandomState is not accepted; pass numpy.random.default_rng(...)")
+    raise TypeError(f"{name} must be None, an int or a numpy.random.Generator, got {type(seed).__name__}")
+
+
+def check_n_jobs(n_jobs: Any, name: str = "n_jobs") -> int:
+    """``n_jobs`` in joblib's convention: a positive number of workers, or negative to count back
+    from all cores (-1: all, -2: all but one); 0 and non-integers are refused.
+
+    Parameters
+    ----------
+    n_jobs : int
+        The number of workers asked for.
+    name : str
+        The argument's name, for the error message.
+
+    Returns
+    -------
+    int
+        ``n_jobs`` unchanged (``effective_n_jobs`` resolves negative values).
+
+    References
+    ----------
+    joblib's ``Parallel(n_jobs=...)``.
+
+    Examples
+    --------
+    >>> check_n_jobs(-1)
+    -1
+    """
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral):
+        raise TypeError(f"{name} must be a non-zero integer (-1 for all cores), got {n_jobs!r}")
+    if n_jobs == 0:
+        raise ValueError(f"{name} must be a positive number of workers or negative as in joblib "
+                         "(-1: all cores, -2: all but one), not 0")
+    return int(n_jobs)
+
+
+def as_treatment(treat: Any, n: int, name: str = "treat", other: str = "y") -> np.ndarray:
+    """A binary treatment vector (0/1 or booleans) of length ``n`` as booleans, or an error naming
+    ``name`` (``other`` names the outcome it must match in length)."""
+    if isinstance(treat, (str, bytes)):
+        raise TypeError(f"{name} must be a binary vector (0/1 or booleans), got a string")
+    t = np.asarray(treat.to_numpy() if _is_pandas(treat) else treat)
+    if t.ndim != 1 or t.size != n:
+        raise ValueError(f"{name} must be a vector with one value per outcome, the same length as {other} "
+                         f"({n}); got shape {t.shape}")
+    if t.dtype.kind == "b":
+        return t.astype(bool)
+    try:
+        tf = t.astype(np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be binary (0/1 or booleans); found non-numeric values") from None
+    bad = ~np.isin(tf, (0.0, 1.0))
+    if bad.any():
+        raise ValueError(f"{name} must be binary (0/1 or booleans); found the value {tf[bad][0]!r}")
+    return tf == 1.0
+
+
+# ----------------------------------------------------------------------------------------------
+# matrices of observations, scales, ranks
+# ----------------------------------------------------------------------------------------------
+
+def as_matrix(x: Any, name: str, *, allow_none: bool = False, check_constant: bool = True) -> np.ndarray | None:
+    """A finite float64 (n, d) array (1-D becomes one column); None allowed if ``allow_none``.
+
+    Constant columns are refused: they carry no information and make residual scales zero.
+    """
+    if x is None:
+        if allow_none:
+            return None
+        raise ValueError(f"{name} is required")
+    arr = as_float_array(x, name)
+    if arr.ndim == 1:
+        arr = arr[:, None]
+    elif arr.ndim != 2:
+        raise ValueError(f"{name} must be 1- or 2-dimensional (observations in rows), got shape {arr.shape}")
+    if arr.shape[0] == 0:
+        raise ValueError(f"{name} has no observations")
+    if check_constant and arr.shape[1] and arr.shape[0] > 1:
+        const = np.flatnonzero(np.ptp(arr, axis=0) == 0)
+        if const.size:
+            raise ValueError(f"{name} has constant column(s) {const.tolist()}; remove them before testing")
+    return arr
+
+
+def check_same_n(**arrays: np.ndarray | None) -> int:
+    """The common number of rows of the given arrays (None skipped), or a ValueError naming them."""
+    sizes = {k: v.shape[0] for k, v in arrays.items() if v is not None}
+    if len(set(sizes.values())) > 1:
+        desc = ", ".join(f"{k} has {v}" for k, v in sizes.items())
+        raise ValueError(f"inputs must have the same number of observations (rows): {desc}")
+    return next(iter(sizes.values()))
+
+
+def positive_scale(value: Any, name: str, n: int | None = None) -> np.ndarray:
+    """A positive finite scalar, or (with ``n``) a positive finite vector of length n; float64 array."""
+    arr = as_float_array(value, name)
+    if arr.ndim == 0:
+        arr = arr.reshape(1)
+    elif arr.ndim != 1:
+        raise ValueError(f"{name} must be a number or a 1-dimensional array, got shape {arr.shape}")
+    if arr.size not in (1,) + ((n,) if n is not None else ()):
+        want = "a single number" if n is None else f"a single number or {n} values (one per observation)"
+        raise ValueError(f"{name} must be {want}, got {arr.size} values")
+    if np.any(arr <= 0):
+        raise ValueError(f"{name} must be positive, found {float(arr.min())!r}")
+    return arr
+
+
+def default_r(k: int) -> int:
+    """statcore's default r of the top-r rule: ceil(k / 10) (at least 1)."""
+    return max(1, math.ceil(k / 10))
+
+
+def check_rank(r, k: int, rule: str, arg: str):
+    """``r`` of the top-r rule: default ceil(k / 10), at most k; refused for any other rule (``arg``
+    names the caller's argument, "method" or "aggregate")."""
+    if rule == "topr":
+        r = default_r(k) if r is None else check_positive_int(r, "r")
+        if r > k:
+            raise ValueError(f"r must be at most k = {k} (the number of p-values), got r = {r}")
+        return r
+    if r is not None:
+        raise ValueError(f"r = {r!r} is used only by {arg}='topr', got {arg}={rule!r}; drop r or use {arg}='topr'")
+    return None
+
+
+
+# ----------------------------------------------------------------------------------------------
+# missing values: scipy's nan_policy
+# ----------------------------------------------------------------------------------------------
+
+NAN_POLICIES = ("raise", "omit", "propagate")
+
+
+def check_nan_policy(nan_policy: Any, allowed: Sequence[str] = NAN_POLICIES) -> str:
+    """``nan_policy`` as in scipy.stats: "raise" (the default everywhere), "omit" (drop the
+    observations with a NaN in any of the paired inputs) or "propagate" (a NaN result).
+
+    Parameters
+    ----------
+    nan_policy : str
+        The policy asked for.
+    allowed : sequence of str
+        The policies that make sense for the calling function.
+
+    Returns
+    -------
+    str
+
+    References
+    ----------
+    SciPy's ``nan_policy`` (scipy.stats).
+
+    Examples
+    --------
+    >>> check_nan_policy("omit", allowed=("raise", "omit"))
+    'omit'
+    """
+    return check_choice(nan_policy, "nan_policy", tuple(allowed))
+
+
+@dataclass(frozen=True)
+class NanPolicyResult:
+    """What ``apply_nan_policy`` decided: the arrays to use, the rows kept (None: all) and whether
+    the caller must return its NaN result ("propagate" with a NaN present)."""
+
+    arrays: dict
+    keep: np.ndarray | None
+    propagate: bool
+
+    def __iter__(self):
+        return iter(self.arrays.values())
+
+
+def apply_nan_policy(nan_policy: str, /, **arrays: np.ndarray | None) -> NanPolicyResult:
+    """Apply scipy's ``nan_policy`` to paired float arrays (observations in the first axis).
+
+    Call after ``as_float_array(..., allow_nan=True)`` and ``check_nan_policy``. "raise" refuses any
+    NaN, naming the argument and the count; "omit" drops every observation (row) with a NaN in any
+    array and refuses when no row is left; "propagate" leaves the arrays as they are and sets
+    ``propagate`` when a NaN is present, for the caller to return its NaN result.
+
+    Parameters
+    ----------
+    nan_policy : str
+        "raise", "omit" or "propagate".
+    **arrays : numpy.ndarray or None
+        The paired inputs by argument name (None is skipped).
+
+    Returns
+    -------
+    NanPolicyResult
+        ``arrays`` (to use; iterating gives them in order), ``keep`` (the rows kept, None for all)
+        and ``propagate``.
+
+    References
+    ----------
+    SciPy's ``nan_policy`` (scipy.stats).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> x, y = apply_nan_policy("omit", x=np.array([1.0, np.nan, 3.0]), y=np.array([4.0, 5.0, 6.0]))
+    >>> x.tolist(), y.tolist()
+    ([1.0, 3.0], [4.0, 6.0])
+    """
+    rows = None
+    counts = {}
+    for name, a in arrays.items():
+        if a is None:
+            continue
+        bad = np.isnan(a)
+        if bad.ndim > 1:
+            bad = bad.reshape(bad.shape[0], -1).any(axis=1)
+        elif bad.ndim == 0:
+            bad = bad.reshape(1)
+        if bad.any():
+            counts[name] = int(np.isnan(a).sum())
+        rows = bad if rows is None else (rows | bad if rows.shape == bad.shape else rows)
+    if not counts:
+        return NanPolicyResult(dict(arrays), None, False)
+    if nan_policy == "raise":
+        name, k = next(iter(counts.items()))
+        raise ValueError(f"{name} contains {k} NaN value{'s' if k > 1 else ''}; remove the missing values, "
+                         "or pass nan_policy='omit' to drop the observations that have them")
+    if nan_policy == "propagate":
+        return NanPolicyResult(dict(arrays), None, True)
+    keep = ~rows
+    if not keep.any():
+        raise ValueError(f"every observation has a NaN (in {', '.join(counts)}); nothing is left after "
+                         "nan_policy='omit'")
+    out = {k: (None if a is None else a[keep]) for k, a in arrays.items()}
+    return NanPolicyResult(out, keep, False)
+
+
+# ----------------------------------------------------------------------------------------------
+# renamed arguments and keyword-only arguments: one release of grace with a FutureWarning
+# ----------------------------------------------------------------------------------------------
+
+def renamed_arguments(renamed: Mapping[str, str] | None = None, *, old_positional: Sequence[str] = ()
+                      ) -> Callable:
+    """Keep old calls working for one release, with a ``FutureWarning``.
+
+    Parameters
+    ----------
+    renamed : dict, optional
+        Old keyword names mapped to new ones (``{"n_boot": "B"}``).
+    old_positional : sequence of str
+        In their former order and under their new names, the arguments after the data that used to
+        be positional and are now keyword-only: a call that still passes them by position is mapped
+        onto them with a warning.
+
+    Returns
+    -------
+    callable
+        A decorator; the wrapped function keeps its signature for ``inspect`` and the docs.
+
+    References
+    ----------
+    NEP 23 (backwards compatibility and deprecation policy), numpy; scikit-learn's deprecation of
+    positional arguments (``_deprecate_positional_args``).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> @renamed_arguments({"n_boot": "B"}, old_positional=("B",))
+    ... def f(x, *, B=10):
+    ...     return B
+    >>> with warnings.catch_warnings(record=True) as w:
+    ...     warnings.simplefilter("always")
+    ...     f(1, n_boot=5), w[0].category.__name__
+    (5, 'FutureWarning')
+    """
+    renamed = dict(renamed or {})
+    old_positional = tuple(old_positional)
+
+    def deco(func: Callable) -> Callable:
+        sig = inspect.signature(func)
+        n_pos = sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in sig.parameters.values())
+        has_varargs = any(p.kind is p.VAR_POSITIONAL for p in sig.parameters.values())
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            if len(args) > n_pos and old_positional and not has_varargs:
+                extra = args[n_pos:]
+                if len(extra) > len(old_positional):
+                    raise TypeError(f"{func.__name__}() takes {n_pos} positional argument"
+                                    f"{'s' if n_pos != 1 else ''} but {len(args)} were given")
+                names = old_positional[:len(extra)]
+                warnings.warn(f"{func.__name__}(): pass {', '.join(names)} by keyword "
+                              f"({', '.join(f'{n}=...' for n in names)}); passing "
+                              f"{'them' if len(names) > 1 else 'it'} by position stops working in the "
+                              "next release", FutureWarning, stacklevel=2)
+                for n, v in zip(names, extra):
+                    if n in kwargs:
+                        raise TypeError(f"{func.__name__}() got multiple values for argument {n!r}")
+                    kwargs[n] = v
+                args = args[:n_pos]
+            for old, new in renamed.items():
+                if old in kwargs:
+                    if new in kwargs:
+                        raise TypeError(f"{func.__name__}() got both {old!r} (its former name) and {new!r}")
+                    warnings.warn(f"{func.__name__}(): the argument {old!r} is now called {new!r}; the old "
+                                  "name stops working in the next release", FutureWarning, stacklevel=2)
+                    kwargs[new] = kwargs.pop(old)
+            return func(*args, **kwargs)
+
+        wrapper.__signature__ = sig
+        return wrapper
+
+    return deco
+
+
+def as_vector(x: Any, name: str, *, allow_nan: bool = False) -> np.ndarray:
+    """A number or a 1-dimensional array of numbers as a float64 vector; a matrix or DataFrame is
+    refused (per-observation results could not be returned in its shape)."""
+    arr = as_float_array(x, name, allow_nan=allow_nan)
+    if arr.ndim > 1:
+        raise ValueError(f"{name} must be a vector (one value per observation), got shape {arr.shape}")
+    return arr.reshape(-1)
+
+
+def check_axis(axis: Any, ndim: int, name: str = "axis", *, allow_none: bool = True) -> int | None:
+    """An integer axis of an array with ``ndim`` dimensions (negative counts from the end), returned
+    non-negative; None passes when ``allow_none``."""
+    if axis is None and allow_none:
+        return None
+    if isinstance(axis, bool) or not isinstance(axis, numbers.Integral):
+        raise TypeError(f"{name} must be an integer{' or None' if allow_none else ''}, got {axis!r}")
+    nd = max(ndim, 1)
+    if not -nd <= axis < nd:
+        what = "a 1-dimensional p" if nd == 1 else f"p with {ndim} dimensions"
+        raise ValueError(f"{name} {axis} is out of range for {what}")
+    return int(axis) % nd
+
+
+def check_flag(x: Any, name: str) -> bool:
+    """A boolean switch (True/False, numpy booleans included)."""
+    if not isinstance(x, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {x!r}")
+    return bool(x)
+
+
+@dataclass(frozen=True)
+class InputWrapper:
+    """Remembers what container the user passed, to hand back the same kind (arrays in, same out)."""
+
+    kind: str  # "series", "ndarray", "list", "scalar"
+    index: Any = None
+    name: Any = None
+
+    @classmethod
+    def of(cls, x: Any) -> "InputWrapper":
+        if _is_pandas(x) and hasattr(x, "index") and getattr(x, "ndim", 0) == 1:
+            return cls("series", x.index, getattr(x, "name", None))
+        if _is_pandas(x) and hasattr(x, "columns"):
+            return cls("frame", x.index, x.columns)
+        if np.isscalar(x):
+            return cls("scalar")
+        return cls("ndarray")
+
+    def wrap(self, values: np.ndarray, name: Any = None) -> Any:
+        if self.kind == "series":
+            import pandas as pd
+
+            return pd.Series(values, index=self.index, name=self.name if name is None else name)
+        if self.kind == "frame":
+            import pandas as pd
+
+            return pd.DataFrame(values, index=self.index, columns=self.name)
+        if self.kind == "scalar":
+            return float(values.reshape(()))
+        return values

@@ -1,0 +1,85 @@
+"""Validators of statcore.multitest (the one input door: errors name the argument)."""
+from __future__ import annotations
+
+import math
+import numbers
+import warnings
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+import numpy as np
+
+from .core import *  # noqa: F401,F403  (the generic checks every topic builds on)
+from .core import _is_pandas  # noqa: F401
+
+__all__ = ['check_p_adjust_n', 'check_p_adjust_axis', 'check_lambda_grid', 'as_lfdr', 'check_combine_weights']
+
+
+def check_p_adjust_n(n: int, m: int) -> int:
+    """``n`` of ``p_adjust``: the number of comparisons, at least the ``m`` non-NaN p-values."""
+    if n < m:
+        raise ValueError(f"n must be at least the number of non-NaN p-values ({m}), got {n}")
+    return n
+
+
+def check_p_adjust_axis(axis: Any, ndim: int) -> int | None:
+    """``axis`` of ``p_adjust``: None (all values together) or an axis of ``p``."""
+    return check_axis(axis, ndim)
+
+
+def check_lambda_grid(lambda_: Any) -> np.ndarray:
+    """qvalue's ``lambda``: one value or at least 4 values in [0, 1), sorted."""
+    lam = np.sort(as_float_array(lambda_, "lambda_").ravel())
+    if lam.size == 0:
+        raise ValueError("lambda_ must contain at least one value")
+    if 1 < lam.size < 4:
+        raise ValueError(f"lambda_ must be a single value or at least 4 values, got {lam.size}")
+    if lam[0] < 0 or lam[-1] >= 1:
+        raise ValueError("lambda_ must lie within [0, 1)")
+    return lam
+
+
+def as_lfdr(lfdr: Any, nan_policy: str, name: str = "lfdr") -> tuple[np.ndarray, np.ndarray | None]:
+    """Local FDRs in [0, 1] as a float array and the mask of the values kept under ``nan_policy``
+    ("raise" or "omit"; None when all are kept)."""
+    if lfdr is None:
+        raise TypeError(f"{name} must be an array of local FDRs, got None")
+    arr = as_float_array(lfdr, name, allow_nan=True)
+    if arr.size == 0:
+        raise ValueError(f"{name} is empty; at least one local FDR is needed")
+    nan = np.isnan(arr)
+    keep = None
+    if nan.any():
+        k = int(nan.sum())
+        if nan_policy == "raise":
+            raise ValueError(f"{name} contains {k} NaN value{'s' if k > 1 else ''}; remove the missing "
+                             "values, or pass nan_policy='omit' to leave those units unselected")
+        keep = ~nan
+    vals = arr[~nan]
+    if vals.size and (vals.min() < 0 or vals.max() > 1):
+        raise ValueError(f"{name} must lie in [0, 1]")
+    return arr, keep
+
+
+def check_combine_weights(weights: Any, p: np.ndarray, axis: int, method: str) -> np.ndarray | None:
+    """``weights`` of combine_pvalues: Stouffer only; finite, not all zero, one per p-value along
+    ``axis`` (a vector) or ``p``'s shape; returned broadcast to ``p``'s shape."""
+    if weights is None:
+        return None
+    if method != "stouffer":
+        raise ValueError(f"weights are used only by method='stouffer', got method={method!r}; drop weights")
+    w = as_float_array(weights, "weights")
+    k = p.shape[axis]
+    if w.ndim == 1 and p.ndim > 1:
+        if w.size != k:
+            raise ValueError(f"weights must have one value per p-value along axis {axis} ({k}), got {w.size}")
+        shape = [1] * p.ndim
+        shape[axis] = k
+        w = w.reshape(shape)
+    elif w.shape != p.shape:
+        raise ValueError(f"weights must have the shape of p {p.shape} (or one value per p-value along "
+                         f"axis), got shape {w.shape}")
+    w = np.broadcast_to(w, p.shape)
+    if not np.all(np.any(w != 0, axis=axis)):
+        raise ValueError("weights must not be all zero")
+    return w
