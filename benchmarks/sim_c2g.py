@@ -20,68 +20,9 @@ from __future__ import annotations
 import sys
 import time
 
-import numpy as np
 import pandas as pd
-from scipy.special import expit
-from scipy.stats import norm
 
-from statcore.ebayes.c2g import c2g
-from statcore.multitest import p_adjust
-
-LEVELS = (0.05, 0.1, 0.2)
-
-
-def additive_setting(n, tau, seed, P=10):
-    rng = np.random.default_rng(seed)
-    beta, gamma, theta = (rng.normal(0, 1 / np.sqrt(P), P) for _ in range(3))
-    X = rng.normal(0, 1 / np.sqrt(P), (n, P))
-    t = rng.random(n) < 0.5
-    h = t & (rng.random(n) < expit(X @ theta))
-    mu0 = X @ beta
-    y = rng.normal(mu0 + tau * np.abs(X @ gamma) * h, 1.0)
-    return X, y, t, h, mu0
-
-
-def nonadditive_setting(n, tau, seed, P=10):
-    rng = np.random.default_rng(seed)
-    beta, gamma = (rng.normal(0, 1 / np.sqrt(P), P) for _ in range(2))
-    c = abs(rng.normal(0, 2))
-    B = (rng.random((P, P)) <= 0.1) * rng.standard_t(3, (P, P))
-    X = rng.normal(0, 1 / np.sqrt(P), (n, P))
-    w = expit(X @ gamma)
-    t = rng.random(n) < w
-    h = t & (rng.random(n) < expit(X @ beta))
-    inter = np.abs(np.einsum("ij,jk,ik->i", X, B, X))
-    offset0 = c * w
-    offset = offset0 + np.sqrt(1 + tau) / 2 * h * (1 + inter) * rng.uniform(0, 2, n)
-    y = rng.normal(offset ** 2, 1.0)
-    return X, y, t, h, offset0 ** 2
-
-
-def _fdp_power(sel, h):
-    n_sel = int(sel.sum())
-    return (float(np.mean(~h[sel])) if n_sel else 0.0), float(h[sel].sum() / max(h.sum(), 1))
-
-
-def one_replicate(setting, n, tau, seed, methods):
-    make = additive_setting if setting == "additive" else nonadditive_setting
-    X, y, t, h, mu0 = make(n, tau, seed)
-    rows = []
-    p = norm.sf(y - mu0)
-    for alpha in LEVELS:
-        q = p_adjust(p[t], method="BH")
-        sel = np.zeros(n, bool)
-        sel[np.flatnonzero(t)[q <= alpha]] = True
-        rows.append(("BH (oracle null)", alpha, *_fdp_power(sel, h)))
-    for model in methods:
-        for control in ("bayes", "empirical"):
-            res = c2g(y, t, X, model=model, alpha=LEVELS[0], control=control, seed=seed)
-            q = np.asarray(res.q_values)
-            for alpha in LEVELS:
-                rows.append((f"C2G {model}{'-EC' if control == 'empirical' else ''}", alpha,
-                             *_fdp_power(q <= alpha, h)))
-    return [dict(setting=setting, tau=tau, seed=seed, method=m, alpha=a, fdp=f, power=pw)
-            for m, a, f, pw in rows]
+from statcore.ebayes._c2g_designs import one_replicate, table
 
 
 def simulate(n_rep=20, n=1000, taus=(1, 3, 5), settings=("additive", "nonadditive")):
@@ -92,13 +33,6 @@ def simulate(n_rep=20, n=1000, taus=(1, 3, 5), settings=("additive", "nonadditiv
             for rep in range(n_rep):
                 rows += one_replicate(setting, n, tau, 10_000 * tau + rep, methods)
     return pd.DataFrame(rows)
-
-
-def table(df):
-    g = df.groupby(["setting", "tau", "method", "alpha"])
-    out = g.agg(fdr=("fdp", "mean"), fdr_se=("fdp", lambda v: v.std(ddof=1) / np.sqrt(len(v))),
-                power=("power", "mean"), reps=("fdp", "size"))
-    return out.round(3)
 
 
 if __name__ == "__main__":

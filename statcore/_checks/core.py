@@ -27,6 +27,7 @@ __all__ = [
     "check_seed",
     "check_n_jobs",
     "as_treatment",
+    "treatment_with_missing",
     "as_matrix",
     "check_same_n",
     "positive_scale",
@@ -148,15 +149,9 @@ def check_probability(x: Any, name: str, *, open_left: bool = True, open_right: 
     >>> check_probability(0.05, "alpha")
     0.05
     """
-    if isinstance(x, bool) or not isinstance(x, numbers.Real):
-        raise TypeError(f"{name} must be a number, got {type(x).__name__}")
-    v = float(x)
-    lo_ok = v > 0 if open_left else v >= 0
-    hi_ok = v < 1 if open_right else v <= 1
-    if not (lo_ok and hi_ok and np.isfinite(v)):
-        interval = ("(" if open_left else "[") + "0, 1" + (")" if open_right else "]")
-        raise ValueError(f"{name} must lie in {interval}, got {x!r}")
-    return v
+    closed = {(True, False): "right", (False, True): "left", (True, True): "neither",
+              (False, False): "both"}[(bool(open_left), bool(open_right))]
+    return check_in_interval(x, name, 0.0, 1.0, closed=closed)
 
 
 def check_positive_int(x: Any, name: str, *, minimum: int = 1) -> int:
@@ -252,10 +247,7 @@ def check_positive_real(x: Any, name: str) -> float:
     >>> check_positive_real(1e-5, "tol")
     1e-05
     """
-    v = check_finite_real(x, name)
-    if v <= 0:
-        raise ValueError(f"{name} must be positive, got {x!r}")
-    return v
+    return check_nonneg_real(x, name, positive=True)
 
 
 def check_nonneg_real(x: Any, name: str, *, positive: bool = False) -> float:
@@ -413,6 +405,29 @@ def as_treatment(treat: Any, n: int, name: str = "treat", other: str = "y") -> n
     if bad.any():
         raise ValueError(f"{name} must be binary (0/1 or booleans); found the value {tf[bad][0]!r}")
     return tf == 1.0
+
+
+def treatment_with_missing(treat: Any, n: int, name: str = "treat", other: str = "y"
+                           ) -> tuple[Any, np.ndarray | None, np.ndarray | None]:
+    """A treatment vector in which NaN marks a missing unit (for ``nan_policy``).
+
+    Returns ``(raw, mask, values)``: the raw array; a float mask with NaN at the missing units and 0
+    elsewhere (for ``apply_nan_policy``), or None when no unit is missing; and the booleans of
+    ``as_treatment`` when none is missing (None otherwise: check the kept units after dropping).
+    The present values must be binary either way.
+    """
+    raw = treat
+    if treat is not None and not isinstance(treat, (str, bytes)):
+        try:
+            raw = np.asarray(treat.to_numpy() if _is_pandas(treat) else treat)
+        except Exception:  # ragged and the like: as_treatment names the argument
+            raw = treat
+        else:
+            if raw.dtype.kind == "f" and raw.ndim == 1 and raw.size == n and np.isnan(raw).any():
+                present = ~np.isnan(raw)
+                as_treatment(raw[present], int(present.sum()), name, other)
+                return raw, np.where(present, 0.0, np.nan), None
+    return raw, None, as_treatment(treat, n, name, other)
 
 
 # ----------------------------------------------------------------------------------------------

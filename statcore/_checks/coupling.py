@@ -112,19 +112,7 @@ def coupling_data_inputs(y: Any, treat: Any, *, X: Any = None, propensity: Any =
     if n == 0:
         raise ValueError("y is empty; both arms need at least one outcome")
     # treat: NaN marks a missing unit (dropped by "omit"); everything else must be binary
-    t_raw, tmask = treat, None
-    if not isinstance(treat, (str, bytes)) and treat is not None:
-        try:
-            t_raw = np.asarray(treat.to_numpy() if _is_pandas(treat) else treat)
-        except Exception:  # ragged and the like: as_treatment names the argument
-            t_raw = treat
-        else:
-            if t_raw.dtype.kind == "f" and t_raw.ndim == 1 and t_raw.size == n and np.isnan(t_raw).any():
-                tmask = np.where(np.isnan(t_raw), np.nan, 0.0)
-                if np.isinf(t_raw).any():
-                    as_treatment(t_raw[~np.isnan(t_raw)], int((~np.isnan(t_raw)).sum()))
-    if tmask is None:
-        as_treatment(treat, n)  # length and binary checks before any unit is dropped
+    t_raw, tmask, _ = treatment_with_missing(treat, n)
     Xv = None
     if X is not None:
         Xv = as_float_array(X, "X", allow_nan=True)

@@ -141,18 +141,7 @@ def c2g_inputs(y: Any, treat: Any, X: Any, model: str, nan_policy: Any) -> C2GIn
             raise ValueError(f"X must have one row per unit ({n} rows, the length of y), got shape {Xv.shape}")
         if Xv.shape[1] == 0:
             Xv = columns = None
-    t_raw = treat
-    tmask = None
-    if not isinstance(treat, (str, bytes)):
-        try:
-            t_raw = np.asarray(treat.to_numpy() if _is_pandas(treat) else treat)
-        except Exception:  # ragged and the like: as_treatment names the argument
-            t_raw = treat
-        else:
-            if t_raw.dtype.kind == "f" and t_raw.ndim == 1 and t_raw.size == n and np.isnan(t_raw).any():
-                tmask = np.where(np.isnan(t_raw), np.nan, 0.0)
-    if tmask is None:
-        tv = as_treatment(treat, n)   # the length and binary checks, before any NaN is dropped
+    t_raw, tmask, tv = treatment_with_missing(treat, n)   # NaN marks a unit that "omit" drops
     kept = apply_nan_policy(nan_policy, y=yv, treat=tmask, X=Xv)
     if kept.keep is not None:
         yv = kept.arrays["y"]
