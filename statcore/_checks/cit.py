@@ -29,29 +29,15 @@ def as_cit_data(nan_policy: str, /, required: Sequence[str] = (), **arrays: Any)
     nan_policy = check_nan_policy(nan_policy, CIT_NAN_POLICIES)
     out: dict = {}
     for name, v in arrays.items():
-        if v is None:
-            if name in required:
-                raise ValueError(f"{name} is required")
-            out[name] = None
-            continue
-        arr = as_float_array(v, name, allow_nan=True)
-        if arr.ndim == 1:
-            arr = arr[:, None]
-        elif arr.ndim != 2:
-            raise ValueError(f"{name} must be 1- or 2-dimensional (observations in rows), got shape {arr.shape}")
-        if arr.shape[0] == 0:
-            raise ValueError(f"{name} has no observations")
-        out[name] = arr
+        out[name] = as_matrix(v, name, allow_none=name not in required, check_constant=False, allow_nan=True)
     if all(v is None for v in out.values()):
         return out, None
     check_same_n(**out)
     res = apply_nan_policy(nan_policy, **out)
     out = dict(res.arrays)
     for name, arr in out.items():
-        if arr is not None and arr.shape[1] and arr.shape[0] > 1:
-            const = np.flatnonzero(np.ptp(arr, axis=0) == 0)
-            if const.size:
-                raise ValueError(f"{name} has constant column(s) {const.tolist()}; remove them before testing")
+        if arr is not None:
+            refuse_constant_columns(arr, name)
     return out, res.keep
 
 

@@ -29,6 +29,7 @@ __all__ = [
     "as_treatment",
     "treatment_with_missing",
     "as_matrix",
+    "refuse_constant_columns",
     "check_same_n",
     "positive_scale",
     "check_rank",
@@ -434,27 +435,36 @@ def treatment_with_missing(treat: Any, n: int, name: str = "treat", other: str =
 # matrices of observations, scales, ranks
 # ----------------------------------------------------------------------------------------------
 
-def as_matrix(x: Any, name: str, *, allow_none: bool = False, check_constant: bool = True) -> np.ndarray | None:
+def as_matrix(x: Any, name: str, *, allow_none: bool = False, check_constant: bool = True,
+              allow_nan: bool = False) -> np.ndarray | None:
     """A finite float64 (n, d) array (1-D becomes one column); None allowed if ``allow_none``.
 
-    Constant columns are refused: they carry no information and make residual scales zero.
+    Constant columns are refused: they carry no information and make residual scales zero
+    (``check_constant=False`` leaves that to the caller, e.g. until NaN rows are dropped).
+    NaN passes with ``allow_nan`` (for a ``nan_policy`` step); infinities never do.
     """
     if x is None:
         if allow_none:
             return None
         raise ValueError(f"{name} is required")
-    arr = as_float_array(x, name)
+    arr = as_float_array(x, name, allow_nan=allow_nan)
     if arr.ndim == 1:
         arr = arr[:, None]
     elif arr.ndim != 2:
         raise ValueError(f"{name} must be 1- or 2-dimensional (observations in rows), got shape {arr.shape}")
     if arr.shape[0] == 0:
         raise ValueError(f"{name} has no observations")
-    if check_constant and arr.shape[1] and arr.shape[0] > 1:
+    if check_constant:
+        refuse_constant_columns(arr, name)
+    return arr
+
+
+def refuse_constant_columns(arr: np.ndarray, name: str) -> None:
+    """Refuse a matrix with a constant column (no information, and a zero residual scale)."""
+    if arr.shape[1] and arr.shape[0] > 1:
         const = np.flatnonzero(np.ptp(arr, axis=0) == 0)
         if const.size:
             raise ValueError(f"{name} has constant column(s) {const.tolist()}; remove them before testing")
-    return arr
 
 
 def check_same_n(**arrays: np.ndarray | None) -> int:
