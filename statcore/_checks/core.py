@@ -601,7 +601,9 @@ def apply_nan_policy(nan_policy: str, /, **arrays: np.ndarray | None) -> NanPoli
             bad = bad.reshape(1)
         if bad.any():
             counts[name] = int(np.isnan(a).sum())
-        rows = bad if rows is None else (rows | bad if rows.shape == bad.shape else rows)
+        if rows is not None and rows.shape != bad.shape:  # callers check_same_n first; never pair silently
+            raise ValueError(f"{name} has {bad.shape[0]} observations where the other inputs have {rows.shape[0]}")
+        rows = bad if rows is None else rows | bad
     if not counts:
         return NanPolicyResult(dict(arrays), None, False)
     if nan_policy == "raise":

@@ -12,7 +12,7 @@ import numpy as np
 from .core import *  # noqa: F401,F403  (the generic checks every topic builds on)
 from .core import _is_pandas  # noqa: F401
 
-__all__ = ['check_p_adjust_n', 'check_p_adjust_axis', 'check_lambda_grid', 'as_lfdr', 'check_combine_weights']
+__all__ = ['check_p_adjust_n', 'check_lambda_grid', 'as_lfdr', 'check_combine_weights']
 
 
 def check_p_adjust_n(n: int, m: int) -> int:
@@ -20,11 +20,6 @@ def check_p_adjust_n(n: int, m: int) -> int:
     if n < m:
         raise ValueError(f"n must be at least the number of non-NaN p-values ({m}), got {n}")
     return n
-
-
-def check_p_adjust_axis(axis: Any, ndim: int) -> int | None:
-    """``axis`` of ``p_adjust``: None (all values together) or an axis of ``p``."""
-    return check_axis(axis, ndim)
 
 
 def check_lambda_grid(lambda_: Any) -> np.ndarray:

@@ -11,7 +11,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import _padjust
-from .._checks import (InputWrapper, as_pvalues, check_choice, check_p_adjust_axis, check_p_adjust_n,
+from .._checks import (InputWrapper, as_pvalues, check_choice, check_axis, check_p_adjust_n,
                        check_positive_int, check_probability, renamed_arguments)
 
 __all__ = ["p_adjust", "p_adjust_methods"]
@@ -205,7 +205,7 @@ def p_adjust(p: Any, *, method: str = "holm", n: int | None = None, axis: int | 
         alpha = check_probability(alpha, "alpha", open_right=True)
     wrapper = InputWrapper.of(p)
     arr = as_pvalues(p, "p")
-    axis = check_p_adjust_axis(axis, arr.ndim)
+    axis = check_axis(axis, arr.ndim)
     if arr.ndim == 0:
         out = _adjust_vector(arr.reshape(1), method, n, alpha).reshape(())
     elif axis is None or arr.ndim == 1:
