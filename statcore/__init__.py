@@ -23,6 +23,8 @@ from .coupling import (JointBounds, MakarovBounds, OverlapWarning, coupling_func
                        coupling_mean, imbens_manski_interval, ite_variance_bounds, joint_bounds,
                        makarov_bounds, stoye_interval)
 from .ebayes import C2GResult, NPMLEResult, PredictiveRecursionResult, c2g, npmle, predictive_recursion
+from .indep import *  # noqa: F401,F403  (statcore.indep.__all__ is public at the top level)
+from .indep import __all__ as _indep_all
 
 __version__ = "0.1.0"
 
@@ -38,6 +40,7 @@ __all__ = [
     "makarov_bounds", "MakarovBounds", "imbens_manski_interval", "stoye_interval", "OverlapWarning",
     "npmle", "NPMLEResult", "predictive_recursion", "PredictiveRecursionResult",
     "c2g", "C2GResult",
+    *_indep_all,
 ]
 
 #: former public names, kept one release with a FutureWarning

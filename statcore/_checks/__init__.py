@@ -17,5 +17,7 @@ from .coupling import *  # noqa: F401,F403
 from .coupling import __all__ as _coupling_all
 from .ebayes import *  # noqa: F401,F403
 from .ebayes import __all__ as _ebayes_all
+from .indep import *  # noqa: F401,F403
+from .indep import __all__ as _indep_all
 
-__all__ = [*_core_all, *_multitest_all, *_modelsel_all, *_cit_all, *_coupling_all, *_ebayes_all]
+__all__ = [*_core_all, *_multitest_all, *_modelsel_all, *_cit_all, *_coupling_all, *_ebayes_all, *_indep_all]
