@@ -17,6 +17,8 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 import numpy as np
 
 __all__ = [
+    "column_labels",
+    "as_column_groups",
     "as_float_array",
     "as_pvalues",
     "check_probability",
@@ -758,3 +760,49 @@ class InputWrapper:
         if self.kind == "scalar":
             return float(values.reshape(()))
         return values
+
+
+def column_labels(data) -> list:
+    """The column labels of a DataFrame, or ``V1, ..., Vp`` (R's names) for a 2-d array."""
+    if hasattr(data, "columns"):
+        return list(data.columns)
+    arr = np.asarray(data)
+    return [f"V{j + 1}" for j in range(arr.shape[1])] if arr.ndim == 2 else []
+
+
+def as_column_groups(groups, labels: list, is_frame: bool) -> tuple[list, list]:
+    """Named groups of columns (node name -> labels of a DataFrame, or integer positions of an array):
+    the names and, per group, an int64 array of column indices; at least two groups, none empty, no
+    column listed twice or in two groups."""
+    if not isinstance(groups, Mapping):
+        raise TypeError(f"groups must be a mapping of node names to lists of columns, got {type(groups).__name__}")
+    if len(groups) < 2:
+        raise ValueError(f"groups must define at least two nodes, got {len(groups)}")
+    where = {lab: j for j, lab in enumerate(labels)}
+    names, cols, owner = [], [], {}
+    for name, members in groups.items():
+        if isinstance(members, (str, bytes)) or not hasattr(members, "__iter__"):
+            members = [members]
+        members = list(members)
+        if not members:
+            raise ValueError(f"groups[{name!r}] is empty; every node needs at least one column")
+        idx = []
+        for m in members:
+            if is_frame and m in where:
+                j = where[m]
+            elif not is_frame and isinstance(m, numbers.Integral) and not isinstance(m, bool) \
+                    and -len(labels) <= m < len(labels):
+                j = int(m) % len(labels)
+            else:
+                kind = "a column label of data" if is_frame else f"a column index in [0, {len(labels)})"
+                raise ValueError(f"groups[{name!r}] lists {m!r}, which is not {kind}")
+            if owner.get(j) == name:
+                raise ValueError(f"groups[{name!r}] lists column {labels[j]!r} twice")
+            if j in owner:
+                raise ValueError(f"groups[{name!r}] and groups[{owner[j]!r}] share column {labels[j]!r}; "
+                                 "nodes must not overlap")
+            owner[j] = name
+            idx.append(j)
+        names.append(name)
+        cols.append(np.asarray(idx, dtype=np.int64))
+    return names, cols

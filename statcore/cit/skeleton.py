@@ -14,7 +14,6 @@ which is where most of the time of a regression-based CI test goes.
 """
 from __future__ import annotations
 
-import numbers
 import warnings
 from dataclasses import dataclass
 from itertools import combinations
@@ -22,7 +21,7 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from .._checks import (apply_nan_policy, as_float_array, check_choice, check_n_jobs, check_nan_policy,
+from .._checks import (apply_nan_policy, as_column_groups, as_float_array, column_labels, check_choice, check_n_jobs, check_nan_policy,
                        check_positive_int, check_probability, check_seed, renamed_arguments)
 from ._skeleton_result import SkeletonResult
 
@@ -47,55 +46,13 @@ class _Design:
     grouped: bool
 
 
-def _column_labels(data) -> list:
-    if hasattr(data, "columns"):
-        return list(data.columns)
-    arr = np.asarray(data)
-    return [f"V{j + 1}" for j in range(arr.shape[1])] if arr.ndim == 2 else []
-
-
-def _validate_groups(groups, labels: list, is_frame: bool) -> tuple[list, list]:
-    if not isinstance(groups, Mapping):
-        raise TypeError(f"groups must be a mapping of node names to lists of columns, got {type(groups).__name__}")
-    if len(groups) < 2:
-        raise ValueError(f"groups must define at least two nodes, got {len(groups)}")
-    where = {lab: j for j, lab in enumerate(labels)}
-    names, cols, owner = [], [], {}
-    for name, members in groups.items():
-        if isinstance(members, (str, bytes)) or not hasattr(members, "__iter__"):
-            members = [members]
-        members = list(members)
-        if not members:
-            raise ValueError(f"groups[{name!r}] is empty; every node needs at least one column")
-        idx = []
-        for m in members:
-            if is_frame and m in where:
-                j = where[m]
-            elif not is_frame and isinstance(m, numbers.Integral) and not isinstance(m, bool) \
-                    and -len(labels) <= m < len(labels):
-                j = int(m) % len(labels)
-            else:
-                kind = "a column label of data" if is_frame else f"a column index in [0, {len(labels)})"
-                raise ValueError(f"groups[{name!r}] lists {m!r}, which is not {kind}")
-            if owner.get(j) == name:
-                raise ValueError(f"groups[{name!r}] lists column {labels[j]!r} twice")
-            if j in owner:
-                raise ValueError(f"groups[{name!r}] and groups[{owner[j]!r}] share column {labels[j]!r}; "
-                                 "nodes must not overlap")
-            owner[j] = name
-            idx.append(j)
-        names.append(name)
-        cols.append(np.asarray(idx, dtype=np.int64))
-    return names, cols
-
-
 def _validate(data, alpha, test, groups, max_cond, n_jobs, nan_policy) -> tuple[_Design, float, Any, int | None, int]:
     if data is None:
         raise TypeError("data must be a 2-d array or a pandas DataFrame, got None")
     nan_policy = check_nan_policy(nan_policy, ("raise", "omit"))
     is_frame = hasattr(data, "columns")
     values = as_float_array(data, "data", ndim=2, allow_nan=True)
-    labels = _column_labels(data)
+    labels = column_labels(data)
     n, p = values.shape
     if groups is None:
         names, cols = list(labels), [np.array([j], dtype=np.int64) for j in range(p)]
@@ -104,7 +61,7 @@ def _validate(data, alpha, test, groups, max_cond, n_jobs, nan_policy) -> tuple[
         if p < 2:
             raise ValueError(f"data must have at least two columns (nodes), got {p}")
     else:
-        names, cols = _validate_groups(groups, labels, is_frame)
+        names, cols = as_column_groups(groups, labels, is_frame)
     used = np.concatenate(cols)
     if values.size:
         # only the columns of the nodes count; "omit" drops the rows with a NaN in any of them
