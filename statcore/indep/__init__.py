@@ -9,3 +9,5 @@ __all__: list[str] = []
 # --- HSIC family (hsic.py) ---
 
 # --- pairwise tests among columns (matrix.py) ---
+from .matrix import IndependenceMatrix, independence_matrix  # noqa: E402
+__all__ += ["independence_matrix", "IndependenceMatrix"]
