@@ -25,6 +25,8 @@ from .coupling import (JointBounds, MakarovBounds, OverlapWarning, coupling_func
 from .ebayes import C2GResult, NPMLEResult, PredictiveRecursionResult, c2g, npmle, predictive_recursion
 from .indep import *  # noqa: F401,F403  (statcore.indep.__all__ is public at the top level)
 from .indep import __all__ as _indep_all
+from .conformal import *  # noqa: F401,F403  (statcore.conformal.__all__ is public at the top level)
+from .conformal import __all__ as _conformal_all
 
 __version__ = "0.1.0"
 
@@ -41,6 +43,7 @@ __all__ = [
     "npmle", "NPMLEResult", "predictive_recursion", "PredictiveRecursionResult",
     "c2g", "C2GResult",
     *_indep_all,
+    *_conformal_all,
 ]
 
 #: former public names, kept one release with a FutureWarning

@@ -1,0 +1,17 @@
+"""Conformal prediction: split-conformal quantiles and sets with finite-sample coverage.
+
+- :func:`conformal_quantile`: the ceil((n + 1)(1 - alpha))-th smallest calibration score.
+- :func:`conformal_set`, :func:`conformal_density_scores`: highest-density sets {y : f(y) >= -q} from
+  a predictive density on a grid (unions of intervals).
+- :func:`coverage_band`, :func:`coverage_test`: the exact band of marginal coverage, and the exact
+  binomial test of an empirical coverage (R's ``binom.test``).
+"""
+__all__: list[str] = []
+
+# --- the quantile and the coverage checks (quantile.py) ---
+from .quantile import conformal_quantile, coverage_band, coverage_test  # noqa: E402
+__all__ += ["conformal_quantile", "coverage_band", "coverage_test"]
+
+# --- highest-density sets from a predictive density (density.py) ---
+from .density import ConformalSet, conformal_density_scores, conformal_set  # noqa: E402
+__all__ += ["conformal_set", "conformal_density_scores", "ConformalSet"]
