@@ -22,7 +22,7 @@ _ESTIMATE_KEYS = ("dCor", "Bias corrected dcor", "HSIC", "dHSIC")
 _SET_HERE = ("x", "y", "seed", "nan_policy")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class IndependenceMatrix(Result):
     """All pairwise independence tests among the variables of a data set (:func:`independence_matrix`).
 
@@ -130,7 +130,7 @@ class IndependenceMatrix(Result):
         n_pairs = k * (k - 1) // 2
         lines = ["", "\tPairwise tests of independence", ""]
         lines += strwrap(f"test: {self.method}")
-        lines += strwrap(f"data:  {self.data_name}, {k} variables, n = {self.n}")
+        lines.append(f"data:  {self.data_name}, {k} variables, n = {self.n}")
         adj = "no adjustment" if self.p_adjust == "none" else f"p-values adjusted by {self.p_adjust}"
         lines.append(f"{adj} over {n_pairs} pairs; alpha = {self.alpha:g}: "
                      f"{int(self.significant[np.triu_indices(k, 1)].sum())} significant")
@@ -197,9 +197,11 @@ class IndependenceMatrix(Result):
 
 
 def _builtin(test: str):
-    from . import dcor as _dcor, hsic as _hsic
-
-    return {"dcor": _dcor.dcor_test, "hsic": _hsic.hsic_test}[test]
+    if test == "dcor":
+        from .dcor import dcor_test
+        return dcor_test
+    from .hsic import hsic_test
+    return hsic_test
 
 
 def _estimate_of(res) -> float:
@@ -333,6 +335,8 @@ def independence_matrix(data, *, test: str | Callable = "dcor", groups: Mapping 
     if kept is not None:
         values = values[kept]
     n = values.shape[0]
+    if n < 4:
+        raise ValueError(f"data must have at least 4 rows (observations), got {n}")
     if callable(test):
         builtin = False
         label = getattr(test, "__name__", "callable")
