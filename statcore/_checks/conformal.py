@@ -64,18 +64,20 @@ def as_cal_vector(x: Any, name: str, *, allow_nan: bool = False) -> np.ndarray:
     return arr
 
 
-def as_scale(x: Any, name: str, n: int, *, allow_nan: bool = False) -> np.ndarray:
-    """A vector of n positive finite scales sigma_hat(x) (NaN only when ``allow_nan``)."""
+def as_scale(x: Any, name: str, n: int | None = None, *, allow_nan: bool = False, other: str = "") -> np.ndarray:
+    """A vector of positive finite scales sigma_hat(x), n of them when n is given (NaN only when
+    ``allow_nan``)."""
     arr = as_cal_vector(x, name, allow_nan=allow_nan)
-    if arr.size != n:
-        raise ValueError(f"{name} must have one value per observation ({n}), got {arr.size}")
+    if n is not None and arr.size != n:
+        raise ValueError(f"{name} must have one value per observation ({n}{', as ' + other if other else ''}), "
+                         f"got {arr.size}")
     finite = arr[~np.isnan(arr)]
     if finite.size and finite.min() <= 0:
         raise ValueError(f"{name} must be positive (a scale sigma_hat(x) > 0); found {float(finite.min())!r}")
     return arr
 
 
-def as_groups(groups: Any, name: str, n: int) -> np.ndarray:
+def as_groups(groups: Any, name: str, n: int, other: str = "") -> np.ndarray:
     """A vector of n group labels (hashable numbers or strings; no missing values) as an object or
     numeric numpy array."""
     if groups is None:
@@ -90,9 +92,12 @@ def as_groups(groups: Any, name: str, n: int) -> np.ndarray:
     if arr.ndim != 1:
         raise ValueError(f"{name} must be a vector (one group label per observation), got shape {arr.shape}")
     if arr.size != n:
-        raise ValueError(f"{name} must have one label per observation ({n}), got {arr.size}")
-    if arr.dtype.kind == "f" and np.isnan(arr).any():
-        raise ValueError(f"{name} contains {int(np.isnan(arr).sum())} NaN label(s); every observation needs a group")
+        raise ValueError(f"{name} must have one label per observation ({n}{', as ' + other if other else ''}), "
+                         f"got {arr.size}")
+    if arr.dtype.kind == "f" and not np.isfinite(arr).all():
+        bad = arr[~np.isfinite(arr)][0]
+        raise ValueError(f"{name} contains {int(np.sum(~np.isfinite(arr)))} non-finite label(s) ({bad!r}); every "
+                         "observation needs a group label (a finite number or a string)")
     if arr.dtype.kind == "O":
         for v in arr:
             if v is None or (isinstance(v, float) and math.isnan(v)):
@@ -132,7 +137,7 @@ def as_class_probs(probs: Any, name: str, *, n_classes: int | None = None, tol: 
     return arr
 
 
-def as_class_labels(y: Any, name: str, n: int, classes: Any) -> np.ndarray:
+def as_class_labels(y: Any, name: str, n: int, classes: Any, other: str = "the probabilities") -> np.ndarray:
     """Observed labels as column indices (int64) of the probability matrix: ``classes`` None means the
     labels are the column indices 0..K-1 themselves; otherwise ``classes`` lists the label of each
     column and every label of y must be one of them."""
@@ -144,10 +149,13 @@ def as_class_labels(y: Any, name: str, n: int, classes: Any) -> np.ndarray:
     if arr.ndim != 1:
         raise ValueError(f"{name} must be a vector (one label per observation), got shape {arr.shape}")
     if arr.size != n:
-        raise ValueError(f"{name} must have one label per row of the probabilities ({n}), got {arr.size}")
+        raise ValueError(f"{name} must have one label per row of {other} ({n}), got {arr.size}")
     K = len(classes)
-    if arr.dtype.kind == "f" and np.isnan(arr).any():
-        raise ValueError(f"{name} contains {int(np.isnan(arr).sum())} NaN value(s); every observation needs a label")
+    if arr.dtype.kind == "f" and not np.isfinite(arr).all():
+        raise ValueError(f"{name} contains {int(np.sum(~np.isfinite(arr)))} NaN or infinite value(s); every "
+                         "observation needs a class label")
+    if arr.dtype.kind == "b":
+        raise TypeError(f"{name} must hold class labels, got booleans; convert them to 0/1 if intended")
     where = {c: j for j, c in enumerate(classes)}
     if arr.dtype.kind in "iu" or (arr.dtype.kind == "f" and np.all(arr == np.round(arr))):
         if all(isinstance(c, numbers.Integral) and c == j for j, c in enumerate(classes)):

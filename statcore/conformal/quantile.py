@@ -53,11 +53,13 @@ def conformal_quantile(scores, *, alpha, allow_infinite=False):
     Notes
     -----
     The rank k = ceil((n + 1)(1 - alpha)) is computed from the decimal value of ``alpha``: a product
-    (n + 1)(1 - alpha) within 1e-12 (n + 1) of an integer counts as that integer. In binary floating
-    point 10 * (1 - 0.7) is 3.0000000000000004, whose ceiling is 4; statcore gives k = 3, the rank
-    alpha = 0.7 means with n = 9 (so does crepes, through ``int(alpha * (n + 1))``), while MAPIE's
-    ``np.ceil((n + 1) * (1 - alpha)) / n`` takes the 4th smallest score. Away from such exact products
-    the three agree.
+    (n + 1)(1 - alpha) within 1e-12 (n + 1) of an integer counts as that integer. The peers use raw
+    floats, which move the rank by one at such exact products: with n = 9 and alpha = 0.7
+    (10 * (1 - 0.7) = 3.0000000000000004) MAPIE 1.6 takes the 4th smallest score, statcore and crepes
+    the 3rd; with n = 99 at 90% crepes 0.9.1 takes the 91st (1 - 0.9 = 0.09999999999999998), statcore
+    and MAPIE the 90th; with n = 9 at 90% crepes returns an infinite interval and MAPIE's estimators
+    refuse n < max(1/alpha, 1/(1 - alpha)) = 10, while statcore takes the 9th. Elsewhere the three
+    agree exactly.
 
     References
     ----------
