@@ -162,7 +162,7 @@ def as_class_labels(y: Any, name: str, n: int, classes: Any, other: str = "the p
             idx = arr.astype(np.int64)
             bad = (idx < 0) | (idx >= K)
             if bad.any():
-                raise ValueError(f"{name} holds the label {arr[bad][0]!r}, which is not a class: the labels are "
+                raise ValueError(f"{name} holds the label {arr[bad][0].item()!r}, which is not a class: the labels are "
                                  f"the column indices 0..{K - 1} of the probabilities (pass classes= for others)")
             return idx
     out = np.empty(arr.size, dtype=np.int64)

@@ -58,6 +58,7 @@ def calibrate(scores: np.ndarray, n_test: int, alpha: float, allow_infinite: boo
     test_codes = pd.Index(uniques).get_indexer(pd.Index(gt))
     if np.any(test_codes < 0):
         bad = gt[np.flatnonzero(test_codes < 0)[0]]
+        bad = bad.item() if isinstance(bad, np.generic) else bad
         raise ValueError(f"groups_test holds the group {bad!r}, which has no calibration data in groups_cal; "
                          f"the calibrated groups are {list(labels)[:10]!r}{' ...' if len(labels) > 10 else ''}")
     q, counts = group_quantiles(scores, codes, len(labels), alpha, allow_infinite, labels)
