@@ -2,6 +2,9 @@
 
 - :mod:`learncore.learning_rules`: single-animal learning rules of deep networks inferred from choice
   data, and architectures compared by AIC (Liebana et al., Cell 188:3789, 2025).
+- :mod:`learncore.bayes`: variational learning by the Bayesian learning rule (Khan & Rue, JMLR 2023):
+  the IVON optimizer (Shen et al., ICML 2024) with a choice of curvature estimates, among them the
+  layerwise diagonal by Hessian backpropagation.
 
 PyTorch is needed for fitting (install the CPU wheel: ``pip install torch==2.13.0``); importing
 learncore itself does not import torch.

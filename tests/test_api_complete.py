@@ -37,6 +37,12 @@ def _public():
         lr = None
     if lr is not None:
         names.update({f"learncore.learning_rules.{n}": getattr(lr, n) for n in lr.__all__})
+    try:
+        import learncore.bayes as bayes
+    except ImportError:  # pragma: no cover
+        bayes = None
+    if bayes is not None:
+        names.update({f"learncore.bayes.{n}": getattr(bayes, n) for n in bayes.__all__})
     return names
 
 

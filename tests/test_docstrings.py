@@ -25,6 +25,11 @@ def _public():
     except ImportError:  # pragma: no cover
         return out
     out.update({f"learncore.learning_rules.{n}": getattr(lr, n) for n in lr.__all__})
+    try:
+        import learncore.bayes as bayes
+    except ImportError:  # pragma: no cover (learncore.bayes needs torch)
+        return out
+    out.update({f"learncore.bayes.{n}": getattr(bayes, n) for n in bayes.__all__})
     return out
 
 

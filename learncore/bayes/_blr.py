@@ -1,0 +1,794 @@
+"""The Bayesian learning rule for a diagonal Gaussian posterior over a network's parameters.
+
+The posterior is ``q(theta) = N(m, diag(sigma^2))`` over every parameter an optimizer holds: the mean
+``m`` *is* the parameters (so ``model(x)`` predicts at the mean), and the precision comes from a
+per-parameter curvature state ``h``: ``sigma^2 = 1 / (ess * (h + weight_decay))``. Here ``ess`` (the
+effective sample size, lambda) multiplies the mean loss of a batch into the loss of a data set of
+``ess`` examples, and ``weight_decay`` (delta) is the precision of the Gaussian prior
+``N(0, 1 / (ess * delta))``. The variational objective is then
+
+    E_q[ lbar(theta) ] + delta/2 E_q ||theta||^2 - H(q) / ess,
+
+with ``lbar`` the mean loss of a batch; its stationary points satisfy ``E_q[grad lbar] + delta m = 0``
+and ``h = E_q[diag Hessian of lbar]`` (Bonnet's and Price's theorems).
+
+:class:`BayesianLearningRule` is the natural-gradient step of the Bayesian learning rule (Khan & Rue,
+2023, Sec. 4: the variational online Newton step for a diagonal Gaussian),
+
+    h <- (1 - rho) h + rho hhat,        m <- m - rho (ghat + delta m) / (h + delta),
+
+with ``ghat`` and ``hhat`` the gradient and diagonal-curvature estimates averaged over the Monte Carlo
+samples ``theta ~ q`` of one step. :class:`learncore.bayes.IVON` refines it. How ``hhat`` is estimated
+is a :class:`CurvatureEstimator`: one small class with one method, ``estimate(sample)``.
+"""
+from __future__ import annotations
+
+import contextlib
+import functools
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator
+
+import numpy as np
+import torch
+from statcore.utils import (check_choice, check_finite_real, check_positive_int, check_positive_real,
+                            check_probability, check_seed)
+
+__all__ = ["BayesianLearningRule", "CurvatureEstimator", "CurvatureSample", "PriceCurvature",
+           "GradSquareCurvature", "HutchinsonCurvature", "BackpropCurvature"]
+
+#: the named curvature estimators (``hessian=...``)
+HESSIANS = ("price", "gradsq", "hutchinson", "backprop")
+#: what :meth:`BayesianLearningRule.predict` averages
+OUTPUTS = ("softmax", "sigmoid", "identity")
+
+
+# ---- input checks ---------------------------------------------------------------------------------
+
+def check_nonneg(x: Any, name: str) -> float:
+    """A finite real >= 0 (statcore.utils has the positive check only)."""
+    v = check_finite_real(x, name)
+    if v < 0:
+        raise ValueError(f"{name} must be non-negative, got {x!r}")
+    return v
+
+
+def check_beta(x: Any, name: str) -> float:
+    """A momentum in [0, 1)."""
+    return check_probability(x, name, open_left=False, open_right=True)
+
+
+def check_params(params: Any) -> list:
+    """``params`` of an optimizer: a non-empty iterable of tensors or of parameter-group dicts."""
+    if params is None or isinstance(params, (str, bytes, torch.Tensor, Mapping)):
+        raise TypeError("params must be an iterable of tensors or of parameter-group dicts, such as "
+                        f"model.parameters(); got {type(params).__name__}")
+    try:
+        params = list(params)
+    except TypeError:
+        raise TypeError("params must be an iterable of tensors or of parameter-group dicts, such as "
+                        f"model.parameters(); got {type(params).__name__}") from None
+    if not params:
+        raise ValueError("params is empty: pass the parameters to learn, such as model.parameters()")
+    for p in params:
+        if not isinstance(p, (torch.Tensor, Mapping)):
+            raise TypeError(f"params must hold tensors or parameter-group dicts; found {type(p).__name__}")
+    return params
+
+
+def torch_generator(seed: Any, device: torch.device | str = "cpu") -> torch.Generator:
+    """``seed`` (None, a non-negative int, a ``torch.Generator``, a numpy ``Generator`` or
+    ``SeedSequence``) to one ``torch.Generator``. An int seeds the generator directly, so
+    ``seed=s`` draws the stream ``torch.manual_seed(s)`` would; a torch Generator is used as it is."""
+    if isinstance(seed, torch.Generator):
+        return seed
+    if seed is None or isinstance(seed, (np.random.Generator, np.random.SeedSequence)):
+        seed = int(check_seed(seed).integers(0, 2**63 - 1))
+    else:
+        check_seed(seed)  # the naming-table checks: non-negative int, no RandomState, no other types
+        seed = int(seed)
+    gen = torch.Generator(device=device)
+    gen.manual_seed(seed)
+    return gen
+
+
+# ---- curvature estimators -------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class CurvatureSample:
+    """One Monte Carlo sample ``theta = m + sigma * noise`` of the posterior, at which a
+    :class:`CurvatureEstimator` estimates the diagonal curvature of the loss.
+
+    Parameters
+    ----------
+    params : tuple of torch.Tensor
+        The optimizer's parameters, holding the sample ``theta`` while the estimator runs.
+    grads : tuple of torch.Tensor
+        The gradient of the batch's loss at ``theta``, per parameter (with its autograd graph when
+        the loss was differentiated with ``create_graph=True``).
+    noise : tuple of torch.Tensor
+        The standard normal draws ``epsilon``: ``theta = m + sigma * epsilon``.
+    sigma : tuple of torch.Tensor
+        The posterior standard deviations at which ``theta`` was drawn.
+    ess : tuple of float
+        The effective sample size of each parameter's group.
+    batch : tuple or None
+        ``(model, loss_fn, x, y)`` when the training loop gave one (needed by ``"backprop"``).
+    generator : torch.Generator
+        The optimizer's random stream (for estimators that draw probes).
+
+    Examples
+    --------
+    >>> import torch
+    >>> from learncore.bayes import CurvatureSample, PriceCurvature
+    >>> s = CurvatureSample(params=(torch.zeros(2),), grads=(torch.tensor([1.0, -2.0]),),
+    ...                     noise=(torch.tensor([0.5, 1.0]),), sigma=(torch.tensor([0.1, 0.1]),),
+    ...                     ess=(10.0,), batch=None, generator=torch.Generator())
+    >>> PriceCurvature().estimate(s)[0]
+    tensor([  5., -20.])
+    """
+
+    params: tuple
+    grads: tuple
+    noise: tuple
+    sigma: tuple
+    ess: tuple
+    batch: tuple | None
+    generator: torch.Generator
+
+
+class CurvatureEstimator:
+    """The diagonal curvature estimate ``hhat`` of one posterior sample: subclass it and write one
+    method, ``estimate(sample)``, returning one tensor per parameter (the shapes of ``sample.params``).
+
+    The optimizers call ``estimate`` once per training sample, while the sample is in the model (so a
+    method may run the model again), and average its output over the samples of a step. Built in:
+    :class:`PriceCurvature` (``hessian="price"``), :class:`GradSquareCurvature` (``"gradsq"``),
+    :class:`HutchinsonCurvature` (``"hutchinson"``), :class:`BackpropCurvature` (``"backprop"``).
+
+    Examples
+    --------
+    A (poor) estimator that believes the curvature is 1 everywhere:
+
+    >>> import torch
+    >>> from learncore.bayes import IVON, CurvatureEstimator
+    >>> class Flat(CurvatureEstimator):
+    ...     name = "flat"
+    ...     def estimate(self, sample):
+    ...         return [torch.ones_like(p) for p in sample.params]
+    >>> opt = IVON(torch.nn.Linear(2, 1).parameters(), lr=0.1, ess=10, hessian=Flat(), seed=0)
+    >>> opt.curvature.name
+    'flat'
+    """
+
+    #: a short name (the repr of an optimizer shows it)
+    name = "custom"
+
+    def estimate(self, sample: CurvatureSample) -> list:
+        """The diagonal curvature estimate at ``sample``, one tensor per parameter."""
+        raise NotImplementedError("a CurvatureEstimator subclass defines estimate(sample)")
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}()"
+
+
+class PriceCurvature(CurvatureEstimator):
+    """The reparameterisation (Price) estimate of IVON: ``hhat = ghat * (theta - m) / sigma^2``.
+
+    By Stein's lemma ``E[g(theta) (theta - m) / sigma^2] = E[diag Hessian(theta)]`` for
+    ``theta ~ N(m, diag(sigma^2))``, so it is unbiased for the expected diagonal Hessian of the loss
+    (Price's theorem), at no cost beyond the gradient, and it can be negative (IVON's update keeps
+    ``h`` positive).
+
+    References
+    ----------
+    Shen et al. (2024), Variational learning is effective for large deep networks, ICML, Eq. (5).
+
+    Examples
+    --------
+    >>> from learncore.bayes import PriceCurvature
+    >>> PriceCurvature().name
+    'price'
+    """
+
+    name = "price"
+
+    def estimate(self, sample: CurvatureSample) -> list:
+        return [g.detach() * e / s for g, e, s in zip(sample.grads, sample.noise, sample.sigma)]
+
+
+class GradSquareCurvature(CurvatureEstimator):
+    """The squared gradient, ``hhat = ess * ghat^2``, as ivon-opt's ``hess_approx="gradsq"``.
+
+    When ``ghat`` is the mean gradient of ``B`` examples drawn independently, ``E[ghat^2] = gbar^2 +
+    (F - gbar^2) / B`` with ``F`` the diagonal empirical Fisher (mean of squared per-example gradients)
+    and ``gbar`` the data-mean gradient, so ``E[hhat] = (ess / B) F + ...``: the empirical Fisher when
+    the batch has ``ess`` examples and the data gradient vanishes, ``ess / B`` times it otherwise. The
+    empirical Fisher is not the Hessian: it is never negative, and it equals the expected Hessian
+    only for a well-specified likelihood at the true parameter (for a Gaussian likelihood with
+    assumed noise variance ``s^2`` and true residual variance ``v`` it is ``v / s^2`` times the
+    Hessian). The scale ``ess`` is ivon-opt's (measured on ivon-opt 0.1.3), kept so that runs switch.
+
+    References
+    ----------
+    Khan et al. (2018), Fast and scalable Bayesian deep learning by weight-perturbation in Adam, ICML
+    (the squared-gradient variant); Kunstner, Hennig & Balles (2019), Limitations of the empirical
+    Fisher approximation for natural gradient descent, NeurIPS.
+
+    Examples
+    --------
+    >>> from learncore.bayes import GradSquareCurvature
+    >>> GradSquareCurvature().name
+    'gradsq'
+    """
+
+    name = "gradsq"
+
+    def estimate(self, sample: CurvatureSample) -> list:
+        return [ess * g.detach() ** 2 for g, ess in zip(sample.grads, sample.ess)]
+
+
+def _rademacher(p: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
+    z = torch.randint(0, 2, p.shape, generator=generator, device=p.device)
+    return z.to(p.dtype).mul_(2).sub_(1)
+
+
+class HutchinsonCurvature(CurvatureEstimator):
+    """Hutchinson's diagonal estimate ``hhat = z * (H z)`` with Rademacher probes ``z``, by
+    Hessian-vector products at the posterior sample (unbiased for the diagonal Hessian; its variance
+    is the sum of the squared off-diagonal Hessian entries of each row).
+
+    The Hessian-vector product needs the gradient's graph: call ``loss.backward(create_graph=True)``
+    inside ``sampled_params(train=True)``, or give the batch (``sampled_params(train=True,
+    batch=(model, loss_fn, x, y))`` or ``step(closure, batch=...)``), from which it differentiates
+    ``loss_fn(model(x), y)`` twice.
+
+    Parameters
+    ----------
+    n_probes : int
+        Rademacher probes per posterior sample (their estimates are averaged).
+
+    References
+    ----------
+    Hutchinson (1990), A stochastic estimator of the trace of the influence matrix for Laplacian
+    smoothing splines; Bekas, Kokiopoulou & Saad (2007), An estimator for the diagonal of a matrix.
+
+    Examples
+    --------
+    >>> from learncore.bayes import HutchinsonCurvature
+    >>> HutchinsonCurvature(n_probes=2)
+    HutchinsonCurvature(n_probes=2)
+    """
+
+    name = "hutchinson"
+
+    def __init__(self, n_probes: int = 1):
+        self.n_probes = check_positive_int(n_probes, "n_probes")
+
+    def __repr__(self) -> str:
+        return f"HutchinsonCurvature(n_probes={self.n_probes})"
+
+    def estimate(self, sample: CurvatureSample) -> list:
+        params = list(sample.params)
+        grads = list(sample.grads)
+        if not any(g.requires_grad for g in grads):
+            if sample.batch is None:
+                raise RuntimeError("hessian='hutchinson' needs Hessian-vector products: call "
+                                   "loss.backward(create_graph=True) inside sampled_params(train=True), or "
+                                   "pass batch=(model, loss_fn, x, y) to sampled_params or step")
+            model, loss_fn, x, y = sample.batch
+            with torch.enable_grad():
+                loss = loss_fn(model(x), y)
+                grads = list(torch.autograd.grad(loss, params, create_graph=True, allow_unused=True))
+            grads = [torch.zeros_like(p) if g is None else g for g, p in zip(grads, params)]
+        live = [i for i, g in enumerate(grads) if g.requires_grad]
+        out = [torch.zeros_like(p) for p in params]
+        for _ in range(self.n_probes):
+            z = [_rademacher(p, sample.generator) for p in params]
+            if live:
+                hz = torch.autograd.grad([grads[i] for i in live], params, grad_outputs=[z[i] for i in live],
+                                         retain_graph=True, allow_unused=True)
+                for i, v in enumerate(hz):
+                    if v is not None:
+                        out[i].add_(z[i] * v.detach())
+        return [o / self.n_probes for o in out]
+
+
+@functools.lru_cache(maxsize=1)
+def _layerwise_curvature() -> Callable:
+    try:
+        from .curvature import layerwise_curvature
+    except ImportError as exc:  # pragma: no cover (curvature.py ships with learncore.bayes)
+        raise RuntimeError("hessian='backprop' needs learncore.bayes.layerwise_curvature, which did not "
+                           f"import ({exc}); pass BackpropCurvature(curvature_fn=...) instead") from exc
+    return layerwise_curvature
+
+
+class BackpropCurvature(CurvatureEstimator):
+    """The diagonal curvature by Hessian backpropagation through the layers
+    (:func:`learncore.bayes.layerwise_curvature`), at each posterior sample.
+
+    It needs the batch: ``sampled_params(train=True, batch=(model, loss_fn, x, y))`` in the ivon-opt
+    loop, or ``step(closure, batch=(model, loss_fn, x, y))``; it calls
+    ``curvature_fn(model, loss_fn, x, y)`` while the sample is in the model. ``loss_fn`` must be the
+    loss whose gradient the sample's ``backward`` produced (the same reduction: a mean over the batch).
+
+    Parameters
+    ----------
+    curvature_fn : callable, optional
+        ``curvature_fn(model, loss_fn, x, y)`` -> the diagonal curvature, one tensor per parameter of
+        ``model`` (a list in the order of ``model.parameters()``, or a dict by parameter name). Default:
+        ``layerwise_curvature(model, loss_fn, x, y, kind=kind)``.
+    kind : {"diag_hessian", "diag_ggn"}
+        The default curvature: the diagonal Hessian (what the Price estimate targets) or the diagonal
+        generalised Gauss-Newton matrix (never negative). Ignored with ``curvature_fn``.
+
+    References
+    ----------
+    Becker & LeCun (1989), Improving the convergence of back-propagation learning with second order
+    methods; Dangel, Kunstner & Hennig (2020), BackPACK: packing more into backprop, ICLR.
+
+    Examples
+    --------
+    >>> from learncore.bayes import BackpropCurvature
+    >>> BackpropCurvature(kind="diag_ggn")
+    BackpropCurvature(kind='diag_ggn')
+    """
+
+    name = "backprop"
+
+    def __init__(self, curvature_fn: Callable | None = None, kind: str = "diag_hessian"):
+        if curvature_fn is not None and not callable(curvature_fn):
+            raise TypeError(f"curvature_fn must be callable (model, loss_fn, x, y), got {type(curvature_fn).__name__}")
+        self.curvature_fn = curvature_fn
+        self.kind = check_choice(kind, "kind", ("diag_hessian", "diag_ggn"))
+
+    def __repr__(self) -> str:
+        if self.curvature_fn is not None:
+            return f"BackpropCurvature(curvature_fn={getattr(self.curvature_fn, '__name__', self.curvature_fn)!s})"
+        return f"BackpropCurvature(kind={self.kind!r})"
+
+    def estimate(self, sample: CurvatureSample) -> list:
+        if sample.batch is None:
+            raise RuntimeError("hessian='backprop' needs the batch: use sampled_params(train=True, "
+                               "batch=(model, loss_fn, x, y)) or step(closure, batch=(model, loss_fn, x, y))")
+        model, loss_fn, x, y = sample.batch
+        fn = self.curvature_fn or functools.partial(_layerwise_curvature(), kind=self.kind)
+        curv = fn(model, loss_fn, x, y)
+        if isinstance(curv, Mapping):
+            named = dict(model.named_parameters())
+            unknown = sorted(set(curv) - set(named))
+            if unknown:
+                raise ValueError(f"curvature_fn returned curvature for {unknown}, which are not parameters of model")
+            by_id = {id(named[k]): v for k, v in curv.items()}
+        else:
+            curv = list(curv)
+            mparams = list(model.parameters())
+            if len(curv) != len(mparams):
+                raise ValueError(f"curvature_fn returned {len(curv)} tensors for the {len(mparams)} parameters "
+                                 "of model")
+            by_id = {id(p): c for p, c in zip(mparams, curv)}
+        out = []
+        for p in sample.params:
+            c = by_id.get(id(p))
+            if c is None:
+                raise ValueError(f"curvature_fn gave no curvature for a parameter of shape {tuple(p.shape)}: "
+                                 "every parameter of the optimizer must belong to the batch's model")
+            c = torch.as_tensor(c).detach()
+            if c.shape != p.shape:
+                raise ValueError(f"curvature_fn returned shape {tuple(c.shape)} for a parameter of shape "
+                                 f"{tuple(p.shape)}")
+            out.append(c.to(dtype=p.dtype, device=p.device))
+        return out
+
+
+def make_curvature(hessian: Any) -> CurvatureEstimator:
+    """``hessian``: a name of :data:`HESSIANS` or a :class:`CurvatureEstimator`."""
+    if isinstance(hessian, CurvatureEstimator):
+        return hessian
+    if isinstance(hessian, type) and issubclass(hessian, CurvatureEstimator):
+        raise TypeError(f"hessian must be a CurvatureEstimator instance; got the class {hessian.__name__} "
+                        f"(write {hessian.__name__}())")
+    hessian = check_choice(hessian, "hessian", HESSIANS)
+    return {"price": PriceCurvature, "gradsq": GradSquareCurvature, "hutchinson": HutchinsonCurvature,
+            "backprop": BackpropCurvature}[hessian]()
+
+
+def check_batch(batch: Any) -> tuple | None:
+    if batch is None:
+        return None
+    if not isinstance(batch, (tuple, list)) or len(batch) != 4:
+        raise TypeError("batch must be a tuple (model, loss_fn, x, y)")
+    model, loss_fn = batch[0], batch[1]
+    if not isinstance(model, torch.nn.Module):
+        raise TypeError(f"batch[0] must be the torch.nn.Module being trained, got {type(model).__name__}")
+    if not callable(loss_fn):
+        raise TypeError(f"batch[1] must be the loss function loss_fn(model(x), y), got {type(loss_fn).__name__}")
+    return tuple(batch)
+
+
+# ---- the optimizer --------------------------------------------------------------------------------
+
+class BayesianLearningRule(torch.optim.Optimizer):
+    """The Bayesian learning rule for a diagonal Gaussian posterior over all parameters: the variational
+    online Newton step (Khan & Rue, 2023) as a torch optimizer, and the base class of :class:`IVON`.
+
+    The posterior is ``N(m, diag(sigma^2))``: the mean ``m`` is the parameters themselves, and
+    ``sigma^2 = 1 / (ess * (h + weight_decay))`` with a curvature state ``h`` per parameter. One step
+    averages, over the posterior samples of the step, the gradient ``ghat`` and the curvature estimate
+    ``hhat`` of the batch's mean loss, and moves the natural parameters (precision and
+    precision-times-mean) a fraction ``lr`` toward their Bayesian update:
+
+        h <- (1 - lr) h + lr hhat,        m <- m - lr (ghat + weight_decay m) / (h + weight_decay).
+
+    With an estimate ``hhat`` that can be negative (``"price"``, ``"hutchinson"``, ``"backprop"`` with
+    the diagonal Hessian) the precision can leave the positive cone; the step then refuses with an
+    error. :class:`IVON` fixes that (its Riemannian-gradient correction keeps ``h`` positive) and adds
+    momentum; use it for deep networks.
+
+    The training loop is ivon-opt's::
+
+        for x, y in loader:
+            for _ in range(mc_samples):
+                with opt.sampled_params(train=True):
+                    opt.zero_grad()
+                    loss_fn(model(x), y).backward()
+            opt.step()
+
+    or, equivalently, ``opt.step(closure)`` with a closure that zeroes the gradients, computes the loss,
+    calls ``backward`` and returns the loss (``step`` then draws ``mc_samples`` samples itself).
+    ``hessian="backprop"`` also needs the batch (``sampled_params(train=True, batch=(model, loss_fn, x,
+    y))``, or ``step(closure, batch=...)``); ``"hutchinson"`` needs it or ``backward(create_graph=True)``.
+
+    Parameters
+    ----------
+    params : iterable
+        The parameters (``model.parameters()``) or parameter groups (dicts, which may override ``lr``,
+        ``ess``, ``hess_init`` and ``weight_decay``).
+    lr : float
+        The step size rho of the natural-gradient step, in (0, 1] for this class.
+    ess : float
+        The effective sample size lambda: usually the number of training examples.
+    hess_init : float
+        The initial curvature h0 (> 0): the initial posterior variance is ``1 / (ess (h0 + weight_decay))``.
+    weight_decay : float
+        The prior precision per example delta (>= 0): the prior is ``N(0, 1 / (ess delta))``.
+    mc_samples : int
+        The posterior samples per step that ``step(closure)`` draws (the ivon-opt loop draws its own).
+    hessian : {"price", "gradsq", "hutchinson", "backprop"} or CurvatureEstimator
+        How the diagonal curvature is estimated at each sample (see :class:`CurvatureEstimator`).
+    seed : None, int, torch.Generator, numpy.random.Generator
+        The random stream of the posterior samples (and of Hutchinson's probes). The same seed gives
+        the same iterates; an int ``s`` draws the stream that ``torch.manual_seed(s)`` would.
+
+    References
+    ----------
+    Khan, M. E. & Rue, H. (2023). The Bayesian learning rule. JMLR 24(281), Sec. 4 (variational online
+    Newton). Khan, M. E. et al. (2018). Fast and scalable Bayesian deep learning by weight-perturbation
+    in Adam. ICML.
+
+    Examples
+    --------
+    Bayesian linear regression (Gaussian noise of variance 1/2, the scale of ``MSELoss``), with the
+    Gauss-Newton diagonal by backpropagation as the curvature and the closure form of the step:
+
+    >>> import torch
+    >>> from learncore.bayes import BackpropCurvature, BayesianLearningRule
+    >>> gen = torch.Generator().manual_seed(0)
+    >>> x = torch.randn(50, 2, generator=gen, dtype=torch.float64)
+    >>> noise = torch.randn(50, 1, generator=gen, dtype=torch.float64)
+    >>> y = x @ torch.tensor([[1.0], [-1.0]], dtype=torch.float64) + 0.1 * noise
+    >>> model = torch.nn.Sequential(torch.nn.Linear(2, 1, bias=False)).double()
+    >>> loss_fn = torch.nn.MSELoss()
+    >>> opt = BayesianLearningRule(model.parameters(), lr=0.5, ess=50, seed=0,
+    ...                            hessian=BackpropCurvature(kind="diag_ggn"))
+    >>> def closure():
+    ...     opt.zero_grad()
+    ...     loss = loss_fn(model(x), y)
+    ...     loss.backward()
+    ...     return loss
+    >>> for _ in range(50):
+    ...     _ = opt.step(closure, batch=(model, loss_fn, x, y))
+    >>> [round(v, 1) for v in model[0].weight.detach().squeeze().tolist()]
+    [1.0, -1.0]
+    """
+
+    def __init__(self, params, *, lr: float, ess: float, hess_init: float = 1.0, weight_decay: float = 1e-4,
+                 mc_samples: int = 1, hessian: Any = "price", seed: Any = None):
+        self._setup(params, dict(lr=lr, ess=ess, hess_init=hess_init, weight_decay=weight_decay),
+                    mc_samples=mc_samples, hessian=hessian, seed=seed)
+
+    def _setup(self, params: Any, defaults: dict, *, mc_samples: Any, hessian: Any, seed: Any) -> None:
+        """The construction shared by the subclasses: checks, parameter groups, state, generator."""
+        params = check_params(params)
+        defaults = self._check_hyper(defaults, defaults=None)
+        self.mc_samples = check_positive_int(mc_samples, "mc_samples")
+        self.curvature = make_curvature(hessian)
+        super().__init__(params, defaults)
+        first = self._params()[0]
+        self.generator = torch_generator(seed, first.device)
+        self._acc_g: list | None = None
+        self._acc_h: list | None = None
+        self._count = 0
+        self._sampling = False
+        for group in self.param_groups:
+            for p in group["params"]:
+                self._init_state(group, p)
+
+    # -- hyperparameters ------------------------------------------------------------------------
+    def _check_hyper(self, group: dict, defaults: dict | None) -> dict:
+        """Validate the hyperparameters of a group (a subclass adds its own)."""
+        group = dict(group)
+        group["lr"] = check_positive_real(group["lr"], "lr")
+        if type(self) is BayesianLearningRule and group["lr"] > 1:
+            raise ValueError(f"lr must lie in (0, 1] for the natural-gradient step, got {group['lr']!r}")
+        group["ess"] = check_positive_real(group["ess"], "ess")
+        group["hess_init"] = check_positive_real(group["hess_init"], "hess_init")
+        group["weight_decay"] = check_nonneg(group["weight_decay"], "weight_decay")
+        return group
+
+    def add_param_group(self, param_group: dict) -> None:
+        """Add a parameter group; its hyperparameters are checked as the constructor's are."""
+        if not isinstance(param_group, Mapping):
+            raise TypeError(f"param_group must be a dict, got {type(param_group).__name__}")
+        group = dict(param_group)
+        hyper = {k: group.get(k, self.defaults.get(k)) for k in self.defaults}
+        group.update(self._check_hyper(hyper, self.defaults))
+        super().add_param_group(group)
+        if hasattr(self, "generator"):  # a group added after construction
+            for p in self.param_groups[-1]["params"]:
+                self._init_state(self.param_groups[-1], p)
+
+    def state_dict(self) -> dict:
+        """torch's optimizer state (curvature, momentum, steps, groups) and the state of the generator,
+        so that a run resumed with :meth:`load_state_dict` draws the samples the uninterrupted run would.
+
+        Returns
+        -------
+        dict
+        """
+        out = super().state_dict()
+        out["generator_state"] = self.generator.get_state()
+        return out
+
+    def load_state_dict(self, state_dict: dict) -> None:
+        """Load a :meth:`state_dict` (the generator's state too, when it has one).
+
+        Parameters
+        ----------
+        state_dict : dict
+            As returned by :meth:`state_dict`.
+        """
+        state_dict = dict(state_dict)
+        gen_state = state_dict.pop("generator_state", None)
+        super().load_state_dict(state_dict)
+        if gen_state is not None:
+            self.generator.set_state(gen_state)
+
+    def _init_state(self, group: dict, p: torch.Tensor) -> None:
+        state = self.state[p]
+        if "hess" not in state:
+            state["step"] = 0
+            state["hess"] = torch.full_like(p, group["hess_init"], memory_format=torch.preserve_format).detach()
+
+    def _params(self) -> list:
+        return [p for group in self.param_groups for p in group["params"]]
+
+    def _param_ess(self) -> list:
+        return [group["ess"] for group in self.param_groups for _ in group["params"]]
+
+    def __repr__(self) -> str:
+        g = self.param_groups[0]
+        return (f"{type(self).__name__}(lr={g['lr']:g}, ess={g['ess']:g}, hessian={self.curvature.name!r}, "
+                f"mc_samples={self.mc_samples}, n_params={sum(p.numel() for p in self._params())})")
+
+    # -- the posterior --------------------------------------------------------------------------
+    def posterior_std(self) -> list:
+        """The posterior standard deviations ``sigma = 1 / sqrt(ess (h + weight_decay))``, one tensor per
+        parameter (in the order of the parameter groups)."""
+        out = []
+        for group in self.param_groups:
+            for p in group["params"]:
+                h = self.state[p]["hess"]
+                out.append(torch.rsqrt(group["ess"] * (h + group["weight_decay"])))
+        return out
+
+    @contextlib.contextmanager
+    def sampled_params(self, *, train: bool = False, batch: tuple | None = None) -> Iterator[None]:
+        """Put a posterior sample ``theta = m + sigma * epsilon`` into the parameters; restore the mean on exit.
+
+        With ``train=True`` the sample is a training sample: entering clears the parameters'
+        gradients, and on exit the gradient then present (that of the ``backward`` run inside) and the
+        curvature estimate at ``theta`` are added to the step's average, which :meth:`step` uses.
+        ``epsilon`` is one standard normal draw over all parameters in order (in the first
+        parameter's dtype), from the optimizer's generator.
+
+        Parameters
+        ----------
+        train : bool
+            Whether the sample is a training sample (else: a prediction sample, nothing recorded).
+        batch : tuple, optional
+            ``(model, loss_fn, x, y)``: needed by ``hessian="backprop"`` (and by ``"hutchinson"``
+            without ``backward(create_graph=True)``).
+
+        Yields
+        ------
+        None
+        """
+        if self._sampling:
+            raise RuntimeError("sampled_params is already active: its contexts do not nest")
+        batch = check_batch(batch)
+        params = self._params()
+        sigma = self.posterior_std()
+        n = sum(p.numel() for p in params)
+        flat = torch.randn(n, generator=self.generator, dtype=params[0].dtype, device=params[0].device)
+        noise, i = [], 0
+        for p in params:
+            noise.append(flat[i:i + p.numel()].view_as(p).to(p.dtype))
+            i += p.numel()
+        means = [p.detach().clone() for p in params]
+        with torch.no_grad():
+            for p, m, s, e in zip(params, means, sigma, noise):
+                p.copy_(m + s * e)
+        if train:
+            for p in params:
+                p.grad = None
+        self._sampling = True
+        completed = False
+        try:
+            yield
+            completed = True
+        finally:
+            try:
+                if train and completed:
+                    self._record(params, noise, sigma, batch)
+            finally:
+                with torch.no_grad():
+                    for p, m in zip(params, means):
+                        p.copy_(m)
+                self._sampling = False
+
+    def _record(self, params: list, noise: list, sigma: list, batch: tuple | None) -> None:
+        grads = [torch.zeros_like(p) if p.grad is None else p.grad for p in params]
+        sample = CurvatureSample(params=tuple(params), grads=tuple(grads), noise=tuple(noise), sigma=tuple(sigma),
+                                 ess=tuple(self._param_ess()), batch=batch, generator=self.generator)
+        hhat = list(self.curvature.estimate(sample))
+        if len(hhat) != len(params):
+            raise ValueError(f"{type(self.curvature).__name__}.estimate returned {len(hhat)} tensors for "
+                             f"{len(params)} parameters")
+        for p in params:  # a backward(create_graph=True) leaves a graph on .grad: keep the values only
+            if p.grad is not None and p.grad.requires_grad:
+                p.grad = p.grad.detach()
+        g = [gr.detach().clone() for gr in grads]
+        h = [torch.as_tensor(v).detach().to(dtype=p.dtype, device=p.device).expand_as(p).clone()
+             for v, p in zip(hhat, params)]
+        if self._count == 0:
+            self._acc_g, self._acc_h = g, h
+        else:
+            for a, b in zip(self._acc_g, g):
+                a.add_(b)
+            for a, b in zip(self._acc_h, h):
+                a.add_(b)
+        self._count += 1
+
+    # -- the step -------------------------------------------------------------------------------
+    def step(self, closure: Callable | None = None, *, batch: tuple | None = None):
+        """One update from the training samples drawn since the last step (their mean gradient and
+        curvature), or, with ``closure``, from ``mc_samples`` samples drawn here.
+
+        Parameters
+        ----------
+        closure : callable, optional
+            Zeroes the gradients, computes the batch's mean loss, calls ``backward`` and returns the
+            loss; run once inside ``sampled_params(train=True, batch=batch)`` per Monte Carlo sample.
+        batch : tuple, optional
+            ``(model, loss_fn, x, y)`` for ``hessian="backprop"``, with ``closure``.
+
+        Returns
+        -------
+        torch.Tensor or None
+            The mean of the closure's losses over the samples (None without a closure).
+        """
+        loss = None
+        if closure is not None:
+            losses = []
+            for _ in range(self.mc_samples):
+                with self.sampled_params(train=True, batch=batch):
+                    with torch.enable_grad():
+                        losses.append(closure())
+            if all(isinstance(v, torch.Tensor) for v in losses):
+                loss = torch.stack([v.detach().reshape(()) for v in losses]).mean()
+            elif all(v is not None for v in losses):
+                loss = sum(float(v) for v in losses) / len(losses)
+        elif batch is not None:
+            raise ValueError("batch is used with a closure; in the ivon-opt loop pass it to sampled_params")
+        if self._count == 0:
+            raise RuntimeError("step() needs at least one training sample: run the loss and backward inside "
+                               "`with opt.sampled_params(train=True):` before step(), or pass a closure")
+        ghat = [a / self._count for a in self._acc_g]
+        hhat = [a / self._count for a in self._acc_h]
+        self._acc_g = self._acc_h = None
+        self._count = 0
+        with torch.no_grad():
+            i = 0
+            for group in self.param_groups:
+                k = len(group["params"])
+                self._update_group(group, group["params"], ghat[i:i + k], hhat[i:i + k])
+                i += k
+        return loss
+
+    def _update_group(self, group: dict, params: list, ghat: list, hhat: list) -> None:
+        """The natural-gradient step of the diagonal Gaussian (variational online Newton)."""
+        rho, delta = group["lr"], group["weight_decay"]
+        new_h = [(1 - rho) * self.state[p]["hess"] + rho * hh for p, hh in zip(params, hhat)]
+        for h in new_h:
+            if not bool(torch.all(h + delta > 0)):
+                raise RuntimeError("the posterior precision left the positive cone (h + weight_decay <= 0) in the "
+                                   "natural-gradient step: use a curvature that is never negative (hessian='gradsq', "
+                                   "BackpropCurvature(kind='diag_ggn')), a smaller lr, or IVON")
+        for p, g, h in zip(params, ghat, new_h):
+            state = self.state[p]
+            state["step"] += 1
+            state["hess"] = h
+            p.add_((g + delta * p) / (h + delta), alpha=-rho)
+
+    # -- prediction -----------------------------------------------------------------------------
+    def predict(self, model: torch.nn.Module, x: Any, *, samples: int = 32, output: str = "softmax") -> torch.Tensor:
+        """Bayesian model averaging: the mean over ``samples`` posterior samples of ``model(x)``
+        transformed by ``output``.
+
+        Parameters
+        ----------
+        model : torch.nn.Module
+            The model whose parameters this optimizer holds.
+        x : torch.Tensor or array-like
+            The inputs (a floating array is converted to the parameters' dtype).
+        samples : int
+            The posterior samples averaged.
+        output : {"softmax", "sigmoid", "identity"}
+            What is averaged: class probabilities ``softmax(model(x), dim=-1)`` (classification, as
+            ivon-opt's README), probabilities ``sigmoid(model(x))`` (a binary logit), or the outputs
+            themselves (regression: the posterior predictive mean).
+
+        Returns
+        -------
+        torch.Tensor
+            The averaged prediction, the shape of ``model(x)``.
+        """
+        samples = check_positive_int(samples, "samples")
+        output = check_choice(output, "output", OUTPUTS)
+        if not isinstance(model, torch.nn.Module):
+            raise TypeError(f"model must be a torch.nn.Module, got {type(model).__name__}")
+        x = _as_input(x, self._params()[0])
+        transform = {"softmax": lambda o: torch.softmax(o, dim=-1), "sigmoid": torch.sigmoid,
+                     "identity": lambda o: o}[output]
+        total = None
+        with torch.no_grad():
+            for _ in range(samples):
+                with self.sampled_params(train=False):
+                    try:
+                        out = transform(model(x))
+                    except RuntimeError as exc:
+                        raise ValueError(f"x does not fit the model: {exc}") from None
+                total = out if total is None else total + out
+        return total / samples
+
+
+def _as_input(x: Any, like: torch.Tensor) -> torch.Tensor:
+    """``x`` of a prediction: a tensor or a numeric array, non-empty and finite."""
+    if x is None or isinstance(x, (str, bytes)):
+        raise TypeError(f"x must be a tensor or a numeric array, got {type(x).__name__}")
+    if not isinstance(x, torch.Tensor):
+        try:
+            arr = np.asarray(x)
+        except Exception:
+            raise TypeError(f"x must be a tensor or a numeric array, got {type(x).__name__}") from None
+        if arr.dtype.kind not in "biuf":
+            raise TypeError(f"x must be numeric, got an array of dtype {arr.dtype}")
+        x = torch.as_tensor(arr, dtype=like.dtype if arr.dtype.kind == "f" else None, device=like.device)
+    if x.numel() == 0:
+        raise ValueError("x is empty")
+    if x.is_floating_point() and not bool(torch.isfinite(x).all()):
+        raise ValueError(f"x has {int((~torch.isfinite(x)).sum())} NaN or infinite values")
+    return x
+
