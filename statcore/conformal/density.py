@@ -60,13 +60,13 @@ def conformal_density_scores(density, grid, y):
     >>> from statcore import conformal_density_scores
     >>> grid = np.linspace(-1.0, 1.0, 3)
     >>> conformal_density_scores([[0.0, 1.0, 0.0], [0.5, 0.5, 0.5]], grid, [0.5, 2.0])
-    array([-0.5, -0. ])
+    array([-0.5,  0. ])
     """
     d, g, single = as_density_grid(density, grid)
     yy = as_cal_vector(y, "y")
     if d.shape[0] != yy.size:
         raise ValueError(f"y must have one value per density row ({d.shape[0]}), got {yy.size}")
-    return -_interp_rows(d, g, yy)
+    return 0.0 - _interp_rows(d, g, yy)   # 0.0 - f: a density of 0 gives the score 0, not -0
 
 
 @dataclass(frozen=True, repr=False)
