@@ -202,8 +202,11 @@ class GradSquareCurvature(CurvatureEstimator):
 
     When ``ghat`` is the mean gradient of ``B`` examples drawn independently, ``E[ghat^2] = gbar^2 +
     (F - gbar^2) / B`` with ``F`` the diagonal empirical Fisher (mean of squared per-example gradients)
-    and ``gbar`` the data-mean gradient, so ``E[hhat] = (ess / B) F + ...``: the empirical Fisher when
-    the batch has ``ess`` examples and the data gradient vanishes, ``ess / B`` times it otherwise. The
+    and ``gbar`` the data-mean gradient, so ``E[hhat] = (ess / B) (F - gbar^2) + ess gbar^2``: the
+    empirical Fisher when the batch has ``ess`` examples and the data gradient vanishes, ``ess / B``
+    times it otherwise. On the full batch (no resampling of examples) only the posterior sampling is
+    random and ``E[hhat] = ess (gbar(m)^2 + diag(H Sigma H))`` for a quadratic loss with Hessian ``H``
+    and posterior covariance ``Sigma``: neither the Fisher nor the Hessian. The
     empirical Fisher is not the Hessian: it is never negative, and it equals the expected Hessian
     only for a well-specified likelihood at the true parameter (for a Gaussian likelihood with
     assumed noise variance ``s^2`` and true residual variance ``v`` it is ``v / s^2`` times the

@@ -75,8 +75,9 @@ class IVON(BayesianLearningRule):
     way (one ``randn`` over all parameters in order), so ``IVON(seed=s)`` reproduces ivon-opt run after
     ``torch.manual_seed(s)`` (``tests/learncore/bayes/test_ivon_parity.py``: the iterates agree to
     rounding, with ``"price"`` and ``"gradsq"``); ``hess_approx`` is called ``hessian`` and takes two
-    more estimators; ``clip_radius=None`` means no clipping (ivon-opt: ``inf``); there is no ``sync``
-    (distributed averaging of ``ghat`` and ``hhat``).
+    more estimators; ``lr`` and ``ess`` are keyword-only; ``clip_radius=None`` means no clipping
+    (ivon-opt: ``inf``); there is no ``sync`` (distributed averaging of ``ghat`` and ``hhat``); the
+    optimizer's ``state_dict`` holds the generator's state, so a resumed run continues the same draws.
 
     Parameters
     ----------
