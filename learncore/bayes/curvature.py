@@ -299,8 +299,9 @@ def _loss_derivatives(loss: nn.Module, out: torch.Tensor, y: Any, n: int) -> tup
     if isinstance(loss, nn.MSELoss):
         yt = _as_tensor(y, "y", dtype=out.dtype, device=out.device)
         if tuple(yt.shape) != tuple(out.shape):
-            raise ValueError(f"y must have the shape of the model's output {tuple(out.shape)} for MSELoss, got "
-                             f"{tuple(yt.shape)} (reshape y; torch would broadcast the two silently)")
+            raise ValueError(f"y must have the shape of the model's output for x, {tuple(out.shape)}, for MSELoss; "
+                             f"got {tuple(yt.shape)} (x and y must hold the same examples; reshape y if it holds "
+                             f"them: torch would broadcast the two silently)")
         if not torch.isfinite(yt).all():
             raise ValueError(f"y has {int((~torch.isfinite(yt)).sum())} non-finite value(s) (NaN or inf)")
         scale = 1.0 / out.numel() if loss.reduction == "mean" else 1.0
@@ -320,7 +321,7 @@ def _loss_derivatives(loss: nn.Module, out: torch.Tensor, y: Any, n: int) -> tup
         raise TypeError(f"y must hold integer class indices for CrossEntropyLoss, got dtype {yt.dtype} "
                         f"(class probabilities are not supported)")
     if yt.ndim != 1 or yt.shape[0] != n:
-        raise ValueError(f"y must hold one class index per example ({n}) for CrossEntropyLoss, got shape "
+        raise ValueError(f"y must hold one class index per example of x ({n}) for CrossEntropyLoss, got shape "
                          f"{tuple(yt.shape)}")
     c = out.shape[1]
     if bool(((yt < 0) | (yt >= c)).any()):
