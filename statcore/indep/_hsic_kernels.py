@@ -206,3 +206,16 @@ def mirror_upper(a):
             for i in range(bi * bs, min(n, bi * bs + bs)):
                 for j in range(max(i + 1, bj * bs), min(n, bj * bs + bs)):
                     a[j, i] = a[i, j]
+
+
+#: below this many observations the O(n^2) kernels run on one thread: the work (n^2 < 2.5e5 entries)
+#: is smaller than the cost of waking a thread pool, and a busy machine makes that cost erratic
+PARALLEL_MIN_N = 500
+
+_SERIAL = {name: lazy_njit(globals()[name].py_func) for name in __all__}
+
+
+def pick(name: str, n: int, reps: int = 1):
+    """The kernel ``name``, serial when its work (``reps`` times n^2) is below ``PARALLEL_MIN_N``^2,
+    parallel from there on."""
+    return _SERIAL[name] if reps * n * n < PARALLEL_MIN_N ** 2 else globals()[name]

@@ -65,7 +65,7 @@ def _pairs_sq(x: np.ndarray) -> np.ndarray:
     """Squared distances of all pairs i < j of the rows of x."""
     n = x.shape[0]
     flat = np.empty(n * (n - 1) // 2)
-    _k.sq_condensed(x, flat)
+    _k.pick("sq_condensed", x.shape[0])(x, flat)
     return flat
 
 
@@ -81,16 +81,16 @@ def _gram(x: np.ndarray, kernel: str, bandwidth) -> tuple[np.ndarray, float]:
         out.fill(1.0)
         return out, float("nan")
     if kernel == "discrete":
-        _k.gram_upper_direct(x, 2, 1.0, out)
+        _k.pick("gram_upper_direct", x.shape[0])(x, 2, 1.0, out)
         sigma = float("nan")
     elif bandwidth == "median":
         flat = _pairs_sq(x)
         sigma = _median_sigma(flat, kernel)
-        _k.gram_upper_from_condensed(flat, _KIND[kernel], sigma, out)
+        _k.pick("gram_upper_from_condensed", n)(flat, _KIND[kernel], sigma, out)
     else:
         sigma = float(bandwidth)
-        _k.gram_upper_direct(x, _KIND[kernel], sigma, out)
-    _k.mirror_upper(out)
+        _k.pick("gram_upper_direct", x.shape[0])(x, _KIND[kernel], sigma, out)
+    _k.pick("mirror_upper", n)(out)
     return out, sigma
 
 
@@ -104,7 +104,7 @@ def _hsic_b_parts(K: np.ndarray, L: np.ndarray) -> tuple[float, float]:
     mk, gk = _centring(K)
     ml, gl = _centring(L)
     rows = np.empty((K.shape[0], 2))
-    _k.centred_rows(K, L, mk, ml, gk, gl, rows)
+    _k.pick("centred_rows", K.shape[0])(K, L, mk, ml, gk, gl, rows)
     return float(rows[:, 0].sum()), float(rows[:, 1].sum())
 
 
@@ -113,7 +113,7 @@ def _hsic_unbiased(K: np.ndarray, L: np.ndarray) -> float:
     [tr(Kt Lt) + 1'Kt1 1'Lt1 / ((n-1)(n-2)) - 2/(n-2) 1'Kt Lt 1] / (n (n - 3))."""
     n = K.shape[0]
     tr = np.empty(n)
-    _k.offdiag_rows(K, L, tr)
+    _k.pick("offdiag_rows", K.shape[0])(K, L, tr)
     rk = K.sum(axis=1) - np.diagonal(K)
     rl = L.sum(axis=1) - np.diagonal(L)
     val = tr.sum() + rk.sum() * rl.sum() / ((n - 1) * (n - 2)) - 2.0 / (n - 2) * float(rk @ rl)
@@ -430,13 +430,13 @@ def _hsic_perm_replicates(Kc: np.ndarray, L: np.ndarray, B: int, rng: np.random.
     n = Kc.shape[0]
     out = np.empty(B + 1)
     ident = np.arange(n, dtype=np.int64)[None, :]
-    _k.perm_stats(Kc, L, ident, out[:1])
+    _k.pick("perm_stats", n, 1)(Kc, L, ident, out[:1])
     chunk = _perm_chunks(n, B)
     done = 0
     while done < B:
         c = min(chunk, B - done)
         perms = rng.permuted(np.tile(np.arange(n, dtype=np.int64), (c, 1)), axis=1)
-        _k.perm_stats(Kc, L, perms, out[1 + done:1 + done + c])
+        _k.pick("perm_stats", n, c)(Kc, L, perms, out[1 + done:1 + done + c])
         done += c
     return out
 
@@ -530,7 +530,7 @@ def _dhsic_value(Ks: np.ndarray) -> float:
     (Pfister et al. 2018, eq. (3.3))."""
     d, n, _ = Ks.shape
     rows = np.empty((n, d + 1))
-    _k.dhsic_rows(Ks, rows)
+    _k.pick("dhsic_rows", n)(Ks, rows)
     term1 = rows[:, 0].sum() / (n * n)
     term2 = float(np.prod(rows[:, 1:].sum(axis=0) / (n * n)))
     term3 = 2.0 / n * float(np.prod(rows[:, 1:] / n, axis=1).sum())
@@ -742,7 +742,7 @@ def _dhsic_resample(Ks: np.ndarray, B: int, rng: np.random.Generator, *, bootstr
     d, n, _ = Ks.shape
     out = np.empty(B + 1)
     ident = np.tile(np.arange(n, dtype=np.int64), (1, d, 1))
-    _k.dhsic_replicates(Ks, ident, out[:1])
+    _k.pick("dhsic_replicates", n, d)(Ks, ident, out[:1])
     chunk = _perm_chunks(n * d, B)
     done = 0
     while done < B:
@@ -752,6 +752,6 @@ def _dhsic_resample(Ks: np.ndarray, B: int, rng: np.random.Generator, *, bootstr
             idx[:, 1:, :] = rng.integers(0, n, size=(c, d - 1, n))
         else:
             idx[:, 1:, :] = rng.permuted(idx[:, 1:, :], axis=2)
-        _k.dhsic_replicates(Ks, idx, out[1 + done:1 + done + c])
+        _k.pick("dhsic_replicates", n, c * d)(Ks, idx, out[1 + done:1 + done + c])
         done += c
     return out
