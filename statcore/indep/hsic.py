@@ -216,9 +216,9 @@ def hsic(x, y, *, kernel="gaussian", bandwidth="median", estimator="biased", nan
     >>> rng = np.random.default_rng(0)
     >>> x = rng.normal(size=200)
     >>> round(hsic(x, x ** 2 + 0.1 * rng.normal(size=200)), 4)
-    0.0321
+    0.0477
     >>> round(hsic(x, rng.normal(size=200), estimator="unbiased"), 4)
-    0.0
+    -0.0003
     """
     estimator = check_choice(estimator, "estimator", ("biased", "unbiased"))
     kernels = check_kernels(kernel, 2)
@@ -359,15 +359,16 @@ def hsic_test(x, y, *, method="gamma", B=999, kernel="gaussian", bandwidth="medi
     >>> res = hsic_test(x, y)
     >>> res.p_value < 1e-6
     True
-    >>> print(hsic_test(x, rng.normal(size=300), method="permutation", B=199, seed=2).summary().strip())
+    >>> z = np.random.default_rng(3).normal(size=300)
+    >>> print(hsic_test(x, z, method="permutation", B=199, seed=2).summary().strip())
     HSIC test of independence (permutation test)
     <BLANKLINE>
     data:  x and y, replicates 199
-    n*HSIC = 0.0594, p-value = 0.775
+    n*HSIC = 0.30848, p-value = 0.46
     sample estimates:
-            HSIC 
-    0.0001978927 
-    >>> big = rng.normal(size=(100_000, 2))
+           HSIC 
+    0.001028261
+    >>> big = rng.normal(size=(20_000, 2))
     >>> hsic_test(big[:, 0], big[:, 1], approx="rff", seed=3).p_value > 0.01
     True
     """
@@ -586,7 +587,7 @@ def dhsic(*variables, kernel="gaussian", bandwidth="median", nan_policy="raise")
     >>> a, b = rng.integers(0, 2, size=(2, 400))
     >>> c = (a ^ b) + 0.3 * rng.normal(size=400)   # pairwise independent, jointly dependent
     >>> round(dhsic(a, b, c, kernel=["discrete", "discrete", "gaussian"]), 4)
-    0.0254
+    0.0692
     """
     values, n, kernels, bws, names = _dhsic_inputs(variables, kernel, bandwidth, nan_policy, 2, "dhsic")
     for v, name in zip(values, names):
