@@ -138,6 +138,10 @@ def layerwise_curvature(model: Any, loss: Any, x: Any, y: Any, *, kind: str = "d
     if not torch.isfinite(x).all():
         raise ValueError(f"x has {int((~torch.isfinite(x)).sum())} non-finite value(s) (NaN or inf)")
 
+    # smooth_below[i]: layer i or one below it is a Tanh or Sigmoid, whose residual term (kind
+    # "diag_hessian") needs the gradient at its output
+    smooth = [kind == "diag_hessian" and isinstance(layer, (nn.Tanh, nn.Sigmoid)) for _, layer in layers]
+    smooth_below = [any(smooth[:i + 1]) for i in range(len(layers))]
     with torch.no_grad():
         inputs, out = _forward(layers, x)
         grad, blocks = _loss_derivatives(loss, out, y, x.shape[0])
@@ -149,15 +153,16 @@ def layerwise_curvature(model: Any, loss: Any, x: Any, y: Any, *, kind: str = "d
                 diag.update(_param_diagonals(name, layer, z_in, blocks))
             if i == 0:
                 break  # nothing is needed below the first layer
-            grad_in = _vjp(layer, z_in, grad.unsqueeze(1)).squeeze(1)
-            blocks = [(_vjp(layer, z_in, S), w) for S, w in blocks]
-            if kind == "diag_hessian" and isinstance(layer, (nn.Tanh, nn.Sigmoid)):
-                r = (_second_derivative(layer, z_in) * grad).reshape(z_in.shape[0], -1)
-                if torch.any(r != 0):
-                    d = r.shape[1]
-                    eye = torch.eye(d, dtype=r.dtype, device=r.device).expand(z_in.shape[0], d, d)
-                    blocks.append((eye.reshape((z_in.shape[0], d) + tuple(z_in.shape[1:])), r))
-            grad = grad_in
+            z_out = inputs[i + 1]
+            blocks = [(_vjp(layer, z_in, z_out, S), w) for S, w in blocks]
+            if smooth_below[i]:   # the gradient is needed only for the residuals of Tanh and Sigmoid layers
+                if isinstance(layer, (nn.Tanh, nn.Sigmoid)):
+                    r = (_second_derivative(layer, z_out) * grad).reshape(z_in.shape[0], -1)
+                    if torch.any(r != 0):
+                        d = r.shape[1]
+                        eye = torch.eye(d, dtype=r.dtype, device=r.device).expand(z_in.shape[0], d, d)
+                        blocks.append((eye.reshape((z_in.shape[0], d) + tuple(z_in.shape[1:])), r))
+                grad = _vjp(layer, z_in, z_out, grad.unsqueeze(1)).squeeze(1)
     return {name: diag[name] for name, _ in model.named_parameters()}
 
 
@@ -337,9 +342,9 @@ def _loss_derivatives(loss: nn.Module, out: torch.Tensor, y: Any, n: int) -> tup
     return grad, [(S, torch.full((n, c), scale, dtype=out.dtype, device=out.device))]
 
 
-def _vjp(layer: nn.Module, z_in: torch.Tensor, S: torch.Tensor) -> torch.Tensor:
-    """Each column of S (n, K, *output) multiplied by the layer's transposed input Jacobian at z_in:
-    (n, K, *input)."""
+def _vjp(layer: nn.Module, z_in: torch.Tensor, z_out: torch.Tensor, S: torch.Tensor) -> torch.Tensor:
+    """Each column of S (n, K, *output) multiplied by the layer's transposed input Jacobian at z_in
+    (z_out is the layer's output there): (n, K, *input)."""
     n, K = S.shape[:2]
     if isinstance(layer, nn.Linear):
         return S @ layer.weight
@@ -352,25 +357,24 @@ def _vjp(layer: nn.Module, z_in: torch.Tensor, S: torch.Tensor) -> torch.Tensor:
                                        stride=layer.stride, padding=0, dilation=layer.dilation, groups=layer.groups)
         g = g[:, :, top:padded[2] - bottom, left:padded[3] - right]
         return g.reshape((n, K) + tuple(z_in.shape[1:]))
-    return S * _first_derivative(layer, z_in).unsqueeze(1)
+    return S * _first_derivative(layer, z_out).unsqueeze(1)
 
 
-def _first_derivative(layer: nn.Module, z: torch.Tensor) -> torch.Tensor:
+def _first_derivative(layer: nn.Module, out: torch.Tensor) -> torch.Tensor:
+    """An activation's derivative, from its output: ReLU 1{out > 0} (0 at 0, torch's convention),
+    Tanh 1 - out^2, Sigmoid out (1 - out)."""
     if isinstance(layer, nn.ReLU):
-        return (z > 0).to(z.dtype)   # torch's convention: 0 at z == 0
+        return (out > 0).to(out.dtype)
     if isinstance(layer, nn.Tanh):
-        t = torch.tanh(z)
-        return 1 - t * t
-    s = torch.sigmoid(z)
-    return s * (1 - s)
+        return 1 - out * out
+    return out * (1 - out)
 
 
-def _second_derivative(layer: nn.Module, z: torch.Tensor) -> torch.Tensor:
+def _second_derivative(layer: nn.Module, out: torch.Tensor) -> torch.Tensor:
+    """Tanh's and Sigmoid's second derivatives, from their outputs."""
     if isinstance(layer, nn.Tanh):
-        t = torch.tanh(z)
-        return -2 * t * (1 - t * t)
-    s = torch.sigmoid(z)
-    return s * (1 - s) * (1 - 2 * s)
+        return -2 * out * (1 - out * out)
+    return out * (1 - out) * (1 - 2 * out)
 
 
 def _param_diagonals(name: str, layer: nn.Module, z_in: torch.Tensor, blocks: list) -> dict:
