@@ -5,6 +5,9 @@
 - :mod:`learncore.bayes`: variational learning by the Bayesian learning rule (Khan & Rue, JMLR 2023):
   the IVON optimizer (Shen et al., ICML 2024) with a choice of curvature estimates, among them the
   layerwise diagonal by Hessian backpropagation.
+- :mod:`learncore.hprobz`: HProbZ (hybrid probabilistic zonotope) output heads for multimodal
+  trajectories: closed-form densities, conditioning on observed steps, per-mode risk and
+  distribution-free conformal sets, against a mixture-density baseline.
 
 PyTorch is needed for fitting (install the CPU wheel: ``pip install torch==2.13.0``); importing
 learncore itself does not import torch.

@@ -43,6 +43,12 @@ def _public():
         bayes = None
     if bayes is not None:
         names.update({f"learncore.bayes.{n}": getattr(bayes, n) for n in bayes.__all__})
+    try:
+        import learncore.hprobz as hprobz
+    except ImportError:  # pragma: no cover (learncore.hprobz needs torch)
+        hprobz = None
+    if hprobz is not None:
+        names.update({f"learncore.hprobz.{n}": getattr(hprobz, n) for n in hprobz.__all__})
     return names
 
 

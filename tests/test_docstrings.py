@@ -30,6 +30,11 @@ def _public():
     except ImportError:  # pragma: no cover (learncore.bayes needs torch)
         return out
     out.update({f"learncore.bayes.{n}": getattr(bayes, n) for n in bayes.__all__})
+    try:
+        import learncore.hprobz as hprobz
+    except ImportError:  # pragma: no cover (learncore.hprobz needs torch)
+        return out
+    out.update({f"learncore.hprobz.{n}": getattr(hprobz, n) for n in hprobz.__all__})
     return out
 
 
