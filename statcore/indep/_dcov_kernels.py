@@ -474,21 +474,34 @@ def centred_matrix(data, c0, c1, index, unbiased):
 @lazy_njit(nogil=True, parallel=True)
 def perm_inner(left, right, perms, out):
     """out[b] = sum_ij left[p_i, p_j] right[i, j] for each permutation p = perms[b] (symmetric
-    matrices: twice the sum over i < j plus the diagonal); permutations in parallel."""
+    matrices: twice the sum over i < j plus the diagonal); permutations in parallel, each summed in
+    the same fixed order whatever the number of threads (four interleaved partial sums per row)."""
     n_perm = perms.shape[0]
     n = left.shape[0]
     for b in prange(n_perm):
+        p = perms[b]
         acc = 0.0
         dg = 0.0
         for i in range(n):
-            pi = perms[b, i]
+            pi = p[i]
             lrow = left[pi]
             rrow = right[i]
             dg += lrow[pi] * rrow[i]
-            s = 0.0
-            for j in range(i + 1, n):
-                s += lrow[perms[b, j]] * rrow[j]
-            acc += s
+            s0 = 0.0
+            s1 = 0.0
+            s2 = 0.0
+            s3 = 0.0
+            j = i + 1
+            while j + 3 < n:
+                s0 += lrow[p[j]] * rrow[j]
+                s1 += lrow[p[j + 1]] * rrow[j + 1]
+                s2 += lrow[p[j + 2]] * rrow[j + 2]
+                s3 += lrow[p[j + 3]] * rrow[j + 3]
+                j += 4
+            while j < n:
+                s0 += lrow[p[j]] * rrow[j]
+                j += 1
+            acc += (s0 + s1) + (s2 + s3)
         out[b] = 2.0 * acc + dg
 
 
