@@ -133,10 +133,10 @@ def _merge_discordant(ys, xs, y2, x2):
 
 
 @lazy_njit(nogil=True)
-def _cross_sum(xs, ys, run_lo, run_hi):
+def _cross_sum(xs, ys, run_lo, run_hi, keep):
     """S = sum_ij |x_i - x_j||y_i - y_j| for ``xs`` sorted ascending (centred) and the centred ``ys``
     paired with it (``ys`` is overwritten): S = 2 (n sum xy - sum x sum y) - 4 D, with D the sum
-    over discordant pairs (``_merge_discordant``)."""
+    over discordant pairs (``_merge_discordant``). ``xs`` is overwritten unless ``keep``."""
     n = xs.size
     _sort_runs(xs, ys, run_lo, run_hi)
     sxy = 0.0
@@ -146,7 +146,7 @@ def _cross_sum(xs, ys, run_lo, run_hi):
         sxy += xs[k] * ys[k]
         sx += xs[k]
         sy += ys[k]
-    xw = xs.copy()
+    xw = xs.copy() if keep else xs
     y2 = np.empty(n)
     x2 = np.empty(n)
     d_sum = _merge_discordant(ys, xw, y2, x2)
@@ -242,7 +242,7 @@ def _fast_s(x, y, ox, mx, my):
         xs[k] = x[ox[k]] - mx
         ys[k] = y[ox[k]] - my
     run_lo, run_hi = _runs(xs)
-    return _cross_sum(xs, ys, run_lo, run_hi)
+    return _cross_sum(xs, ys, run_lo, run_hi, False)
 
 
 @lazy_njit(nogil=True)
@@ -316,7 +316,7 @@ def fast_perm_sums(xs, a, ox, yc, b, run_lo, run_hi, perms, out):
             j = inv[ox[k]]
             ys[k] = yc[j]
             q += a[k] * b[j]
-        out[t, 0] = _cross_sum(xs, ys, run_lo, run_hi)
+        out[t, 0] = _cross_sum(xs, ys, run_lo, run_hi, True)
         out[t, 1] = q
 
 
