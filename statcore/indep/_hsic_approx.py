@@ -13,8 +13,10 @@ to the exact ``n * hsic(x, y)`` as the number of features grows. Cost O(n (Dx + 
 Under independence T converges in law to sum_ij lambda_i eta_j z_ij^2 (z_ij standard normal), with
 lambda, eta the eigenvalues of the feature covariances C_xx = phi^T phi / (n - 1) and
 C_yy = psi^T psi / (n - 1). ``method="spectral"`` evaluates that law's tail exactly (Imhof 1961);
-``method="gamma"`` matches a gamma law to its mean tr(C_xx) tr(C_yy) and variance
-2 ||C_xx||_F^2 ||C_yy||_F^2; ``method="permutation"`` permutes the rows of psi.
+``method="gamma"`` is Gretton et al.'s (2008) gamma null of the exact test applied to the approximate
+Gram matrices phi phi^T and psi psi^T (mean tr(C_xx) tr(C_yy), its variance with the finite-sample
+factor 2 (n - 4)(n - 5) / (n)_4 and off-diagonal second moments), computed from the features in
+O(n D^2); ``method="permutation"`` permutes the rows of psi.
 """
 from __future__ import annotations
 
@@ -26,7 +28,7 @@ from numba import prange
 from .._kernels import lazy_njit
 
 __all__ = ["rff_features", "nystrom_features", "feature_null", "weighted_chisq_sf", "chernoff_bound",
-           "feature_statistic", "feature_perm_stats", "feature_moments"]
+           "feature_statistic", "feature_perm_stats", "feature_gamma_moments"]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -99,6 +101,14 @@ def _centre_columns(a):
 
 _KIND = {"gaussian": 0, "laplace": 1, "discrete": 2}
 
+#: below this many feature values (n times the feature dimension) the feature kernels run on one thread
+PARALLEL_MIN_WORK = 250_000
+_SERIAL = {f.__name__: lazy_njit(f.py_func) for f in (_cos_sin, _cross_gram, _centre_columns)}
+
+
+def _pick(kernel, work: int):
+    return _SERIAL[kernel.__name__] if work < PARALLEL_MIN_WORK else kernel
+
 
 def rff_features(x: np.ndarray, kernel: str, sigma: float, n_features: int, rng: np.random.Generator) -> np.ndarray:
     """Centred random Fourier features (n, n_features) of a Gaussian or Laplace kernel (Rahimi & Recht
@@ -114,8 +124,8 @@ def rff_features(x: np.ndarray, kernel: str, sigma: float, n_features: int, rng:
     else:
         w /= sigma * np.abs(rng.standard_normal(m))
     out = np.empty((x.shape[0], 2 * m))
-    _cos_sin(x, np.ascontiguousarray(w), out)
-    _centre_columns(out)
+    _pick(_cos_sin, out.size)(x, np.ascontiguousarray(w), out)
+    _pick(_centre_columns, out.size)(out)
     return out
 
 
@@ -131,14 +141,14 @@ def nystrom_features(x: np.ndarray, kernel: str, sigma: float, n_features: int, 
     kind = _KIND[kernel]
     s = 1.0 if sigma is None else float(sigma)
     kmm = np.empty((n_features, n_features))
-    _cross_gram(z, z, s, kind, kmm)
+    _pick(_cross_gram, kmm.size)(z, z, s, kind, kmm)
     vals, vecs = np.linalg.eigh((kmm + kmm.T) / 2)
     keep = vals > vals[-1] * 1e-12
     proj = np.ascontiguousarray(vecs[:, keep] / np.sqrt(vals[keep]))
     knm = np.empty((n, n_features))
-    _cross_gram(x, z, s, kind, knm)
+    _pick(_cross_gram, knm.size)(x, z, s, kind, knm)
     out = np.ascontiguousarray(knm @ proj)
-    _centre_columns(out)
+    _pick(_centre_columns, out.size)(out)
     return out
 
 
@@ -170,11 +180,29 @@ def feature_null(fx: np.ndarray, fy: np.ndarray) -> tuple[np.ndarray, np.ndarray
     return np.clip(lx, 0.0, None), np.clip(ly, 0.0, None)
 
 
-def feature_moments(f: np.ndarray) -> tuple[float, float]:
-    """tr(C) and ||C||_F^2 of the feature covariance C = f^T f / (n - 1), without eigenvalues."""
-    n = f.shape[0]
-    g = _gram_side(f)
-    return float(np.trace(g) / (n - 1)), float(np.sum(g * g) / (n - 1) ** 2)
+def feature_gamma_moments(fx: np.ndarray, fy: np.ndarray) -> tuple[float, float]:
+    """Mean and variance of T = n * HSIC_b under independence by Gretton et al.'s (2008) gamma null
+    applied to the approximate Gram matrices K = fx fx^T, L = fy fy^T (already centred), computed
+    in O(n D^2) from the features:
+
+        E(T) = tr(K) tr(L) / (n - 1)^2,
+        Var(T) = n^2 * 2 (n - 4)(n - 5) / (n)_4 * m_K m_L,
+        m_K = sum_{i != j} K_ij^2 / (n (n - 1)) = (||fx^T fx||_F^2 - sum_i |fx_i|^4) / (n (n - 1)).
+
+    tr(K) / (n - 1) is Gretton's 1 - mu_x (unbiased for E k(x, x) - E k(x, x')); Gretton's variance
+    uses sum_{i != j} (K_ij L_ij)^2 / (n (n - 1)), whose expectation under independence is
+    E(K_ij^2) E(L_ij^2), estimated here by m_K m_L (the product form needs no n x n matrix)."""
+    n = fx.shape[0]
+
+    def parts(f):
+        g = _gram_side(f)
+        row2 = np.einsum("ij,ij->i", f, f)
+        return float(np.trace(g)), float((np.sum(g * g) - row2 @ row2) / (n * (n - 1.0)))
+
+    (tx, mx), (ty, my) = parts(fx), parts(fy)
+    mean = tx * ty / (n - 1.0) ** 2
+    var = n * n * 2.0 * (n - 4) * (n - 5) / (n * (n - 1.0) * (n - 2) * (n - 3)) * mx * my
+    return mean, var
 
 
 def feature_perm_stats(fx: np.ndarray, fy: np.ndarray, B: int, rng: np.random.Generator) -> np.ndarray:

@@ -280,11 +280,14 @@ def hsic_test(x, y, *, method="gamma", B=999, kernel="gaussian", bandwidth="medi
     replaces the Gram matrices by ``n_features``-dimensional feature maps (Zhang et al. 2018): the
     statistic is n ||C_xy||_F^2 of the centred feature cross-covariance (n * HSIC_b of the
     approximate Gram matrices), its cost O(n n_features^2); the median heuristic then runs on a
-    subsample of 1000 rows drawn with ``seed``. Its null is calibrated from the features:
-    ``method="gamma"`` (default) matches a gamma law to the mean tr(C_xx) tr(C_yy) and variance
-    2 ||C_xx||_F^2 ||C_yy||_F^2 of the limit law sum_ij lambda_i eta_j z_ij^2 (lambda, eta the
-    eigenvalues of the feature covariances), ``method="spectral"`` evaluates that limit law's tail
-    exactly (Imhof 1961), ``method="permutation"`` permutes the rows of y's features.
+    subsample of 1000 rows drawn with ``seed`` (all rows when n <= 1000). Its null is calibrated
+    from the features: ``method="gamma"`` (default) is the gamma null above applied to the
+    approximate Gram matrices (mean tr(C_xx) tr(C_yy) with the feature covariances C (divisor
+    n - 1); in the variance, sum_{i != j} (Kc_ij Lc_ij)^2 / (n (n - 1)) is replaced by the product of
+    the two off-diagonal means of Kc_ij^2 and Lc_ij^2, its expectation under independence, which the
+    features give in O(n n_features^2)); ``method="spectral"`` evaluates exactly (Imhof 1961) the
+    tail of the limit law sum_ij lambda_i eta_j z_ij^2 of n ||C_xy||_F^2, lambda and eta the
+    eigenvalues of C_xx and C_yy; ``method="permutation"`` permutes the rows of y's features.
 
     Parameters
     ----------
@@ -392,7 +395,7 @@ def hsic_test(x, y, *, method="gamma", B=999, kernel="gaussian", bandwidth="medi
             raise ValueError(f"n_features must be even for approx='rff' (a cosine and a sine per random "
                              f"frequency), got {n_features}")
     rng = check_seed(seed)
-    min_n = 6 if (method == "gamma" and approx is None) else 4
+    min_n = 6 if method == "gamma" else 4
     (xa, ya), n = _variables(nan_policy, min_n, {"x": x, "y": y})
     _refuse_constant([xa, ya], ["x", "y"], "an independence test")
     kernel_out = tuple(kernels)
@@ -470,8 +473,7 @@ def _hsic_test_approx(xa, ya, n, method, B, kernels, bws, rng, approx, n_feature
         label, data_b = "permutation test", B
     else:
         if method == "gamma":
-            (trx, fx2), (try_, fy2) = _approx.feature_moments(fx), _approx.feature_moments(fy)
-            mean, var = trx * try_, 2.0 * fx2 * fy2
+            mean, var = _approx.feature_gamma_moments(fx, fy)
             shape, scale, p = _gamma_p(t, mean / n, var / (n * n), n)
             extras.update(shape=shape, scale=scale, null_mean=mean, null_var=var)
             label = "gamma approximation"

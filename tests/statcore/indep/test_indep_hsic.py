@@ -270,15 +270,31 @@ def test_rff_statistic_converges_to_the_exact_one():
         assert large < small / 2
 
 
-def test_feature_null_moments_and_spectral_tail():
+def test_feature_gamma_is_grettons_gamma_on_the_approximate_gram_matrices():
+    rng = np.random.default_rng(15)
+    x, y = rng.normal(size=(2, 80))
+    fx = _hsic_approx.rff_features(x[:, None], "gaussian", 1.0, 40, np.random.default_rng(1))
+    fy = _hsic_approx.nystrom_features(y[:, None], "laplace", 0.8, 30, np.random.default_rng(2))
+    K, L = fx @ fx.T, fy @ fy.T  # centred approximate Gram matrices
+    n = 80
+    assert _hsic_approx.feature_statistic(fx, fy) == pytest.approx(n * hsic_trace(K, L), rel=1e-10)
+    mean, var = _hsic_approx.feature_gamma_moments(fx, fy)
+    assert mean == pytest.approx(np.trace(K) * np.trace(L) / (n - 1) ** 2, rel=1e-12)
+    off = ~np.eye(n, dtype=bool)
+    mk, ml = np.mean(K[off] ** 2), np.mean(L[off] ** 2)
+    assert var == pytest.approx(n ** 2 * 2 * (n - 4) * (n - 5) / (n * (n - 1) * (n - 2) * (n - 3)) * mk * ml,
+                                rel=1e-10)
+    # the gamma law of the approximate test matches these moments
+    res = hsic_test(x, y, approx="rff", n_features=40, seed=3)
+    assert res.extras["null_var"] / res.extras["null_mean"] == pytest.approx(res.extras["scale"], rel=1e-12)
+
+
+def test_spectral_tail_of_the_approximate_test():
     rng = np.random.default_rng(15)
     x, y = rng.normal(size=(2, 400))
-    res = hsic_test(x, y, approx="rff", n_features=60, seed=2)
     spec = hsic_test(x, y, approx="rff", n_features=60, seed=2, method="spectral")
-    assert res.statistic == spec.statistic
+    assert spec.statistic == hsic_test(x, y, approx="rff", n_features=60, seed=2).statistic
     lx, ly = spec.extras["eigen_x"], spec.extras["eigen_y"]
-    assert res.extras["null_mean"] == pytest.approx(lx.sum() * ly.sum(), rel=1e-10)
-    assert res.extras["null_var"] == pytest.approx(2 * (lx @ lx) * (ly @ ly), rel=1e-10)
     # the spectral p-value is the tail of sum lambda_i eta_j z_ij^2 (Monte Carlo, 2e5 draws)
     w = np.multiply.outer(lx, ly).ravel()
     w = w[w > w.max() * 1e-8]

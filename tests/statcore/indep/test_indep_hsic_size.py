@@ -1,0 +1,83 @@
+"""Size of the HSIC tests under independence (seeded Monte Carlo, 1000 data sets per cell): the
+rejection rate at alpha = 0.05 must lie within 0.05 +- 3 Monte Carlo standard errors (0.0069), except
+in the cells where the gamma approximation is documented as loose: there the documented rate is what
+is asserted (within 3 standard errors of it).
+
+Designs and seeds are those of ``benchmarks/size_indep_hsic.py`` (which prints the full table, every
+test at n = 30, 200 and 1000 for the three designs): x two-dimensional, y and the third dHSIC variable
+one-dimensional, independent; "gaussian", Student "t2", and "discrete" (x uniform on {0, 1, 2}^2, y
+Poisson(1): many ties, Gaussian kernel with the median heuristic). Permutation tests use B = 99
+(n <= 200): (B + 1) alpha is an integer, so their level is exactly alpha. The approximate test uses
+random Fourier features (100) with the gamma null.
+
+The cells at n = 1000 are a subset (the gamma tests on the Gaussian design, RFF on t2) to keep the
+file under its budget of 150 s on 2 cores (two worker processes, one thread each).
+"""
+import numpy as np
+import pytest
+from joblib import Parallel, delayed
+
+from statcore import dhsic_test, hsic_test
+
+pytestmark = pytest.mark.slow
+
+ALPHA = 0.05
+REPS = 1000
+SE = float(np.sqrt(ALPHA * (1 - ALPHA) / REPS))
+_DESIGN_CODE = {"gaussian": 1, "t2": 2, "discrete": 3}
+
+
+def simulate(design, n, rep):
+    """As benchmarks/size_indep_hsic.py: x (n, 2), y (n,), z (n,), independent, seeded by (design, n, rep)."""
+    rng = np.random.default_rng([_DESIGN_CODE[design], n, rep])
+    if design == "gaussian":
+        return rng.normal(size=(n, 2)), rng.normal(size=n), rng.normal(size=n)
+    if design == "t2":
+        return rng.standard_t(2, size=(n, 2)), rng.standard_t(2, size=n), rng.standard_t(2, size=n)
+    return (rng.integers(0, 3, size=(n, 2)).astype(float), rng.poisson(1.0, size=n).astype(float),
+            rng.poisson(1.0, size=n).astype(float))
+
+
+def _p(test, x, y, z, rep):
+    if test == "gamma":
+        return hsic_test(x, y).p_value
+    if test == "perm":
+        return hsic_test(x, y, method="permutation", B=99, seed=rep).p_value
+    if test == "dhsic":
+        return dhsic_test(x, y, z).p_value
+    if test == "dhsic_perm":
+        return dhsic_test(x, y, z, method="permutation", B=99, seed=rep).p_value
+    if test == "rff":
+        return hsic_test(x, y, approx="rff", seed=rep).p_value
+    raise ValueError(test)
+
+
+def _rejections(test, design, n, start, stop):
+    from statcore.utils import thread_limit
+
+    with thread_limit(1):
+        return sum(_p(test, *simulate(design, n, rep), rep) <= ALPHA for rep in range(start, stop))
+
+
+def rejection_rate(test, design, n):
+    half = REPS // 2
+    parts = Parallel(n_jobs=2)(delayed(_rejections)(test, design, n, a, b) for a, b in ((0, half), (half, REPS)))
+    return sum(parts) / REPS
+
+
+#: the gamma approximation of dHSIC with d = 3 at n = 30 rejects about twice as often as it should
+#: (measured 0.109, 0.091, 0.100 for the three designs); dhsic_test's docstring says so
+DOCUMENTED = {("dhsic", 30): 0.10}
+
+CELLS = ([(t, d, n) for t in ("gamma", "perm", "dhsic", "rff") for d in ("gaussian", "t2", "discrete")
+          for n in (30, 200)]
+         + [("dhsic_perm", d, 30) for d in ("gaussian", "t2", "discrete")]
+         + [("gamma", "gaussian", 1000), ("dhsic", "gaussian", 1000), ("rff", "t2", 1000)])
+
+
+@pytest.mark.parametrize("test,design,n", CELLS)
+def test_size(test, design, n):
+    rate = rejection_rate(test, design, n)
+    target = DOCUMENTED.get((test, n), ALPHA)
+    se = float(np.sqrt(target * (1 - target) / REPS))
+    assert abs(rate - target) <= 3 * se, f"{test} on {design}, n = {n}: rejection rate {rate:.4f}"
