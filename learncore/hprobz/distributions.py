@@ -555,6 +555,7 @@ class HProbZ(_TrajectoryMixture):
         if bool((s <= 0).any()):
             raise ValueError("s must be positive (noise standard deviations)")
         zeros = torch.zeros(1, m, dtype=dt)
+        self._uniform = u_prec is None and u_shift is None
         u_prec = zeros if u_prec is None else as_param(u_prec, "u_prec", dtype=dt, min_dim=2)
         u_shift = zeros if u_shift is None else as_param(u_shift, "u_shift", dtype=dt, min_dim=2)
         for name, v in (("u_prec", u_prec), ("u_shift", u_shift)):
@@ -562,6 +563,9 @@ class HProbZ(_TrajectoryMixture):
                 raise ValueError(f"{name} must have shape (..., n_modes, m) = (..., {K}, {m}), got {tuple(v.shape)}")
         if bool((u_prec < 0).any()):
             raise ValueError("u_prec must be non-negative (a precision)")
+        if not self._uniform:            # the uniform prior's shortcuts apply when u_prec = u_shift = 0 (and are
+            self._uniform = (not (u_prec.requires_grad or u_shift.requires_grad)    # not being differentiated)
+                             and bool((u_prec == 0).all()) and bool((u_shift == 0).all()))
         G = G.expand(*G.shape[:-3], K, T, m)
         s = s.expand(*s.shape[:-2], K, T)
         u_prec = u_prec.expand(*u_prec.shape[:-2], K, m)
@@ -620,21 +624,29 @@ class HProbZ(_TrajectoryMixture):
         torch.Tensor
         """
         y = self._as_y(y)
+        m = self.m
+        uniform = self._uniform
+        if self.T == 1 and m == 1 and uniform:
+            return self._one_step_log_prob(y)
         z = (y.unsqueeze(-2) - self.mu) / self.s                     # (..., K, T)
         V = self.G / self.s.unsqueeze(-1)                            # (..., K, T, m)
-        l = self.u_shift + torch.einsum("...tj,...t->...j", V, z)   # (..., K, m)
-        VtV = torch.einsum("...tj,...tk->...jk", V, V)               # (*batch, K, m, m)
-        P = torch.diag_embed(self.u_prec) + VtV
-        route = self._route(P)
-        r_pr, m0_pr, log_z_prior = self._prior_terms()
-        if route == "exact":
+        Vtz = (V * z.unsqueeze(-1)).sum(-2)                          # (..., K, m)
+        l = Vtz if uniform else self.u_shift + Vtz
+        if m == 1:
+            Pd = (V * V).sum(-2) if uniform else self.u_prec + (V * V).sum(-2)
+            route, P = "exact", None
+        else:
+            P = torch.einsum("...tj,...tk->...jk", V, V)               # (*batch, K, m, m)
+            if not uniform:
+                P = P + torch.diag_embed(self.u_prec)
+            route = self._route(P)
             Pd = torch.diagonal(P, dim1=-2, dim2=-1)
+        if route == "exact":
             ustar = S.safe_div(l, Pd)
             rp = S.safe_sqrt(Pd)
             log_z_post = S.log_box_gauss(rp, S.safe_div(l, rp)).sum(-1)
         else:
-            m = self.m
-            ridge = 1e3 * torch.finfo(P.dtype).eps * (torch.diagonal(P, dim1=-2, dim2=-1).mean(-1) + 1e-30)
+            ridge = 1e3 * torch.finfo(P.dtype).eps * (Pd.mean(-1) + 1e-30)
             P = P + ridge[..., None, None] * torch.eye(m, dtype=P.dtype)
             C = torch.linalg.cholesky(P)
             ustar = torch.cholesky_solve(l.unsqueeze(-1), C.expand(*l.shape[:-1], m, m)).squeeze(-1)
@@ -642,11 +654,24 @@ class HProbZ(_TrajectoryMixture):
             logdet_half = torch.log(torch.diagonal(C, dim1=-2, dim2=-1)).sum(-1)
             log_z_post = (0.5 * m * S.LOG_2PI - logdet_half
                           + S.genz_log_box_prob(ustar, cov.expand(*ustar.shape, m), self.n_points))
-        resid = z - torch.einsum("...tj,...j->...t", V, ustar)
-        prior_quad = ((r_pr * ustar - m0_pr) ** 2).sum(-1)
-        quad = (resid * resid).sum(-1) + prior_quad
+        resid = z - (V * ustar.unsqueeze(-2)).sum(-1)
+        quad = (resid * resid).sum(-1)
+        if uniform:
+            log_z_prior = m * S.LOG2
+        else:
+            r_pr, m0_pr, log_z_prior = self._prior_terms()
+            quad = quad + ((r_pr * ustar - m0_pr) ** 2).sum(-1)
         log_norm = -0.5 * self.T * S.LOG_2PI - torch.log(self.s).sum(-1)
         return log_norm - 0.5 * quad + log_z_post - log_z_prior
+
+    def _one_step_log_prob(self, y):
+        """T = 1, m = 1, uniform u: p_b(y) = (Phi((y - mu + |g|) / s) - Phi((y - mu - |g|) / s)) / (2 |g|), read
+        as the box integral in (r, m0) = (|g| / s, (y - mu) / s) (no cancellation when |g| << s; the Gaussian
+        N(mu, s^2) at g = 0): the general route's value in fewer steps."""
+        s = self.s[..., 0]
+        z = (y.unsqueeze(-2)[..., 0] - self.mu[..., 0]) / s          # (..., K)
+        r = self.G[..., 0, 0].abs() / s
+        return S.log_box_gauss(r, z) - S.LOG2 - S.LOG_SQRT_2PI - torch.log(s)
 
     # -- moments ----------------------------------------------------------------------------------
     def _u_moments(self):

@@ -7,7 +7,7 @@ from statcore.utils import check_positive_int, check_positive_real, check_seed
 __all__ = ["simulate_routes"]
 
 
-def simulate_routes(n, *, T=12, n_routes=3, drift=0.6, noise=0.1, seed=None):
+def simulate_routes(n, *, T=12, n_routes=3, drift=0.4, noise=0.05, seed=None):
     """Simulate n agents, each taking one of ``n_routes`` routes with a bounded drift and noise.
 
     Each agent has a heading theta ~ U[-1, 1] and a speed v ~ U[0.5, 1.5] (the covariates X). It

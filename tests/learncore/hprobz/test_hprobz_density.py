@@ -242,6 +242,24 @@ def test_gradcheck_float64(case):
                                                      n_points=64).log_prob(v), (yy,), eps=1e-6, atol=1e-5, rtol=1e-4)
 
 
+def test_one_step_shortcut_equals_the_general_route_and_its_gradients_check():
+    """T = 1, m = 1, uniform u: the direct box integral equals the completed square (which a
+    differentiated zero u_prec forces), from g = 0 through g << s to g >> s, tails included."""
+    g = torch.Generator().manual_seed(4)
+    G = torch.randn(4, 1, 1, dtype=D, generator=g) * t([1.0, 1e-7, 1e4, 0.0]).reshape(4, 1, 1)
+    mu, s = torch.randn(4, 1, dtype=D, generator=g), 0.2 + torch.rand(4, 1, dtype=D, generator=g)
+    lo = t([0.1, 0.2, 0.3, 0.0])
+    y = torch.linspace(-30, 30, 41, dtype=D)[:, None]
+    fast = HProbZ(lo, mu, G, s).component_log_prob(y)
+    general = HProbZ(lo, mu, G, s, u_prec=torch.zeros(4, 1, dtype=D, requires_grad=True)).component_log_prob(y)
+    finite = torch.isfinite(fast)
+    assert torch.equal(finite, torch.isfinite(general))
+    torch.testing.assert_close(fast[finite], general.detach()[finite], atol=1e-9, rtol=1e-13)
+    params = [p.clone().requires_grad_(True) for p in (lo[:3], mu[:3], t([[[0.7]], [[0.4]], [[-2.0]]]), s[:3])]
+    assert torch.autograd.gradcheck(lambda a, b, c, d: HProbZ(a, b, c, d).log_prob(y[15:25]), params,
+                                    eps=1e-6, atol=1e-5, rtol=1e-4)
+
+
 # ---- the two limits, in log space, at g/s = 1e-6 and 1e6 -----------------------------------------------
 
 @pytest.mark.parametrize("ratio", [1e-6, 1e-9, 0.0])
