@@ -3,6 +3,7 @@ tests/statcore/indep/test_indep_hsic_size.py asserts a subset of its cells).
 
     python benchmarks/size_indep_hsic.py                     # 2000 data sets per cell, 2 processes
     python benchmarks/size_indep_hsic.py --reps 1000 --n 30 200 --tests gamma perm
+    python benchmarks/size_indep_hsic.py --reps 2000 --start 1000 --tests gamma --designs t2 --n 1000
 
 Designs (x two-dimensional, y and the third dHSIC variable one-dimensional, all independent):
 "gaussian" N(0, 1) coordinates, "t2" Student t with 2 degrees of freedom, "discrete" x uniform on
@@ -67,16 +68,6 @@ def p_value(test: str, x, y, z, rep: int) -> float:
     raise ValueError(test)
 
 
-def rejection_rate(test: str, design: str, n: int, reps: int, start: int = 0) -> tuple[float, float]:
-    """(rate at ALPHA, Monte Carlo standard error) over data sets start .. start + reps - 1."""
-    rej = 0
-    for rep in range(start, start + reps):
-        x, y, z = simulate(design, n, rep)
-        rej += p_value(test, x, y, z, rep) <= ALPHA
-    rate = rej / reps
-    return rate, float(np.sqrt(ALPHA * (1 - ALPHA) / reps))
-
-
 def _chunk(test, design, n, start, reps):
     from statcore.utils import thread_limit
 
@@ -95,6 +86,7 @@ def main(argv=None):
     ap.add_argument("--tests", nargs="+", default=list(TESTS), choices=TESTS)
     ap.add_argument("--designs", nargs="+", default=list(DESIGNS), choices=DESIGNS)
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--start", type=int, default=0, help="first data set (replicates start .. start + reps - 1)")
     args = ap.parse_args(argv)
     se = np.sqrt(ALPHA * (1 - ALPHA) / args.reps)
     print(f"rejection rate at alpha = {ALPHA}, {args.reps} data sets per cell (Monte Carlo se {se:.4f}; "
@@ -108,7 +100,8 @@ def main(argv=None):
             for n in args.n:
                 size = -(-args.reps // args.jobs)
                 parts = Parallel(n_jobs=args.jobs)(
-                    delayed(_chunk)(test, design, n, s, min(size, args.reps - s)) for s in range(0, args.reps, size))
+                    delayed(_chunk)(test, design, n, args.start + s, min(size, args.reps - s))
+                    for s in range(0, args.reps, size))
                 rate = sum(parts) / args.reps
                 flag = "*" if abs(rate - ALPHA) > 3 * se else " "
                 cells.append(f"{rate:>11.4f}{flag}")

@@ -27,8 +27,8 @@ from numba import prange
 
 from .._kernels import lazy_njit
 
-__all__ = ["rff_features", "nystrom_features", "feature_null", "weighted_chisq_sf", "chernoff_bound",
-           "feature_statistic", "feature_perm_stats", "feature_gamma_moments"]
+__all__ = ["rff_features", "nystrom_features", "gram_side", "feature_null", "weighted_chisq_sf",
+           "chernoff_bound", "feature_statistic", "feature_perm_stats", "feature_gamma_moments"]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -156,34 +156,38 @@ def nystrom_features(x: np.ndarray, kernel: str, sigma: float, n_features: int, 
 # the statistic and its null
 # ----------------------------------------------------------------------------------------------
 
-def feature_statistic(fx: np.ndarray, fy: np.ndarray) -> float:
-    """T = n ||C_xy||_F^2 = ||fx^T fy||_F^2 / n for centred features (through the n x n Gram matrices
-    tr(fx fx^T fy fy^T) when that is cheaper: more features than observations)."""
-    n, dx = fx.shape
-    dy = fy.shape[1]
-    if dx * dy <= n * (dx + dy):
-        c = fx.T @ fy
-        return float(np.sum(c * c) / n)
-    return float(np.sum((fx @ fx.T) * (fy @ fy.T)) / n)
-
-
-def _gram_side(f: np.ndarray) -> np.ndarray:
-    """f^T f or f f^T, whichever is smaller: both have the same non-zero eigenvalues."""
+def gram_side(f: np.ndarray) -> np.ndarray:
+    """f^T f (D x D) or f f^T (n x n), whichever is smaller: both have the same non-zero eigenvalues,
+    trace and Frobenius norm."""
     return f.T @ f if f.shape[1] <= f.shape[0] else f @ f.T
 
 
-def feature_null(fx: np.ndarray, fy: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Eigenvalues (descending, non-negative) of the feature covariances C_xx and C_yy (divisor n - 1)."""
+def feature_statistic(fx: np.ndarray, fy: np.ndarray, gx: np.ndarray | None = None,
+                      gy: np.ndarray | None = None) -> float:
+    """T = n ||C_xy||_F^2 = ||fx^T fy||_F^2 / n for centred features; through the n x n Gram
+    matrices, tr(fx fx^T fy fy^T) / n, when both ``gram_side`` results ``gx``, ``gy`` are those."""
     n = fx.shape[0]
-    lx = np.linalg.eigvalsh(_gram_side(fx) / (n - 1))[::-1]
-    ly = np.linalg.eigvalsh(_gram_side(fy) / (n - 1))[::-1]
+    if fx.shape[1] > n and fy.shape[1] > n:  # gram_side gives the n x n matrices
+        gx = gram_side(fx) if gx is None else gx
+        gy = gram_side(fy) if gy is None else gy
+        return float(np.sum(gx * gy) / n)
+    c = fx.T @ fy
+    return float(np.sum(c * c) / n)
+
+
+def feature_null(gx: np.ndarray, gy: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Eigenvalues (descending, non-negative) of the feature covariances C_xx and C_yy (divisor
+    n - 1), from the ``gram_side`` matrices."""
+    lx = np.linalg.eigvalsh(gx / (n - 1))[::-1]
+    ly = np.linalg.eigvalsh(gy / (n - 1))[::-1]
     return np.clip(lx, 0.0, None), np.clip(ly, 0.0, None)
 
 
-def feature_gamma_moments(fx: np.ndarray, fy: np.ndarray) -> tuple[float, float]:
+def feature_gamma_moments(fx: np.ndarray, fy: np.ndarray, gx: np.ndarray | None = None,
+                          gy: np.ndarray | None = None) -> tuple[float, float]:
     """Mean and variance of T = n * HSIC_b under independence by Gretton et al.'s (2008) gamma null
     applied to the approximate Gram matrices K = fx fx^T, L = fy fy^T (already centred), computed
-    in O(n D^2) from the features:
+    in O(n D^2) from the features (``gx``, ``gy``: their ``gram_side`` matrices, if at hand):
 
         E(T) = tr(K) tr(L) / (n - 1)^2,
         Var(T) = n^2 * 2 (n - 4)(n - 5) / (n)_4 * m_K m_L,
@@ -194,12 +198,12 @@ def feature_gamma_moments(fx: np.ndarray, fy: np.ndarray) -> tuple[float, float]
     E(K_ij^2) E(L_ij^2), estimated here by m_K m_L (the product form needs no n x n matrix)."""
     n = fx.shape[0]
 
-    def parts(f):
-        g = _gram_side(f)
+    def parts(f, g):
+        g = gram_side(f) if g is None else g
         row2 = np.einsum("ij,ij->i", f, f)
         return float(np.trace(g)), float((np.sum(g * g) - row2 @ row2) / (n * (n - 1.0)))
 
-    (tx, mx), (ty, my) = parts(fx), parts(fy)
+    (tx, mx), (ty, my) = parts(fx, gx), parts(fy, gy)
     mean = tx * ty / (n - 1.0) ** 2
     var = n * n * 2.0 * (n - 4) * (n - 5) / (n * (n - 1.0) * (n - 2) * (n - 3)) * mx * my
     return mean, var
@@ -239,10 +243,11 @@ def weighted_chisq_sf(q: float, w: np.ndarray, *, rel_cut: float = 1e-9) -> floa
 
     integrated with 32-point Gauss-Legendre rules on consecutive intervals of length 2 pi / q (a
     half-period of the oscillation; each cut into up to 64 pieces no longer than 4 / max w) until
-    the envelope 1 / (u rho(u)) times that length is below 1e-13, the last two partial sums
-    averaged (the pieces alternate in sign). The smallest weights, together at most ``rel_cut`` of
-    the total, are replaced by their mean. Absolute accuracy about 1e-11 (checked against
-    chi-square laws in the tests; up to 1e-7 for p-values within 1e-6 of 1). Where the Chernoff
+    the envelope 1 / (u rho(u)) times that length is below 1e-13 (at most 2000 batches), the last
+    two partial sums averaged (the pieces alternate in sign: Euler's averaging). The smallest
+    weights, together at most ``rel_cut`` of the total, are replaced by their mean. Absolute
+    accuracy about 1e-11 (checked against chi-square laws in the tests; up to 1e-7 for p-values
+    within 1e-6 of 1). Where the Chernoff
     bound (``chernoff_bound``) is below 1e-12, that upper bound is returned instead (a conservative
     p-value far in the tail)."""
     w = np.asarray(w, dtype=np.float64)
@@ -278,19 +283,19 @@ def weighted_chisq_sf(q: float, w: np.ndarray, *, rel_cut: float = 1e-9) -> floa
         logrho = 0.25 * np.log1p(wu * wu).sum(axis=1)
         return np.sin(theta) / u * np.exp(-logrho)
 
-    last = 0.0
+    averaged = 0.0
     for _ in range(2000):
         lo = start + h * np.arange(batch)
         u = (lo[:, None] + h * (nodes[None, :] + 1.0) / 2.0).ravel()
         pieces = (integrand(u).reshape(batch, -1) * weights).sum(axis=1) * h / 2.0
         total += float(pieces.sum())
-        last = float(pieces[-1])
+        # the pieces alternate in sign (half-periods of sin(q u / 2)): the mean of the last two partial
+        # sums (Euler's averaging) removes most of the truncation error of a slowly decaying envelope
+        averaged = total - 0.5 * float(pieces[-1])
         start += h * batch
         env = math.exp(-0.25 * float(np.log1p((w * start) ** 2).sum())) / start
         if env * h < 1e-13:
             break
-    # the pieces alternate in sign (half-periods of sin(q u / 2)): the mean of the last two partial
-    # sums (Euler's averaging) removes most of the truncation error of a slowly decaying envelope
-    total -= 0.5 * last
+    total = averaged
     p = 0.5 + total / math.pi
     return float(min(1.0, max(0.0, p)))

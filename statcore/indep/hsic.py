@@ -461,7 +461,10 @@ def _hsic_test_approx(xa, ya, n, method, B, kernels, bws, rng, approx, n_feature
         make = _approx.rff_features if approx == "rff" else _approx.nystrom_features
         feats.append(make(v, k, sigma, n_features, rng))
     fx, fy = feats
-    t = _approx.feature_statistic(fx, fy)
+    gx = gy = None
+    if method != "permutation":
+        gx, gy = _approx.gram_side(fx), _approx.gram_side(fy)
+    t = _approx.feature_statistic(fx, fy, gx, gy)
     extras = {"n": n, "kernel": tuple(kernels), "bandwidth": tuple(scales), "approx": approx,
               "n_features": n_features}
     what = "random Fourier features" if approx == "rff" else "Nystrom features"
@@ -473,12 +476,12 @@ def _hsic_test_approx(xa, ya, n, method, B, kernels, bws, rng, approx, n_feature
         label, data_b = "permutation test", B
     else:
         if method == "gamma":
-            mean, var = _approx.feature_gamma_moments(fx, fy)
+            mean, var = _approx.feature_gamma_moments(fx, fy, gx, gy)
             shape, scale, p = _gamma_p(t, mean / n, var / (n * n), n)
             extras.update(shape=shape, scale=scale, null_mean=mean, null_var=var)
             label = "gamma approximation"
         else:
-            lx, ly = _approx.feature_null(fx, fy)
+            lx, ly = _approx.feature_null(gx, gy, n)
             p = _approx.weighted_chisq_sf(t, np.multiply.outer(lx, ly).ravel())
             extras.update(eigen_x=lx, eigen_y=ly)
             label = "spectral null"

@@ -253,10 +253,10 @@ def test_nystrom_with_every_row_a_landmark_is_exact():
 
 
 def test_rff_statistic_converges_to_the_exact_one():
-    # n = 300 (median on all rows: the same bandwidth as the exact test). The relative error of the
-    # RFF statistic is O(n_features^-1/2): root mean square over 4 seeds about 0.12 at 100 features,
-    # under 0.05 at 4000 (measured 0.01 to 0.035)
-    x, y = _data(n=300, seed=14)
+    # n = 200 (median on all rows: the same bandwidth as the exact test). The relative error of the
+    # RFF statistic is O(n_features^-1/2): its root mean square over 4 seeds was 0.28 (Gaussian) and
+    # 0.37 (Laplace) at 40 features, 0.029 and 0.039 at 2000 (0.023 and 0.007 at 4000)
+    x, y = _data(n=200, seed=14)
     for kernel in ("gaussian", "laplace"):
         exact = hsic_test(x, y, kernel=kernel).statistic
 
@@ -265,9 +265,9 @@ def test_rff_statistic_converges_to_the_exact_one():
                     for s in range(4)]
             return float(np.sqrt(np.mean(np.square(errs))))
 
-        small, large = rms(40), rms(4000)
+        small, large = rms(40), rms(2000)
         assert large < 0.05
-        assert large < small / 2
+        assert large < small / 4
 
 
 def test_feature_gamma_is_grettons_gamma_on_the_approximate_gram_matrices():
@@ -303,7 +303,7 @@ def test_spectral_tail_of_the_approximate_test():
 
 
 def test_imhof_against_chi_square_laws():
-    for q in (0.1, 1.0, 3.84, 10.0, 25.0):
+    for q in (0.1, 3.84, 25.0):
         assert _hsic_approx.weighted_chisq_sf(q, np.array([1.0])) == pytest.approx(stats.chi2.sf(q, 1), abs=1e-11)
         assert _hsic_approx.weighted_chisq_sf(q, np.full(5, 2.0)) == pytest.approx(stats.chi2.sf(q / 2, 5), abs=1e-11)
     # far in the tail the Chernoff bound is returned: an upper bound, small
