@@ -418,12 +418,14 @@ class _TrajectoryMixture:
         flat = self._flatten()
         per_step = flat._per_step()               # batch (n, T), event 1
         sets = []
+        n_el = per_step.batch_shape[0]
+        rows = max(1, (1 << 20) // (len(grids[0]) * self.n_modes))     # bounded memory: ~1e6 evaluations at a time
         with torch.no_grad():
             for k, t in enumerate(idx):
-                gt = torch.as_tensor(grids[k], dtype=self.dtype)
+                gt = torch.as_tensor(grids[k], dtype=self.dtype).reshape(-1, 1, 1)
                 dist_t = per_step[:, t]
-                dens = torch.exp(dist_t.log_prob(gt.reshape(-1, 1, 1))).transpose(0, 1)   # (n, n_grid)
-                sets.append(conformal_set(dens.to(torch.float64).numpy(), grids[k], q[k]))
+                dens = torch.cat([torch.exp(dist_t[i:i + rows].log_prob(gt)) for i in range(0, n_el, rows)], 1)
+                sets.append(conformal_set(dens.transpose(0, 1).to(torch.float64).numpy(), grids[k], q[k]))
         return TrajectorySets.from_sets(sets, steps=tuple(idx), q=q, alpha=float(alpha), n_calibration=cal.shape[0],
                                         T=self.T)
 

@@ -25,13 +25,13 @@ METHODS = ("lbfgs", "adam")
 
 
 class _Net(nn.Module):
-    """Encoder (an MLP with tanh units; none for hidden = ()) followed by the output head."""
+    """Encoder (an MLP of tanh or ReLU units; none for hidden = ()) followed by the output head."""
 
-    def __init__(self, d: int, hidden: tuple, head: nn.Module):
+    def __init__(self, d: int, hidden: tuple, head: nn.Module, activation: str = "tanh"):
         super().__init__()
         layers, width = [], d
         for h in hidden:
-            layers += [nn.Linear(width, h), nn.Tanh()]
+            layers += [nn.Linear(width, h), nn.Tanh() if activation == "tanh" else nn.ReLU()]
             width = h
         self.encoder = nn.Sequential(*layers)
         self.head = head
@@ -54,13 +54,14 @@ def n_params(module: nn.Module) -> int:
 
 
 def _build(head: str, d: int, T: int, n_modes: int, m: int, hidden: tuple, opts: dict) -> _Net:
+    hidden = hidden if d > 0 else ()
     width = hidden[-1] if hidden else d
     if head == "hprobz":
         out = HProbZHead(width, T, n_modes, m, generators=opts["generators"], noise=opts["noise"],
                          s_floor=opts["s_floor"], method=opts["log_prob_method"], n_points=opts["n_points"])
     else:
         out = MixtureHead(width, T, n_modes, sigma_floor=opts["s_floor"])
-    return _Net(d, hidden if d > 0 else (), out)
+    return _Net(d, hidden, out, opts["activation"])
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -201,7 +202,7 @@ class HProbZFit(Result):
                 f"({self.options.get('generators')} generators, {self.options.get('noise')} noise)"
                 if self.head == "hprobz" else f"Gaussian mixture head: {self.n_modes} modes (diagonal)")
         lines = ["", "\tMaximum-likelihood fit of a trajectory head", "", kind,
-                 f"encoder: {'MLP ' + 'x'.join(map(str, self.hidden)) + ' (tanh)' if self.hidden else 'none (linear head)'}",
+                 f"encoder: {'MLP ' + 'x'.join(map(str, self.hidden)) + ' (' + self.options.get('activation', 'tanh') + ')' if self.hidden else 'none (linear head)'}",
                  f"log-likelihood: {self.loglik:.6g} (df = {self.df}, nobs = {self.nobs}); "
                  f"NLL per row {-self.loglik / self.nobs:.5g}",
                  f"AIC: {2 * self.df - 2 * self.loglik:.6g}",
@@ -245,7 +246,7 @@ def _register_loglik() -> None:
 _register_loglik()
 
 
-def fit(X, y, *, head="hprobz", n_modes=3, m=1, hidden=(32, 32), generators="per_mode", noise="shared",
+def fit(X, y, *, head="hprobz", n_modes=3, m=1, hidden=(32, 32), activation="tanh", generators="per_mode", noise="shared",
         s_floor=1e-3, method="lbfgs", max_iter=500, lr=None, batch_size=None, tol=1e-6, restarts=1,
         log_prob_method="auto", n_points=256, dtype="float64", seed=None, warn=True):
     """Fit an HProbZ head (or the Gaussian-mixture baseline) on an MLP encoder by maximum likelihood.
@@ -274,7 +275,10 @@ def fit(X, y, *, head="hprobz", n_modes=3, m=1, hidden=(32, 32), generators="per
     m : int
         Bounded generators of HProbZ (ignored by the mixture).
     hidden : sequence of int
-        Encoder widths (tanh units); () for a linear head on X.
+        Encoder widths; () for a linear head on X (ignored when X is None: the parameters are then
+        learned constants).
+    activation : {"tanh", "relu"}
+        The encoder's units (tanh by default: smooth, which suits L-BFGS).
     generators : {"per_mode", "shared"}
         HProbZ generator matrices per mode or one shared (see :class:`HProbZHead`).
     noise : {"shared", "per_mode"}
@@ -291,8 +295,8 @@ def fit(X, y, *, head="hprobz", n_modes=3, m=1, hidden=(32, 32), generators="per
     batch_size : int, optional
         Adam's minibatch size (default: all rows).
     tol : float
-        L-BFGS gradient tolerance (max absolute gradient); for Adam, the relative change of the epoch
-        loss over the last 10% of the epochs that counts as converged.
+        L-BFGS gradient tolerance (max absolute gradient); for Adam, the mean relative change per epoch
+        of the epoch loss, over the last 10% of the epochs, that counts as converged.
     restarts : int
         Random starts.
     log_prob_method : {"auto", "exact", "genz"}
@@ -337,6 +341,9 @@ def fit(X, y, *, head="hprobz", n_modes=3, m=1, hidden=(32, 32), generators="per
     n_modes = check_positive_int(n_modes, "n_modes")
     m = check_positive_int(m, "m") if head == "hprobz" else 0
     hidden = _check_hidden(hidden)
+    activation = check_choice(activation, "activation", ("tanh", "relu"))
+    if X is None:
+        hidden = ()
     generators = check_choice(generators, "generators", ("per_mode", "shared"))
     noise = check_choice(noise, "noise", ("shared", "per_mode"))
     s_floor = check_positive_real(s_floor, "s_floor")
@@ -369,7 +376,8 @@ def fit(X, y, *, head="hprobz", n_modes=3, m=1, hidden=(32, 32), generators="per
         x_center = x_scale = None
         H = torch.zeros(n, 0, dtype=tdt)
     d = H.shape[1]
-    opts = dict(generators=generators, noise=noise, s_floor=s_floor, log_prob_method=log_prob_method,
+    opts = dict(activation=activation, generators=generators, noise=noise, s_floor=s_floor,
+                log_prob_method=log_prob_method,
                 n_points=n_points, method=method, lr=lr, batch_size=batch_size, tol=tol, max_iter=max_iter,
                 dtype=dtype)
     log_jac = float(np.log(y_scale).sum())

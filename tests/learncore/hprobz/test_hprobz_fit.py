@@ -161,7 +161,8 @@ def test_fit_warns_when_it_stops_early_and_checks_its_arguments():
     X, y = _data(_routes_hprobz, 200, 6)
     with pytest.warns(statcore.ConvergenceWarning, match="raise max_iter"):
         fit(X, y, n_modes=2, hidden=(), max_iter=2, seed=0)
-    res = _quiet_fit(X, y, head="mixture", n_modes=2, hidden=(), method="adam", max_iter=20, seed=0, batch_size=50)
+    res = _quiet_fit(X, y, head="mixture", n_modes=2, hidden=(4,), activation="relu", method="adam", max_iter=20,
+                     seed=0, batch_size=50)
     assert res.m == 0 and res.n_iter == 20 and np.isfinite(res.loglik)
     a = _quiet_fit(X, y, n_modes=2, hidden=(3,), max_iter=20, seed=np.random.SeedSequence(3))
     b = _quiet_fit(X, y, n_modes=2, hidden=(3,), max_iter=20, seed=np.random.default_rng(np.random.SeedSequence(3)))
