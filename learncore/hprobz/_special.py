@@ -97,7 +97,8 @@ def log_ndtr_diff(lo: torch.Tensor, hi: torch.Tensor) -> torch.Tensor:
         return _direct_log_interval(a, b)
     if n_small == small.numel():
         return _taylor_log_interval(w, mid)
-    taylor = _taylor_log_interval(torch.where(small, w, torch.ones_like(w)), torch.where(small, mid, torch.zeros_like(mid)))
+    taylor = _taylor_log_interval(torch.where(small, w, torch.ones_like(w)),
+                                  torch.where(small, mid, torch.zeros_like(mid)))
     direct = _direct_log_interval(torch.where(small, b - 1.0, a), b)
     return torch.where(small, taylor, direct)
 

@@ -232,7 +232,8 @@ class MixtureHead(nn.Module):
         K, T = self.n_modes, self.T
         logits, mu, sig = torch.split(o, self.sizes, dim=-1)
         batch = o.shape[:-1]
-        return GaussianMixture(logits, mu.reshape(*batch, K, T), F.softplus(sig.reshape(*batch, K, T)) + self.sigma_floor)
+        sigma = F.softplus(sig.reshape(*batch, K, T)) + self.sigma_floor
+        return GaussianMixture(logits, mu.reshape(*batch, K, T), sigma)
 
     def init_from_data(self, y_rows: torch.Tensor, *, s_init: float = 0.5, generator=None, **_) -> None:
         """Start the output biases at data rows (means) and standard deviations ``s_init``.

@@ -202,7 +202,8 @@ class HProbZFit(Result):
                 f"({self.options.get('generators')} generators, {self.options.get('noise')} noise)"
                 if self.head == "hprobz" else f"Gaussian mixture head: {self.n_modes} modes (diagonal)")
         lines = ["", "\tMaximum-likelihood fit of a trajectory head", "", kind,
-                 f"encoder: {'MLP ' + 'x'.join(map(str, self.hidden)) + ' (' + self.options.get('activation', 'tanh') + ')' if self.hidden else 'none (linear head)'}",
+                 "encoder: " + (f"MLP {'x'.join(map(str, self.hidden))} ({self.options.get('activation', 'tanh')})"
+                                if self.hidden else "none (linear head)"),
                  f"log-likelihood: {self.loglik:.6g} (df = {self.df}, nobs = {self.nobs}); "
                  f"NLL per row {-self.loglik / self.nobs:.5g}",
                  f"AIC: {2 * self.df - 2 * self.loglik:.6g}",
@@ -246,8 +247,8 @@ def _register_loglik() -> None:
 _register_loglik()
 
 
-def fit(X, y, *, head="hprobz", n_modes=3, m=1, hidden=(32, 32), activation="tanh", generators="per_mode", noise="shared",
-        s_floor=1e-3, method="lbfgs", max_iter=500, lr=None, batch_size=None, tol=1e-6, restarts=1,
+def fit(X, y, *, head="hprobz", n_modes=3, m=1, hidden=(32, 32), activation="tanh", generators="per_mode",
+        noise="shared", s_floor=1e-3, method="lbfgs", max_iter=500, lr=None, batch_size=None, tol=1e-6, restarts=1,
         log_prob_method="auto", n_points=256, dtype="float64", seed=None, warn=True):
     """Fit an HProbZ head (or the Gaussian-mixture baseline) on an MLP encoder by maximum likelihood.
 

@@ -264,7 +264,6 @@ def test_one_step_shortcut_equals_the_general_route_and_its_gradients_check():
 
 @pytest.mark.parametrize("ratio", [1e-6, 1e-9, 0.0])
 def test_gaussian_limit_small_generators(ratio):
-    K, T = 2, 3
     mu = t([[0.0, 1.0, -1.0], [2.0, 0.5, 0.0]])
     s = t([[0.5, 0.7, 0.9], [0.4, 0.6, 0.8]])
     G = (ratio * t([[[1.0], [-2.0], [0.5]], [[1.5], [1.0], [-1.0]]]) * s.unsqueeze(-1)).requires_grad_(True)
