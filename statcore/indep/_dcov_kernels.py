@@ -8,8 +8,9 @@ Three groups:
   then the sums of products of the centred entries computed on the fly (pass 2), never holding more
   than a few rows of distances;
 - permutation tests: the centred n x n matrices built once, and the permuted inner products
-  sum_ij L[pi_i, pi_j] R[i, j] of every permutation in parallel (one permutation per iteration, so
-  the answer does not depend on the number of threads); the univariate fast path per permutation;
+  sum_ij L[pi_i, pi_j] R[i, j] of every permutation, tiled so that the rows in use stay in cache and
+  run in parallel over chunks of permutations (each permutation summed in a fixed order, so the
+  answer does not depend on the number of threads); the univariate fast path per permutation;
   and a blocked per-permutation pass for n too large to hold the matrices.
 
 Kernels never validate; statcore.indep.dcor does. Helpers called from inside other kernels are
@@ -474,35 +475,63 @@ def centred_matrix(data, c0, c1, index, unbiased):
 @lazy_njit(nogil=True, parallel=True)
 def perm_inner(left, right, perms, out):
     """out[b] = sum_ij left[p_i, p_j] right[i, j] for each permutation p = perms[b] (symmetric
-    matrices: twice the sum over i < j plus the diagonal); permutations in parallel, each summed in
-    the same fixed order whatever the number of threads (four interleaved partial sums per row)."""
+    matrices: twice the sum over i < j plus the diagonal).
+
+    The pass is memory-bound: each row i of ``right`` is read from j = i + 1 on, and the row p_i of
+    ``left`` is gathered at the columns p_j. To serve both from cache, the pairs are tiled: rows i
+    in blocks of ``bs`` (about 1 MiB of ``right``) and rows p_i of ``left`` in blocks of the same
+    size; a tile (I, U) holds the rows i in I with p_i in U, so its working set (about 2 MiB) stays
+    in L2/L3 while a chunk of permutations runs through it. Permutations are split into chunks run in
+    parallel; each permutation adds its tiles in the same fixed order (four interleaved partial sums
+    per row), so the result depends on n only, not on the chunks or the number of threads."""
     n_perm = perms.shape[0]
     n = left.shape[0]
-    for b in prange(n_perm):
-        p = perms[b]
-        acc = 0.0
-        dg = 0.0
-        for i in range(n):
-            pi = p[i]
-            lrow = left[pi]
-            rrow = right[i]
-            dg += lrow[pi] * rrow[i]
-            s0 = 0.0
-            s1 = 0.0
-            s2 = 0.0
-            s3 = 0.0
-            j = i + 1
-            while j + 3 < n:
-                s0 += lrow[p[j]] * rrow[j]
-                s1 += lrow[p[j + 1]] * rrow[j + 1]
-                s2 += lrow[p[j + 2]] * rrow[j + 2]
-                s3 += lrow[p[j + 3]] * rrow[j + 3]
-                j += 4
-            while j < n:
-                s0 += lrow[p[j]] * rrow[j]
-                j += 1
-            acc += (s0 + s1) + (s2 + s3)
-        out[b] = 2.0 * acc + dg
+    bs = max(16, (1 << 20) // (8 * max(n, 1)))
+    bs = min(n, max(bs, (n + 63) // 64))  # at most 64 x 64 tiles
+    nb = (n + bs - 1) // bs
+    chunk = max(1, min(128, (n_perm + 7) // 8))
+    nchunk = (n_perm + chunk - 1) // chunk
+    for c in prange(nchunk):
+        b0 = c * chunk
+        b1 = min(n_perm, b0 + chunk)
+        acc = np.zeros(b1 - b0)
+        dg = np.zeros(b1 - b0)
+        for bi in range(nb):
+            i0 = bi * bs
+            i1 = min(n, i0 + bs)
+            for bu in range(nb):
+                u0 = bu * bs
+                u1 = min(n, u0 + bs)
+                for b in range(b0, b1):
+                    p = perms[b]
+                    a_t = 0.0
+                    d_t = 0.0
+                    for i in range(i0, i1):
+                        pi = p[i]
+                        if pi < u0 or pi >= u1:
+                            continue
+                        lrow = left[pi]
+                        rrow = right[i]
+                        d_t += lrow[pi] * rrow[i]
+                        s0 = 0.0
+                        s1 = 0.0
+                        s2 = 0.0
+                        s3 = 0.0
+                        j = i + 1
+                        while j + 3 < n:
+                            s0 += lrow[p[j]] * rrow[j]
+                            s1 += lrow[p[j + 1]] * rrow[j + 1]
+                            s2 += lrow[p[j + 2]] * rrow[j + 2]
+                            s3 += lrow[p[j + 3]] * rrow[j + 3]
+                            j += 4
+                        while j < n:
+                            s0 += lrow[p[j]] * rrow[j]
+                            j += 1
+                        a_t += (s0 + s1) + (s2 + s3)
+                    acc[b - b0] += a_t
+                    dg[b - b0] += d_t
+        for b in range(b0, b1):
+            out[b] = 2.0 * acc[b - b0] + dg[b - b0]
 
 
 # ----------------------------------------------------------------------------------------------
