@@ -32,8 +32,25 @@ import numpy as np
 from .._checks import (as_indep_data, check_bandwidths, check_choice, check_kernels, check_positive_int,
                        check_seed, is_constant_sample, warn_constant)
 from .._result import HTest
-from . import _hsic_approx as _approx
-from . import _hsic_kernels as _k
+
+
+class _LazyModule:
+    """A kernel module imported on first use: it imports numba, and ``import statcore`` must not."""
+
+    def __init__(self, name: str):
+        self._name = name
+        self._mod = None
+
+    def __getattr__(self, attr):
+        if self._mod is None:
+            import importlib
+
+            self._mod = importlib.import_module(self._name, __package__)
+        return getattr(self._mod, attr)
+
+
+_approx = _LazyModule("._hsic_approx")
+_k = _LazyModule("._hsic_kernels")
 
 __all__ = ["hsic", "hsic_test", "dhsic", "dhsic_test"]
 
