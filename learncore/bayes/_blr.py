@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import itertools
+import operator
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator
@@ -410,6 +412,98 @@ def check_batch(batch: Any) -> tuple | None:
     return tuple(batch)
 
 
+_DTYPE = operator.attrgetter("dtype")
+
+
+class _Bucket:
+    """A run of consecutive parameters of one group with one dtype, device and step count, and its flat
+    buffers: the state (``state_v[key][i]`` is ``state[params[i]][key]``) and the work of a step."""
+
+    __slots__ = ("group", "params", "states", "lo", "hi", "hess", "flat", "state_v", "noise", "noise_own",
+                 "noise_v", "sigma", "sigma_v", "mean", "mean_v", "tmp", "tmp_v", "acc_g",
+                 "acc_g_v", "acc_h", "acc_h_v", "dtype", "scalars", "by_param")
+
+    def __init__(self, opt: "BayesianLearningRule", group: dict, params: list, lo: int):
+        self.group = group
+        self.params = list(params)
+        self.states = [opt.state[p] for p in self.params]
+        n = sum(p.numel() for p in self.params)
+        self.lo, self.hi = lo, lo + n
+        like = self.params[0]
+        kw = dict(dtype=like.dtype, device=like.device)
+        self.dtype = like.dtype
+        # In float16 and bfloat16 on the CPU an operation takes a Python number at a higher precision than
+        # the dtype's, and the rounding of rsqrt and of add(alpha=) depends on an element's place in the
+        # (vectorised) loop: those run per parameter there, as the per-parameter formulas do.
+        reduced = like.dtype not in (torch.float32, torch.float64)
+        self.scalars = {} if like.device.type == "cpu" and not reduced else None
+        self.by_param = reduced
+        self.flat, self.state_v = {}, {}
+        for key in opt._flat_state:
+            buf = torch.empty(n, **kw)
+            views = self.views(buf)
+            with torch.no_grad():
+                for v, st in zip(views, self.states):
+                    v.copy_(st[key])
+                    st[key] = v
+            self.flat[key], self.state_v[key] = buf, views
+        self.hess = self.flat["hess"]
+        noise = opt._noise
+        if noise.dtype == like.dtype and noise.device == like.device:
+            self.noise, self.noise_own = noise[lo:self.hi], False
+        else:   # the noise is drawn in the first parameter's dtype and converted
+            self.noise, self.noise_own = torch.empty(n, **kw), True
+        self.noise_v = self.views(self.noise)
+        self.sigma = torch.empty(n, **kw)
+        self.sigma_v = self.views(self.sigma)
+        self.mean, self.tmp = torch.empty(n, **kw), torch.empty(n, **kw)
+        self.acc_g, self.acc_h = torch.zeros(n, **kw), torch.zeros(n, **kw)
+        self.mean_v, self.tmp_v = self.views(self.mean), self.views(self.tmp)
+        self.acc_g_v, self.acc_h_v = self.views(self.acc_g), self.views(self.acc_h)
+
+    def views(self, flat: torch.Tensor) -> list:
+        out, i = [], 0
+        for p in self.params:
+            k = p.numel()
+            out.append(flat[i:i + k].view(p.shape))
+            i += k
+        return out
+
+    def scalar(self, value: float) -> Any:
+        """``value`` as the operand of an operation with the bucket's tensors: in float32 or float64 on the
+        CPU a cached 0-dim tensor of their dtype, which gives the result the Python number gives (torch
+        converts the number to that dtype) without converting it at every operation."""
+        if self.scalars is None or not value:   # (0 and -0 would share a key)
+            return value
+        t = self.scalars.get(value)
+        if t is None:
+            if len(self.scalars) > 64:
+                self.scalars.clear()
+            t = self.scalars[value] = torch.tensor(value, dtype=self.dtype)
+        return t
+
+    def draw(self, noise: torch.Tensor) -> None:
+        """Save the mean and put ``m + sigma * epsilon`` into the parameters (under no_grad)."""
+        g = self.group
+        # sigma from h at every draw (h may have been changed in place, even through .data)
+        torch.add(self.hess, self.scalar(g["weight_decay"]), out=self.sigma).mul_(self.scalar(g["ess"]))
+        if self.by_param:
+            torch._foreach_rsqrt_(self.sigma_v)
+        else:
+            self.sigma.rsqrt_()
+        if self.noise_own:
+            self.noise.copy_(noise[self.lo:self.hi])
+        torch._foreach_copy_(self.mean_v, self.params)
+        torch.mul(self.sigma, self.noise, out=self.tmp)
+        torch._foreach_add_(self.params, self.tmp_v)   # m + sigma * epsilon
+
+    def count_step(self) -> int:
+        t = self.states[0]["step"] + 1
+        for st in self.states:
+            st["step"] = t
+        return t
+
+
 # ---- the optimizer --------------------------------------------------------------------------------
 
 class BayesianLearningRule(torch.optim.Optimizer):
@@ -442,6 +536,14 @@ class BayesianLearningRule(torch.optim.Optimizer):
     calls ``backward`` and returns the loss (``step`` then draws ``mc_samples`` samples itself).
     ``hessian="backprop"`` also needs the batch (``sampled_params(train=True, batch=(model, loss_fn, x,
     y))``, or ``step(closure, batch=...)``); ``"hutchinson"`` needs it or ``backward(create_graph=True)``.
+
+    The state ``opt.state[p]["hess"]`` (:class:`IVON`: and ``"momentum"``) of the consecutive parameters of
+    a group that share a dtype and device are views of one flat buffer, and the step's work (the noise,
+    sigma, the sums over the samples) lives in flat buffers too, so that a step is a short, fixed sequence
+    of whole-buffer operations, with no per-parameter loop and no allocation. Each operation is the one
+    the per-parameter formula does (the same rounding), so the iterates do not depend on this layout.
+    The state may be modified in place or its tensors replaced (a replaced tensor is adopted at the next
+    sample or step). A parameter may appear only once in ``params``.
 
     Parameters
     ----------
@@ -501,22 +603,22 @@ class BayesianLearningRule(torch.optim.Optimizer):
         self._setup(params, dict(lr=lr, ess=ess, hess_init=hess_init, weight_decay=weight_decay),
                     mc_samples=mc_samples, hessian=hessian, seed=seed)
 
+    #: the per-parameter state held in one flat buffer per bucket (``state[p][key]`` are its views)
+    _flat_state: tuple = ("hess",)
+
     def _setup(self, params: Any, defaults: dict, *, mc_samples: Any, hessian: Any, seed: Any) -> None:
         """The construction shared by the subclasses: checks, parameter groups, state, generator."""
         params = check_params(params)
         defaults = self._check_hyper(defaults, defaults=None)
         self.mc_samples = check_positive_int(mc_samples, "mc_samples")
         self.curvature = make_curvature(hessian)
+        self._buckets: list | None = None
         super().__init__(params, defaults)
         first = self._params()[0]
         self.generator = torch_generator(seed, first.device)
-        self._acc_g: list | None = None
-        self._acc_h: list | None = None
         self._count = 0
         self._sampling = False
-        for group in self.param_groups:
-            for p in group["params"]:
-                self._init_state(group, p)
+        self._build()
 
     # -- hyperparameters ------------------------------------------------------------------------
     def _check_hyper(self, group: dict, defaults: dict | None) -> dict:
@@ -537,10 +639,14 @@ class BayesianLearningRule(torch.optim.Optimizer):
         group = dict(param_group)
         hyper = {k: group.get(k, self.defaults.get(k)) for k in self.defaults}
         group.update(self._check_hyper(hyper, self.defaults))
+        ps = group.get("params")
+        if ps is not None and not isinstance(ps, (torch.Tensor, set)):
+            group["params"] = ps = list(ps)
+            if len({id(p) for p in ps}) != len(ps):
+                raise ValueError("params holds a parameter more than once: pass each parameter once")
         super().add_param_group(group)
         if hasattr(self, "generator"):  # a group added after construction
-            for p in self.param_groups[-1]["params"]:
-                self._init_state(self.param_groups[-1], p)
+            self._build()
 
     def state_dict(self) -> dict:
         """torch's optimizer state (curvature, momentum, steps, groups) and the state of the generator,
@@ -567,6 +673,7 @@ class BayesianLearningRule(torch.optim.Optimizer):
         super().load_state_dict(state_dict)
         if gen_state is not None:
             self.generator.set_state(gen_state)
+        self._build()
 
     def _init_state(self, group: dict, p: torch.Tensor) -> None:
         state = self.state[p]
@@ -584,6 +691,98 @@ class BayesianLearningRule(torch.optim.Optimizer):
         g = self.param_groups[0]
         return (f"{type(self).__name__}(lr={g['lr']:g}, ess={g['ess']:g}, hessian={self.curvature.name!r}, "
                 f"mc_samples={self.mc_samples}, n_params={sum(p.numel() for p in self._params())})")
+
+    # -- the flat layout ------------------------------------------------------------------------
+    # The state (h; IVON's momentum) of a run of consecutive parameters of one group with one dtype,
+    # device and step count lives in one flat buffer per key, whose slices are ``state[p][key]``; the
+    # step's work (noise, sigma, the mean, the accumulated gradient and curvature) lives in flat buffers
+    # too, so that a step is a fixed, short sequence of whole-buffer operations, whatever the number of
+    # parameters (usually: one group, one dtype, one bucket). The arithmetic is that of the per-parameter
+    # formulas, operation by operation, so the iterates do not depend on the layout.
+
+    def _build(self) -> None:
+        """(Re)build the buckets from the parameter groups and the per-parameter state (adopting the
+        state's current values); pending samples of the step are carried over."""
+        pending = None
+        if self._count and self._buckets is not None:
+            pending = {}
+            for b in self._buckets:
+                for p, ag, ah in zip(b.params, b.acc_g_v, b.acc_h_v):
+                    pending[p] = (ag.clone(), ah.clone())
+        for group in self.param_groups:
+            for p in group["params"]:
+                self._init_state(group, p)
+        params = self._params()
+        if len({id(p) for p in params}) != len(params):
+            raise ValueError("params holds a parameter more than once: pass each parameter once")
+        first = params[0]
+        self._noise = torch.empty(sum(p.numel() for p in params), dtype=first.dtype, device=first.device)
+        buckets, by_group, lo = [], [], 0
+        for group in self.param_groups:
+            mine, run, run_key = [], [], None
+            for p in group["params"]:
+                key = (p.dtype, p.device, self.state[p]["step"])
+                if run and key != run_key:
+                    mine.append(_Bucket(self, group, run, lo))
+                    lo = mine[-1].hi
+                    run = []
+                run.append(p)
+                run_key = key
+            if run:
+                mine.append(_Bucket(self, group, run, lo))
+                lo = mine[-1].hi
+            buckets += mine
+            by_group.append((group, mine))
+        self._buckets, self._by_group = buckets, by_group
+        self._all_params = params
+        # what _layout_ok compares (the ids of objects this optimizer holds, so they cannot be reused)
+        self._groups = list(self.param_groups)
+        self._ids_groups = list(map(id, self._groups))
+        self._ids_params = list(map(id, params))
+        self._dtypes = list(map(_DTYPE, params))
+        self._states = [st for b in buckets for st in b.states]
+        self._state_values = list(self.state.values())
+        self._ids_states = list(map(id, self._state_values))
+        self._ids_views = [(k, [id(v) for b in buckets for v in b.state_v[k]]) for k in self._flat_state]
+        self._fresh = set()
+        if pending is not None:
+            # parameters added since the step's samples were drawn have no gradient in them: the step
+            # leaves them alone (their buckets are new)
+            with torch.no_grad():
+                for b in buckets:
+                    known = [p in pending for p in b.params]
+                    if not any(known):
+                        self._fresh.add(id(b))
+                        continue
+                    if not all(known):
+                        self._count = 0
+                        raise RuntimeError("parameters were added to a group between sampled_params(train=True) "
+                                           "and step(); the pending samples were dropped")
+                    for p, ag, ah in zip(b.params, b.acc_g_v, b.acc_h_v):
+                        ag.copy_(pending[p][0])
+                        ah.copy_(pending[p][1])
+
+    def _layout_ok(self) -> bool:
+        """Whether the buckets still describe the groups, their parameters and their state (the user may
+        add or replace any of them between steps): identity checks in C loops (no tensor hashing)."""
+        groups = self.param_groups
+        if list(map(id, groups)) != self._ids_groups:
+            return False
+        params = [p for group in groups for p in group["params"]]
+        if list(map(id, params)) != self._ids_params or list(map(_DTYPE, params)) != self._dtypes:
+            return False
+        if list(map(id, self.state.values())) != self._ids_states:
+            return False
+        states = self._states
+        for key, ids in self._ids_views:
+            if list(map(id, map(dict.get, states, itertools.repeat(key)))) != ids:
+                return False
+        return True
+
+    def _layout(self) -> list:
+        if self._buckets is None or not self._layout_ok():
+            self._build()
+        return self._buckets
 
     # -- the posterior --------------------------------------------------------------------------
     def posterior_std(self) -> list:
@@ -621,20 +820,13 @@ class BayesianLearningRule(torch.optim.Optimizer):
         if self._sampling:
             raise RuntimeError("sampled_params is already active: its contexts do not nest")
         batch = check_batch(batch)
-        params = self._params()
-        sigma = self.posterior_std()
-        n = sum(p.numel() for p in params)
-        flat = torch.randn(n, generator=self.generator, dtype=params[0].dtype, device=params[0].device)
-        noise, i = [], 0
-        for p in params:
-            noise.append(flat[i:i + p.numel()].view_as(p).to(p.dtype))
-            i += p.numel()
-        means = [p.detach().clone() for p in params]
+        buckets = self._layout()
+        self._noise.normal_(generator=self.generator)  # torch.randn(n) of the first parameter's dtype
         with torch.no_grad():
-            for p, m, s, e in zip(params, means, sigma, noise):
-                p.copy_(m + s * e)
+            for b in buckets:
+                b.draw(self._noise)
         if train:
-            for p in params:
+            for p in self._all_params:
                 p.grad = None
         self._sampling = True
         completed = False
@@ -644,34 +836,65 @@ class BayesianLearningRule(torch.optim.Optimizer):
         finally:
             try:
                 if train and completed:
-                    self._record(params, noise, sigma, batch)
+                    self._record(batch)
             finally:
                 with torch.no_grad():
-                    for p, m in zip(params, means):
-                        p.copy_(m)
+                    for b in buckets:
+                        torch._foreach_copy_(b.params, b.mean_v)
                 self._sampling = False
 
-    def _record(self, params: list, noise: list, sigma: list, batch: tuple | None) -> None:
-        grads = [torch.zeros_like(p) if p.grad is None else p.grad for p in params]
-        sample = CurvatureSample(params=tuple(params), grads=tuple(grads), noise=tuple(noise), sigma=tuple(sigma),
-                                 ess=tuple(self._param_ess()), batch=batch, generator=self.generator)
-        hhat = list(self.curvature.estimate(sample))
-        if len(hhat) != len(params):
-            raise ValueError(f"{type(self.curvature).__name__}.estimate returned {len(hhat)} tensors for "
-                             f"{len(params)} parameters")
+    def _record(self, batch: tuple | None) -> None:
+        """Add the gradient and the curvature estimate of the sample in the parameters to the step's sums."""
+        buckets, params, curv = self._buckets, self._all_params, self.curvature
+        kind = type(curv)
+        fast = kind is PriceCurvature or kind is GradSquareCurvature
+        hhat = None
+        if not fast:
+            grads = [torch.zeros_like(p) if p.grad is None else p.grad for p in params]
+            sample = CurvatureSample(params=tuple(params), grads=tuple(grads),
+                                     noise=tuple(v for b in buckets for v in b.noise_v),
+                                     sigma=tuple(v for b in buckets for v in b.sigma_v),
+                                     ess=tuple(self._param_ess()), batch=batch, generator=self.generator)
+            hhat = list(curv.estimate(sample))
+            if len(hhat) != len(params):
+                raise ValueError(f"{type(curv).__name__}.estimate returned {len(hhat)} tensors for "
+                                 f"{len(params)} parameters")
         for p in params:  # a backward(create_graph=True) leaves a graph on .grad: keep the values only
             if p.grad is not None and p.grad.requires_grad:
                 p.grad = p.grad.detach()
-        g = [gr.detach().clone() for gr in grads]
-        h = [torch.as_tensor(v).detach().to(dtype=p.dtype, device=p.device).expand_as(p).clone()
-             for v, p in zip(hhat, params)]
-        if self._count == 0:
-            self._acc_g, self._acc_h = g, h
-        else:
-            for a, b in zip(self._acc_g, g):
-                a.add_(b)
-            for a, b in zip(self._acc_h, h):
-                a.add_(b)
+        first = self._count == 0
+        with torch.no_grad():
+            i = 0
+            for b in buckets:
+                # the sample's gradient: straight into the sum at the step's first sample
+                g, g_v = (b.acc_g, b.acc_g_v) if first else (b.tmp, b.tmp_v)
+                grads = [p.grad for p in b.params]
+                if any(gr is None for gr in grads):
+                    for v, gr in zip(g_v, grads):
+                        if gr is None:
+                            v.zero_()
+                        else:
+                            v.copy_(gr)
+                else:
+                    torch._foreach_copy_(g_v, grads)
+                h = b.acc_h if first else b.noise  # (the noise is not needed after the estimate)
+                if kind is PriceCurvature:    # ghat * (theta - m) / sigma^2 = ghat * epsilon / sigma
+                    torch.mul(g, b.noise, out=h).div_(b.sigma)
+                elif kind is GradSquareCurvature:
+                    torch.pow(g, 2, out=h).mul_(b.scalar(b.group["ess"]))
+                else:
+                    k = len(b.params)
+                    vals = [torch.as_tensor(v).detach().to(dtype=p.dtype, device=p.device).expand_as(p)
+                            for v, p in zip(hhat[i:i + k], b.params)]
+                    i += k
+                    if first:
+                        torch._foreach_copy_(b.acc_h_v, vals)
+                    else:
+                        torch._foreach_add_(b.acc_h_v, vals)
+                if not first:
+                    b.acc_g.add_(g)
+                    if fast:
+                        b.acc_h.add_(h)
         self._count += 1
 
     # -- the step -------------------------------------------------------------------------------
@@ -708,32 +931,40 @@ class BayesianLearningRule(torch.optim.Optimizer):
         if self._count == 0:
             raise RuntimeError("step() needs at least one training sample: run the loss and backward inside "
                                "`with opt.sampled_params(train=True):` before step(), or pass a closure")
-        ghat = [a / self._count for a in self._acc_g]
-        hhat = [a / self._count for a in self._acc_h]
-        self._acc_g = self._acc_h = None
+        self._layout()
+        count = self._count
         self._count = 0
+        fresh, self._fresh = self._fresh, set()
         with torch.no_grad():
-            i = 0
-            for group in self.param_groups:
-                k = len(group["params"])
-                self._update_group(group, group["params"], ghat[i:i + k], hhat[i:i + k])
-                i += k
+            for group, buckets in self._by_group:
+                if fresh:
+                    buckets = [b for b in buckets if id(b) not in fresh]
+                    if not buckets:
+                        continue
+                if count != 1:  # the means over the samples (x / 1 is x)
+                    for b in buckets:
+                        b.acc_g.div_(b.scalar(count))
+                        b.acc_h.div_(b.scalar(count))
+                self._update_group(group, buckets)
         return loss
 
-    def _update_group(self, group: dict, params: list, ghat: list, hhat: list) -> None:
-        """The natural-gradient step of the diagonal Gaussian (variational online Newton)."""
+    def _update_group(self, group: dict, buckets: list) -> None:
+        """The natural-gradient step of the diagonal Gaussian (variational online Newton), on the buckets
+        of one group (``b.acc_g``, ``b.acc_h``: the mean gradient and curvature of the samples)."""
         rho, delta = group["lr"], group["weight_decay"]
-        new_h = [(1 - rho) * self.state[p]["hess"] + rho * hh for p, hh in zip(params, hhat)]
-        for h in new_h:
-            if not bool(torch.all(h + delta > 0)):
+        for b in buckets:
+            torch.mul(b.hess, b.scalar(1 - rho), out=b.tmp).add_(b.acc_h.mul_(b.scalar(rho)))  # the new h
+            torch.add(b.tmp, b.scalar(delta), out=b.acc_h)                                     # h + delta
+            if not bool((b.acc_h > 0).all()):
                 raise RuntimeError("the posterior precision left the positive cone (h + weight_decay <= 0) in the "
                                    "natural-gradient step: use a curvature that is never negative (hessian='gradsq', "
                                    "BackpropCurvature(kind='diag_ggn')), a smaller lr, or IVON")
-        for p, g, h in zip(params, ghat, new_h):
-            state = self.state[p]
-            state["step"] += 1
-            state["hess"] = h
-            p.add_((g + delta * p) / (h + delta), alpha=-rho)
+        for b in buckets:
+            b.count_step()
+            b.hess.copy_(b.tmp)
+            torch._foreach_copy_(b.mean_v, b.params)
+            b.acc_g.add_(b.mean.mul_(b.scalar(delta))).div_(b.acc_h)       # (g + delta m) / (h + delta)
+            torch._foreach_add_(b.params, b.acc_g_v, alpha=-rho)
 
     # -- prediction -----------------------------------------------------------------------------
     def predict(self, model: torch.nn.Module, x: Any, *, samples: int = 32, output: str = "softmax") -> torch.Tensor:

@@ -170,25 +170,41 @@ class IVON(BayesianLearningRule):
         group["clip_radius"] = clip
         return group
 
+    #: the state held in flat buffers: the curvature and the momentum
+    _flat_state = ("hess", "momentum")
+
     def _init_state(self, group: dict, p: torch.Tensor) -> None:
         super()._init_state(group, p)
         if "momentum" not in self.state[p]:
             self.state[p]["momentum"] = torch.zeros_like(p, memory_format=torch.preserve_format).detach()
 
-    def _update_group(self, group: dict, params: list, ghat: list, hhat: list) -> None:
+    def _update_group(self, group: dict, buckets: list) -> None:
+        # Algorithm 1's steps 2-5 on whole buffers, each operation that of the per-parameter formula
+        # (the same rounding): g <- b1 g + (1 - b1) ghat; h <- b2 h + (1 - b2) hhat + c (h - hhat)^2 / (h + delta)
+        # with c = (1 - b2)^2 / 2; m <- m - alpha clip((g / (1 - b1^t) + delta m) / (h + delta)).
         b1, b2, delta = group["beta1"], group["beta2"], group["weight_decay"]
         alpha = group["lr"] * (group["hess_init"] + delta) if self.rescale_lr else group["lr"]
         clip = group["clip_radius"]
-        for p, gh, hh in zip(params, ghat, hhat):
-            state = self.state[p]
-            state["step"] += 1
-            t = state["step"]
-            g = state["momentum"]
-            g.mul_(b1).add_(gh, alpha=1 - b1)
-            h = state["hess"]
-            state["hess"] = b2 * h + (1 - b2) * hh + 0.5 * (1 - b2) ** 2 * (h - hh) ** 2 / (h + delta)
-            gbar = g / (1 - b1 ** t) if self.debias else g
-            update = (gbar + delta * p) / (state["hess"] + delta)
+        c = 0.5 * (1 - b2) ** 2
+        for b in buckets:
+            t = b.count_step()
+            g, h, gh, hh, tmp, m = b.flat["momentum"], b.hess, b.acc_g, b.acc_h, b.tmp, b.mean
+            sc = b.scalar
+            d = sc(delta)
+            g.mul_(sc(b1))
+            if b.by_param:
+                torch._foreach_add_(b.state_v["momentum"], b.acc_g_v, alpha=1 - b1)
+            else:
+                g.add_(gh, alpha=1 - b1)
+            torch.sub(h, hh, out=gh).pow_(2).mul_(sc(c)).div_(torch.add(h, d, out=tmp))  # (gh is free now)
+            h.mul_(sc(b2)).add_(hh.mul_(sc(1 - b2))).add_(gh)
+            torch._foreach_copy_(b.mean_v, b.params)
+            m.mul_(d)
+            if self.debias:
+                torch.div(g, 1 - b1 ** t, out=gh).add_(m)
+            else:
+                torch.add(g, m, out=gh)
+            gh.div_(torch.add(h, d, out=tmp))
             if clip is not None:
-                update = update.clamp(-clip, clip)
-            p.add_(update, alpha=-alpha)
+                gh.clamp_(-clip, clip)
+            torch._foreach_add_(b.params, b.acc_g_v, alpha=-alpha)
