@@ -4,6 +4,7 @@
     python benchmarks/bench_bayes.py --seeds 10   # more seeds
     python benchmarks/bench_bayes.py --quick      # 2 seeds, a third of the epochs (smoke run)
     python benchmarks/bench_bayes.py --tune       # the hyperparameter search on validation data
+    python benchmarks/bench_bayes.py --step-time  # median time per training step: IVON, ivon-opt, AdamW
 
 The design is ``learncore/bayes/_study.py``'s (the vignette ``vignettes/bayes_ivon.py`` runs the same):
 MLPs on scikit-learn's bundled digits (64-64-10, Tanh) and diabetes (10-32-1, Tanh) data; IVON with
@@ -20,6 +21,14 @@ one run, interleaved by seed).
 the training data (never the test data), by the mean validation NLL over 2 seeds; the chosen values
 are written into ``learncore/bayes/_study.py``'s ``HYPER`` by hand, and the search is recorded in
 benchmarks/README.md.
+
+``--step-time`` times single training steps (draw the posterior sample, ``zero_grad``, forward,
+backward, ``step``; AdamW: the same without the sample) of IVON with ``hessian="price"``, ivon-opt
+and AdamW on the digits MLP (64-64-10, Tanh, batches of 64, the study's hyperparameters), torch on
+one thread. The methods take turns in blocks of ``--block`` steps over ``--rounds`` rounds (rotating
+the order), so that a change in the machine's load touches all of them alike; printed are the median
+CPU time (``time.process_time_ns``) and wall time per step, the median CPU time of the optimizer's
+own part (entering and leaving ``sampled_params`` and ``step``; AdamW: ``step``), and the ratios.
 """
 from __future__ import annotations
 
@@ -99,13 +108,86 @@ def main_tune(seeds: int = 2) -> None:
             print(f"  -> {family}: {best[1]} (NLL {best[0]:.4f}; now {study.HYPER[name][family]})\n", flush=True)
 
 
+STEP_METHODS = ("IVON price", "ivon-opt", "AdamW")
+
+
+def main_step_time(rounds: int = 30, block: int = 100, warmup: int = 100) -> None:
+    import torch
+    from statcore.utils import thread_limit
+
+    data = study.load("digits")
+    hyper = study.HYPER["digits"]
+    bs = hyper["batch_size"]
+    loss_fn = study.loss_for(data)
+    n = len(data.x_train)
+    gen = torch.Generator().manual_seed(0)
+    perm = torch.cat([torch.randperm(n, generator=gen) for _ in range(4)])
+    batches = [(data.x_train[perm[i:i + bs]], data.y_train[perm[i:i + bs]]) for i in range(0, len(perm) - bs + 1, bs)]
+    runs = {}
+    for method in STEP_METHODS:
+        model = study.make_model(data, 0)
+        runs[method] = dict(model=model, opt=study._optimizer(method, model, data, 0, hyper), t=0,
+                            cpu=[], wall=[], own=[])
+    torch.manual_seed(0)   # ivon-opt's posterior noise
+
+    def one_step(r, record):
+        model, opt = r["model"], r["opt"]
+        xb, yb = batches[r["t"] % len(batches)]
+        r["t"] += 1
+        clock = time.process_time_ns
+        w0, c0 = time.perf_counter_ns(), clock()
+        if isinstance(opt, torch.optim.AdamW):
+            c1 = c0
+            opt.zero_grad()
+            loss_fn(model(xb), yb).backward()
+            c2 = clock()
+        else:
+            ctx = opt.sampled_params(train=True)
+            ctx.__enter__()
+            c1 = clock()
+            opt.zero_grad()
+            loss_fn(model(xb), yb).backward()
+            c2 = clock()
+            ctx.__exit__(None, None, None)
+        opt.step()
+        c3, w3 = clock(), time.perf_counter_ns()
+        if record:
+            r["cpu"].append(c3 - c0)
+            r["wall"].append(w3 - w0)
+            r["own"].append((c1 - c0) + (c3 - c2))
+
+    with thread_limit(1):
+        for r in runs.values():
+            for _ in range(warmup):
+                one_step(r, False)
+        for k in range(rounds):
+            for j in range(len(STEP_METHODS)):
+                r = runs[STEP_METHODS[(j + k) % len(STEP_METHODS)]]
+                for _ in range(block):
+                    one_step(r, True)
+    med = {m: {key: float(np.median(r[key])) / 1e3 for key in ("cpu", "wall", "own")} for m, r in runs.items()}
+    print(f"digits MLP 64-64-10 (Tanh), batches of {bs}, torch on one thread; {rounds} rounds of {block} steps "
+          "per method; median microseconds per step")
+    print(f"{'':12s}{'CPU':>9s}{'wall':>9s}{'optimizer':>11s}{'CPU/AdamW':>11s}{'CPU/ivon-opt':>14s}"
+          f"{'wall/AdamW':>12s}")
+    for m in STEP_METHODS:
+        d = med[m]
+        print(f"{m:12s}{d['cpu']:9.1f}{d['wall']:9.1f}{d['own']:11.1f}{d['cpu'] / med['AdamW']['cpu']:11.2f}"
+              f"{d['cpu'] / med['ivon-opt']['cpu']:14.2f}{d['wall'] / med['AdamW']['wall']:12.2f}")
+
+
 if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seeds", type=int, default=5)
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--tune", action="store_true")
+    ap.add_argument("--step-time", action="store_true")
+    ap.add_argument("--rounds", type=int, default=30)
+    ap.add_argument("--block", type=int, default=100)
     args = ap.parse_args()
-    if args.tune:
+    if args.step_time:
+        main_step_time(args.rounds, args.block)
+    elif args.tune:
         main_tune()
     else:
         main_study(2 if args.quick else args.seeds, 1 / 3 if args.quick else 1)
