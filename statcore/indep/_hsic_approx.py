@@ -27,7 +27,7 @@ from numba import prange
 
 from .._kernels import lazy_njit
 
-__all__ = ["rff_features", "nystrom_features", "gram_side", "feature_null", "weighted_chisq_sf",
+__all__ = ["rff_features", "nystrom_features", "gram_side", "crossprod", "rowprod", "feature_null", "weighted_chisq_sf",
            "chernoff_bound", "feature_statistic", "feature_perm_stats", "feature_gamma_moments"]
 
 
@@ -57,21 +57,29 @@ def _cross_gram(x, z, sigma, kind, out):
     exp(-|.| / sigma), 2 discrete 1{x_i = z_l}."""
     n, p = x.shape
     m = z.shape[0]
+    c = 1.0 / (2.0 * sigma * sigma) if kind == 0 else 1.0 / sigma
     for i in prange(n):
+        row = out[i]
+        if kind == 2:
+            for l in range(m):
+                same = 1.0
+                for j in range(p):
+                    if x[i, j] != z[l, j]:
+                        same = 0.0
+                row[l] = same
+            continue
         for l in range(m):
             s = 0.0
-            same = 1.0
             for j in range(p):
                 d = x[i, j] - z[l, j]
                 s += d * d
-                if d != 0.0:
-                    same = 0.0
-            if kind == 0:
-                out[i, l] = math.exp(-s / (2.0 * sigma * sigma))
-            elif kind == 1:
-                out[i, l] = math.exp(-math.sqrt(s) / sigma)
-            else:
-                out[i, l] = same
+            row[l] = s
+        if kind == 0:
+            for l in range(m):
+                row[l] = math.exp(-row[l] * c)
+        else:
+            for l in range(m):
+                row[l] = math.exp(-math.sqrt(row[l]) * c)
 
 
 @lazy_njit(parallel=True)
@@ -108,6 +116,62 @@ _SERIAL = {f.__name__: lazy_njit(f.py_func) for f in (_cos_sin, _cross_gram, _ce
 
 def _pick(kernel, work: int):
     return _SERIAL[kernel.__name__] if work < PARALLEL_MIN_WORK else kernel
+
+
+# ----------------------------------------------------------------------------------------------
+# products over row blocks
+# ----------------------------------------------------------------------------------------------
+
+#: rows per block of the O(n D^2) products
+BLOCK_ROWS = 1 << 16
+
+
+def _map_row_blocks(fn, n: int) -> list:
+    """``fn(lo, hi)`` for consecutive row blocks of ``BLOCK_ROWS``, in order. With several blocks they
+    run on a pool of Python threads (one per core) each calling a single-threaded BLAS: multi-threaded
+    OpenBLAS stalled up to 10 times on a busy 2-core machine (its threads wait for each other),
+    independent single-threaded calls do not. The blocks are fixed by n and their results are added
+    in order by the caller, so the answer does not depend on the number of threads."""
+    import os
+    from concurrent.futures import ThreadPoolExecutor
+
+    blocks = [(a, min(n, a + BLOCK_ROWS)) for a in range(0, n, BLOCK_ROWS)]
+    if len(blocks) == 1:
+        return [fn(*blocks[0])]
+    try:
+        from threadpoolctl import threadpool_limits
+        limit = threadpool_limits(1, user_api="blas")
+    except ImportError:  # pragma: no cover - threadpoolctl comes with scikit-learn
+        from contextlib import nullcontext
+        limit = nullcontext()
+    with limit, ThreadPoolExecutor(min(len(blocks), os.cpu_count() or 1)) as pool:
+        return list(pool.map(lambda ab: fn(*ab), blocks))
+
+
+def _sum_in_order(parts: list):
+    total = parts[0].copy()
+    for part in parts[1:]:
+        total += part
+    return total
+
+
+def crossprod(a: np.ndarray, b: np.ndarray | None = None) -> np.ndarray:
+    """a^T b (a^T a when ``b`` is None), summed over row blocks."""
+    if b is None:
+        return _sum_in_order(_map_row_blocks(lambda lo, hi: a[lo:hi].T @ a[lo:hi], a.shape[0]))
+    return _sum_in_order(_map_row_blocks(lambda lo, hi: a[lo:hi].T @ b[lo:hi], a.shape[0]))
+
+
+def rowprod(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a @ b for a tall a, block by block."""
+    out = np.empty((a.shape[0], b.shape[1]))
+
+    def one(lo, hi):
+        out[lo:hi] = a[lo:hi] @ b
+        return None
+
+    _map_row_blocks(one, a.shape[0])
+    return out
 
 
 def rff_features(x: np.ndarray, kernel: str, sigma: float, n_features: int, rng: np.random.Generator) -> np.ndarray:
@@ -147,7 +211,7 @@ def nystrom_features(x: np.ndarray, kernel: str, sigma: float, n_features: int, 
     proj = np.ascontiguousarray(vecs[:, keep] / np.sqrt(vals[keep]))
     knm = np.empty((n, n_features))
     _pick(_cross_gram, knm.size)(x, z, s, kind, knm)
-    out = np.ascontiguousarray(knm @ proj)
+    out = rowprod(knm, proj)
     _pick(_centre_columns, out.size)(out)
     return out
 
@@ -159,7 +223,7 @@ def nystrom_features(x: np.ndarray, kernel: str, sigma: float, n_features: int, 
 def gram_side(f: np.ndarray) -> np.ndarray:
     """f^T f (D x D) or f f^T (n x n), whichever is smaller: both have the same non-zero eigenvalues,
     trace and Frobenius norm."""
-    return f.T @ f if f.shape[1] <= f.shape[0] else f @ f.T
+    return crossprod(f) if f.shape[1] <= f.shape[0] else f @ f.T
 
 
 def feature_statistic(fx: np.ndarray, fy: np.ndarray, gx: np.ndarray | None = None,
@@ -171,7 +235,7 @@ def feature_statistic(fx: np.ndarray, fy: np.ndarray, gx: np.ndarray | None = No
         gx = gram_side(fx) if gx is None else gx
         gy = gram_side(fy) if gy is None else gy
         return float(np.sum(gx * gy) / n)
-    c = fx.T @ fy
+    c = crossprod(fx, fy)
     return float(np.sum(c * c) / n)
 
 
@@ -200,7 +264,7 @@ def feature_gamma_moments(fx: np.ndarray, fy: np.ndarray, gx: np.ndarray | None 
 
     def parts(f, g):
         g = gram_side(f) if g is None else g
-        row2 = np.einsum("ij,ij->i", f, f)
+        row2 = np.einsum("ij,ij->i", f, f)  # one pass, no BLAS
         return float(np.trace(g)), float((np.sum(g * g) - row2 @ row2) / (n * (n - 1.0)))
 
     (tx, mx), (ty, my) = parts(fx, gx), parts(fy, gy)
@@ -214,7 +278,7 @@ def feature_perm_stats(fx: np.ndarray, fy: np.ndarray, B: int, rng: np.random.Ge
     n = fx.shape[0]
     out = np.empty(B)
     for b in range(B):
-        c = fx.T @ fy[rng.permutation(n)]
+        c = crossprod(fx, fy[rng.permutation(n)])
         out[b] = np.sum(c * c) / n
     return out
 

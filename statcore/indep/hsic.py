@@ -291,7 +291,8 @@ def hsic_test(x, y, *, method="gamma", B=999, kernel="gaussian", bandwidth="medi
       (shape E^2 / Var, scale n Var / E). Fast (the Gram matrices are computed once) but
       approximate: see the warning below.
     - ``method="permutation"``: B random permutations of y's rows, reusing the centred Gram matrix;
-      p = (1 + #{T_b >= T}) / (B + 1), exact at every n.
+      p = (1 + #{T_b >= T}) / (B + 1), exact at every n (a T_b within a relative 1e-9 of T counts
+      as a tie: the ties of discrete data differ in the last bits).
 
     For large n, ``approx="rff"`` (random Fourier features, Gaussian or Laplace kernel) or
     ``approx="nystrom"`` (Nystrom features from ``n_features`` random landmark rows, any kernel)
