@@ -346,7 +346,7 @@ def hsic_test(x, y, *, method="gamma", B=999, kernel="gaussian", bandwidth="medi
     In the size study of ``benchmarks/size_indep_hsic.py`` (alpha = 0.05, 1000 data sets per cell;
     Gaussian, Student t2 and discrete designs with ties; n = 30, 200, 1000) it rejected 0.044 to
     0.059 in every cell but one (t2, n = 1000: 0.071 on the first 1000 data sets, 0.049 on the next
-    2000), and the approximate test's gamma null 0.042 to 0.062 (RFF, Nystrom; 0.071 for Nystrom on
+    2000), and the approximate test's gamma null 0.042 to 0.067 (RFF, Nystrom; 0.071 for Nystrom on
     those same t2 data sets). The spectral null of the approximate test is a large-n law:
     conservative at n = 30 (0.021 to 0.027), nominal from n = 200 on. ``method="permutation"`` is
     exact at every n. A constant sample is refused (its HSIC is 0 whatever the other sample is).
