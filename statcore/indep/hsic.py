@@ -273,6 +273,9 @@ def _gamma_p(stat: float, mean: float, var: float, n: int) -> tuple[float, float
     """shape, scale and the upper tail of the gamma law with mean n * mean and variance n^2 var."""
     from scipy import stats
 
+    if not (np.isfinite(mean) and np.isfinite(var) and mean > 0 and var > 0):
+        raise ValueError(f"the gamma null is degenerate here (mean {mean!r}, variance {var!r} of HSIC under "
+                         "independence): use method='permutation'")
     shape = mean * mean / var
     scale = n * var / mean
     return shape, scale, float(stats.gamma.sf(stat, shape, scale=scale))
