@@ -395,6 +395,16 @@ def _pd_checks(index, nan_policy, x, y, z):
     return index, data, n
 
 
+def _partial_products(x, y, z, index, nan_policy, what):
+    """The inner products (Px.Py, Px.Px, Py.Py) of the projected U-centred matrices and n, or None
+    when x or y is wholly constant (warned: ``what`` is then 0)."""
+    index, data, n = _pd_checks(index, nan_policy, x, y, z)
+    if _warn_constant({k: data[k] for k in ("x", "y")}, what):
+        return None
+    pxy, pxx, pyy, _, _ = _projection(_gram([data["x"], data["y"], data["z"]], index, unbiased=True))
+    return pxy, pxx, pyy, n
+
+
 def pdcor(x: Any, y: Any, z: Any, *, index: float = 1.0, nan_policy: str = "raise") -> float:
     """Partial distance correlation of x and y given z, as R energy's ``pdcor``.
 
@@ -439,10 +449,10 @@ def pdcor(x: Any, y: Any, z: Any, *, index: float = 1.0, nan_policy: str = "rais
     >>> round(pdcor(x, y, z), 6)
     0.74983
     """
-    index, data, n = _pd_checks(index, nan_policy, x, y, z)
-    if _warn_constant({k: data[k] for k in ("x", "y")}, "pdCor"):
+    parts = _partial_products(x, y, z, index, nan_policy, "pdCor")
+    if parts is None:
         return 0.0
-    pxy, pxx, pyy, _, _ = _projection(_gram([data["x"], data["y"], data["z"]], index, unbiased=True))
+    pxy, pxx, pyy, n = parts
     if not pxx * pyy > 0:
         return 0.0
     return float(max(-1.0, min(1.0, pxy / math.sqrt(pxx * pyy))))
@@ -489,10 +499,10 @@ def pdcov(x: Any, y: Any, z: Any, *, index: float = 1.0, nan_policy: str = "rais
     >>> round(pdcov(x, y, z), 6)
     0.067143
     """
-    index, data, n = _pd_checks(index, nan_policy, x, y, z)
-    if _warn_constant({k: data[k] for k in ("x", "y")}, "pdCov"):
+    parts = _partial_products(x, y, z, index, nan_policy, "pdCov")
+    if parts is None:
         return 0.0
-    pxy, pxx, pyy, _, _ = _projection(_gram([data["x"], data["y"], data["z"]], index, unbiased=True))
+    pxy, pxx, pyy, n = parts
     if pxx == 0.0 or pyy == 0.0:
         return 0.0
     return float(pxy / (n * (n - 3.0)))
