@@ -18,11 +18,20 @@ How they are computed:
 - otherwise: O(n^2) time in two blocked passes that never hold a distance matrix: the row sums of
   the distance matrices, then the sums of products of the centred entries, recomputing the
   distances on the fly (rows in parallel).
-- the permutation tests build the centred n x n matrices once and compute
-  sum_ij A[pi_i, pi_j] B[i, j] for every permutation pi in parallel (the permutations are drawn up
-  front from ``seed``, so the answer does not depend on ``n_jobs``); univariate samples with index 1
-  use the O(n log n) path for every permutation instead, and when the matrices would need more than
-  ``MATRIX_BYTES`` each permutation is a blocked pass.
+- the permutation tests draw the permutations up front from ``seed`` (so the answer does not depend
+  on ``n_jobs``) and run them in parallel by one of four paths:
+
+  * "fast": univariate samples with index 1 use the O(n log n) path for every permutation;
+  * "recompute" (dcor/dcov tests, index 1, the smaller of p and q at most ``RECOMPUTE_MAX_DIM``):
+    the centred matrix A of the wider sample is built once, and for each permutation pi
+    sum_ij A_ij |w_{s_i} - w_{s_j}| (w the narrower sample, s = pi or its inverse) recomputes the
+    narrower sample's distances from its permuted data in cache, four pairs per vector instruction
+    (compiled C, ``_ext/_dcovperm.h``). Since A's rows and columns sum to zero the permuted side
+    needs no centring; the sums agree with the centred-matrix path to about 1e-13 relatively;
+  * "matrix": both centred n x n matrices are built once and sum_ij A[pi_i, pi_j] B[i, j] is
+    gathered for each permutation;
+  * "blocked": when the matrices would need more than ``MATRIX_BYTES``, each permutation is a
+    blocked pass that recomputes both sides.
 """
 from __future__ import annotations
 
@@ -44,6 +53,10 @@ MATRIX_BYTES = 2 * 1024 ** 3
 #: 1 - r^2 below this (r the bias-corrected dCor of x, or y, with z) means x (or y) is explained by
 #: z: its projection on the complement of z is 0 and pdcor is 0 (as R energy returns)
 _PROJ_TOL = 1e-12
+#: the "recompute" permutation path (see the module docstring) when the narrower sample has at most
+#: this many columns: its cost grows with the columns, the gather path's does not (measured crossover
+#: near 24 columns at n = 2000; benchmarks/bench_indep_dcor.py)
+RECOMPUTE_MAX_DIM = 16
 
 
 def _kernels():
@@ -525,7 +538,7 @@ def _perm_chunks(rng: np.random.Generator, B: int, n: int):
 
 class _Permuter:
     """sum_ij L[pi_i, pi_j] R[i, j] for the observed pairing (pi = identity) and for B random
-    permutations, by one of three paths (see the module docstring); ``self.path`` names it."""
+    permutations, by one of four paths (see the module docstring); ``self.path`` names it."""
 
     def __init__(self, arrays: list[np.ndarray], index: float, kind: str, workers: int = 1):
         # kind: "dcov" (L = A, R = B, double centred) or "pdcor" (L = Px, R = Py, U-centred)
@@ -543,6 +556,22 @@ class _Permuter:
              one) = self.k.fast_perm_setup(xv, yv, self.ox, np.argsort(yv))
             self.one = one  # [A, B, Q_xx, Q_yy, S_xx, S_yy]
             _, self.gxx, self.gyy = _from_sums(np.array([0.0, 0.0, *one]), n, False)
+        elif (kind == "dcov" and index == 1.0 and min(a.shape[1] for a in arrays) <= RECOMPUTE_MAX_DIM
+              and 8.0 * n * n <= MATRIX_BYTES):
+            self.path = "recompute"
+            x, y = arrays
+            # recompute the narrower side; A is the centred matrix of the wider one. The values are
+            # those of the matrix path for the same permutations: sum_ij A[p_i, p_j] B_ij with x's
+            # side permuted, = sum_ij A_ij B[s_i, s_j] with s the inverse of p when y's side is kept
+            self.recompute_x = x.shape[1] < y.shape[1]
+            wide, narrow = (y, x) if self.recompute_x else (x, y)
+            self.narrow = np.ascontiguousarray(narrow, dtype=np.float64)
+            data, starts = _stack([wide, narrow])
+            self.left = self.k.centred_matrix(data, 0, int(starts[1]), 1.0, False)
+            other = self.k.centred_matrix(data, int(starts[1]), int(starts[2]), 1.0, False)
+            g_wide, g_narrow = float(np.vdot(self.left, self.left)), float(np.vdot(other, other))
+            del other
+            self.gxx, self.gyy = (g_narrow, g_wide) if self.recompute_x else (g_wide, g_narrow)
         elif nmat * 8.0 * n * n <= MATRIX_BYTES:
             self.path = "matrix"
             data, starts = _stack(arrays)
@@ -599,6 +628,8 @@ class _Permuter:
             return out[:, 0] - (2.0 / n) * out[:, 1] + a * b / (n * n)
         if self.path == "matrix":
             return self._inner(self.left, self.right, perms)
+        if self.path == "recompute":
+            return self._recompute(perms)
 
         def one(p):
             return self.k.blocked_perm_inner(self.data, self.starts, self.index, self.means, self.grand,
@@ -610,6 +641,30 @@ class _Permuter:
 
         with ThreadPoolExecutor(self.workers) as pool:  # the kernel releases the GIL
             return np.array(list(pool.map(one, perms)))
+
+    def _recompute(self, perms: np.ndarray) -> np.ndarray:
+        from .. import _dcovperm
+
+        if not self.recompute_x:
+            perms = np.ascontiguousarray(np.argsort(perms, axis=1), dtype=np.int64)
+        n, q = self.narrow.shape
+        # permutations sharing one pass over A: their permuted data (q x n each) stay in L2
+        group = int(min(4, max(1, (512 * 1024) // (8 * q * n))))
+        out = np.empty(perms.shape[0])
+
+        def one(lo, hi):
+            _dcovperm.perm_dist_inner(self.left, self.narrow, perms[lo:hi], out[lo:hi], group)
+
+        nchunk = min(self.workers, perms.shape[0])
+        if nchunk <= 1:
+            one(0, perms.shape[0])
+            return out
+        from concurrent.futures import ThreadPoolExecutor
+
+        bounds = np.linspace(0, perms.shape[0], nchunk + 1).astype(int)
+        with ThreadPoolExecutor(nchunk) as pool:  # the kernel releases the GIL
+            list(pool.map(one, bounds[:-1], bounds[1:]))
+        return out
 
     def run(self, B: int, rng: np.random.Generator) -> tuple[float, np.ndarray]:
         observed = float(self.cross(np.arange(self.n, dtype=np.int64)[None, :])[0])
@@ -723,8 +778,10 @@ def dcor_test(x: Any, y: Any, *, method: str = "permutation", B: int = 999, inde
         ``statistic`` (dCor; for "t" the T statistic with ``parameter`` df), ``p_value``,
         ``estimate`` (R's), ``extras`` with ``replicates`` (the B permutation statistics, read-only),
         ``n``, ``index`` and ``path`` ("fast": O(n log n) per permutation for univariate samples with
-        index 1; "matrix": the two centred n x n matrices kept; "blocked": neither, for n beyond
-        ``MATRIX_BYTES``).
+        index 1; "recompute": index 1 and the narrower sample has at most ``RECOMPUTE_MAX_DIM``
+        columns: one centred matrix kept, the other side's distances recomputed per permutation;
+        "matrix": the two centred n x n matrices kept; "blocked": neither, for n beyond
+        ``MATRIX_BYTES``; see the module docstring).
 
     Notes
     -----

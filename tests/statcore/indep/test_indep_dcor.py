@@ -290,8 +290,8 @@ def test_fast_path_is_automatic_and_equals_blocked(monkeypatch):
 
 @pytest.mark.parametrize("kind", ["dcor", "dcov", "pdcor"])
 def test_permutation_paths_agree(monkeypatch, kind):
-    """The replicates of the matrix path, the blocked path and (univariate) the fast path are the
-    same numbers for the same seed."""
+    """The replicates of the recompute path (dcor/dcov, index 1, narrow samples), the matrix path,
+    the blocked path and (univariate) the fast path are the same numbers for the same seed."""
     rng = np.random.default_rng(8)
     n = 48
     x, y = _ties(rng, n)
@@ -307,15 +307,19 @@ def test_permutation_paths_agree(monkeypatch, kind):
 
     base = run()
     monkeypatch.setattr(dmod, "_is_fast", lambda arrays, index: False)
+    recompute = run()
+    monkeypatch.setattr(dmod, "RECOMPUTE_MAX_DIM", 0)
     matrix = run()
     monkeypatch.setattr(dmod, "MATRIX_BYTES", 0)
     blocked = run()
-    for b, m, k in zip(base, matrix, blocked):
+    for b, r, m, k in zip(base, recompute, matrix, blocked):
+        assert r.extras["path"] == ("recompute" if kind != "pdcor" else "matrix")
         assert m.extras["path"] == "matrix" and k.extras["path"] == "blocked"
-        for other in (m, k):
+        for other in (r, m, k):
             np.testing.assert_allclose(other.extras["replicates"], b.extras["replicates"], rtol=1e-12, atol=1e-14)
             assert_close(other.statistic, b.statistic, "statistic", rel=1e-12)
     assert base[0].extras["path"] == ("fast" if kind != "pdcor" else "matrix")
+    assert base[1].extras["path"] == ("recompute" if kind != "pdcor" else "matrix")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -507,3 +511,25 @@ def test_bad_input_messages():
 def test_public_names():
     for name in ("dcov", "dcor", "dcov_u", "dcor_u", "pdcov", "pdcor", "dcor_test", "dcov_test", "pdcor_test"):
         assert name in statcore.__all__ and getattr(statcore, name) is getattr(dmod, name)
+
+
+@pytest.mark.parametrize("shape", [(37, 3, 2), (61, 2, 17)])
+def test_recompute_path_equals_matrix_path_and_threads(monkeypatch, shape):
+    """The compiled recompute path (both orientations: x or y the narrower sample; n not a multiple
+    of the vector width) gives the matrix path's replicates, whatever n_jobs."""
+    n, p, q = shape
+    rng = np.random.default_rng(11)
+    x = rng.normal(size=(n, p))
+    y = np.round(rng.normal(size=(n, q)) + 0.5 * x[:, :1], 1)  # ties
+    for a, b in ((x, y), (y, x)):
+        r1 = dcor_test(a, b, B=40, seed=2)
+        r2 = dcor_test(a, b, B=40, seed=2, n_jobs=2)
+        assert r1.extras["path"] == r2.extras["path"] == "recompute"
+        np.testing.assert_array_equal(r1.extras["replicates"], r2.extras["replicates"])
+        with monkeypatch.context() as m:
+            m.setattr(dmod, "RECOMPUTE_MAX_DIM", 0)
+            rm = dcor_test(a, b, B=40, seed=2)
+        assert rm.extras["path"] == "matrix"
+        np.testing.assert_allclose(r1.extras["replicates"], rm.extras["replicates"], rtol=1e-12, atol=1e-14)
+        assert_close(r1.statistic, rm.statistic, "statistic", rel=1e-12)
+        assert r1.p_value == rm.p_value
