@@ -301,6 +301,12 @@ class Calibration(Result):
         The number of standard errors in the bound.
     seed : Any
         The seed given (an int, or a description).
+
+    Examples
+    --------
+    >>> res = assert_size(lambda x, rng: rng.random(), lambda rng: None, alpha=0.1, reps=200, seed=3)
+    >>> res.quantity, res.reps, res.to_frame().columns.tolist()
+    ('size', 200, ['name', 'estimate', 'std_error', 'lower', 'upper'])
     """
 
     quantity: str
