@@ -1,6 +1,5 @@
 """statcore.testing's API: bad inputs of the calibration checks and the strategies, and the result
 protocol of Calibration."""
-import numpy as np
 import pytest
 
 import apicheck

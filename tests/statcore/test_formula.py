@@ -36,8 +36,8 @@ ZMAT = np.column_stack([DF.z1, DF.z2, DF.stage == "II", DF.stage == "III"]).asty
 def _same(a, b, skip=("data_name",)) -> bool:
     """Exact equality of two results, field by field (arrays bit for bit)."""
     if dataclasses.is_dataclass(a):
-        return type(a) is type(b) and all(_same(getattr(a, f.name), getattr(b, f.name), ())
-                                          for f in dataclasses.fields(a) if f.name not in skip and not f.name.startswith("_"))
+        names = [f.name for f in dataclasses.fields(a) if f.name not in skip and not f.name.startswith("_")]
+        return type(a) is type(b) and all(_same(getattr(a, k), getattr(b, k), ()) for k in names)
     if isinstance(a, dict):
         return isinstance(b, dict) and a.keys() == b.keys() and all(_same(a[k], b[k], ()) for k in a)
     if isinstance(a, (list, tuple)):
@@ -45,7 +45,8 @@ def _same(a, b, skip=("data_name",)) -> bool:
     if isinstance(a, (pd.Series, pd.DataFrame)):
         return a.equals(b)
     if isinstance(a, np.ndarray):
-        return isinstance(b, np.ndarray) and a.shape == b.shape and np.array_equal(a, b, equal_nan=a.dtype.kind == "f")
+        return (isinstance(b, np.ndarray) and a.shape == b.shape
+                and np.array_equal(a, b, equal_nan=a.dtype.kind == "f"))
     if callable(a):
         return True  # the functions of a coupling (f): same name, checked through the values
     if isinstance(a, float) and isinstance(b, float) and np.isnan(a):
