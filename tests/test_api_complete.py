@@ -31,6 +31,9 @@ def _registries():
 
 def _public():
     names = {f"statcore.{n}": getattr(statcore, n) for n in statcore.__all__}
+    import statcore.testing as testing
+
+    names.update({f"statcore.testing.{n}": getattr(testing, n) for n in testing.__all__})
     try:
         import learncore.learning_rules as lr
     except ImportError:  # pragma: no cover

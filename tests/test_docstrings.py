@@ -20,6 +20,9 @@ def _public():
     import statcore.utils as utils
 
     out.update({f"statcore.utils.{n}": getattr(utils, n) for n in utils.__all__})
+    import statcore.testing as testing
+
+    out.update({f"statcore.testing.{n}": getattr(testing, n) for n in testing.__all__})
     try:
         import learncore.learning_rules as lr
     except ImportError:  # pragma: no cover

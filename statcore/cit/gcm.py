@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from .._checks import check_choice, check_n_jobs, check_positive_int, check_seed, renamed_arguments
+from .._checks.formula import formula_door
 from .._result import HTest
 from ._gcm_core import (_ALTERNATIVES, _ESTIMAND, _KINDS, _VARIANCES, AUTO_MAX_N, SMOOTHER_CORRECTED,  # noqa: F401
                         GCMWarning, _special, max_bootstrap_pvalue, normal_pvalue, quadratic_form,
@@ -37,15 +38,19 @@ def _data_name(x, y, z, resid_x, resid_y) -> str:
 
 @renamed_arguments({"type": "kind"}, old_positional=("regression", "kind", "B", "alternative", "seed", "resid_x",
                                                      "resid_y", "n_jobs", "variance"))
-def gcm_test(x: Any, y: Any, z: Any = None, *, regression: Any = "ols", kind: str | None = None,
+@formula_door(lhs="y", rhs="x", cond="z")
+def gcm_test(x: Any, y: Any = None, z: Any = None, *, regression: Any = "ols", kind: str | None = None,
              B: int = 499, alternative: str = "two.sided", seed: Any = None, resid_x: Any = None,
-             resid_y: Any = None, n_jobs: int = 1, variance: str = "auto", nan_policy: str = "raise") -> HTest:
+             resid_y: Any = None, n_jobs: int = 1, variance: str = "auto", nan_policy: str = "raise",
+             data: Any = None) -> HTest:
     """Generalised covariance measure test of X independent of Y given Z.
 
     Parameters
     ----------
     x, y : array_like (n,) or (n, d)
         The variables tested; may be None when the matching ``resid_x`` / ``resid_y`` is given.
+        ``x`` may instead be a formula ``"y ~ x | z1 + z2"`` with ``data=`` (y, x and z from the
+        formula; categorical columns as R's treatment-contrast dummies).
     z : array_like (n, p), optional
         Conditioning variables (None: a test of plain independence, residuals are centred values).
     regression : str or scikit-learn regressor
@@ -80,6 +85,10 @@ def gcm_test(x: Any, y: Any, z: Any = None, *, regression: Any = "ols", kind: st
         "raise" (default): a NaN in x, y, z, resid_x or resid_y is an error naming the argument.
         "omit": the observations (rows) with a NaN in any of them are dropped before the
         regressions. "propagate" is not offered: a regression on z cannot use a row with a NaN.
+    data : pandas.DataFrame, optional
+        With a formula in place of ``x``: the table holding its columns. The result equals
+        ``gcm_test(x, y, z)`` on the formula's columns (docs/conventions.md, "Formulas");
+        its ``data_name`` reads "y and x given z1 + z2".
 
     Returns
     -------
@@ -101,6 +110,10 @@ def gcm_test(x: Any, y: Any, z: Any = None, *, regression: Any = "ols", kind: st
     (2.076, 0.038)
     >>> gcm_test(x, y + 0.3 * x, z).p_value < 1e-6
     True
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"x": x, "y": y, "z": z})
+    >>> gcm_test("y ~ x | z", data=df).data_name
+    'y and x given z'
 
     Notes
     -----

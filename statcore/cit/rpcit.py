@@ -20,6 +20,7 @@ import warnings
 
 from .._checks import (as_cit_data, as_directions, as_float_array, check_choice, check_n_jobs,
                        check_nan_policy, check_positive_int, check_rank, check_seed, renamed_arguments)
+from .._checks.formula import formula_door
 from .._result import HTest
 from ..multitest.combine import _LEGACY_METHODS as COMBINE_METHODS, _combine_array as combine_pvalues
 from ._gcm_core import (_VARIANCES, _special, max_bootstrap_pvalue, normal_pvalue, residual_pair,
@@ -186,17 +187,19 @@ def _callable_pvalue(base: Callable, xp: np.ndarray, yp: np.ndarray, z: np.ndarr
 
 @renamed_arguments(old_positional=("k", "base", "aggregate", "r", "regression", "seed", "n_jobs", "resid_x",
                                   "resid_y", "B", "parcor", "variance"))
-def rpcit(x: Any, y: Any, z: Any = None, *, k: int = 50, base: str | Callable = "gcm",
+@formula_door(lhs="y", rhs="x", cond="z")
+def rpcit(x: Any, y: Any = None, z: Any = None, *, k: int = 50, base: str | Callable = "gcm",
           aggregate: str = "bonferroni", r: int | None = None, regression: Any = "ols", seed: Any = None,
           n_jobs: int = 1, resid_x: Any = None, resid_y: Any = None, B: int = 499,
-          parcor: str = "t", variance: str = "auto", nan_policy: str = "raise") -> HTest:
+          parcor: str = "t", variance: str = "auto", nan_policy: str = "raise", data: Any = None) -> HTest:
     """Random-projection conditional independence test of X independent of Y given Z.
 
     Parameters
     ----------
     x, y : array_like (n, dx), (n, dy)
         The (high-dimensional) variables tested. May be None when ``resid_x`` and ``resid_y`` are
-        given (not with a callable ``base``).
+        given (not with a callable ``base``). ``x`` may instead be a formula
+        ``"y1 + y2 ~ x1 + x2 | z"`` with ``data=``.
     z : array_like (n, p), optional
         Conditioning variables.
     k : int
@@ -240,6 +243,9 @@ def rpcit(x: Any, y: Any, z: Any = None, *, k: int = 50, base: str | Callable = 
         "raise" (default): a NaN in x, y, z, resid_x or resid_y is an error naming the argument.
         "omit": the observations with a NaN in any of them are dropped. "propagate" is not
         offered: a regression on z cannot use a row with a NaN.
+    data : pandas.DataFrame, optional
+        With a formula in place of ``x``: the table holding its columns. The result equals
+        ``rpcit(x, y, z)`` on the formula's columns (docs/conventions.md, "Formulas").
 
     Returns
     -------

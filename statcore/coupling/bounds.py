@@ -7,6 +7,7 @@ import math
 import numpy as np
 
 from .._checks import check_positive_int, check_seed, coupling_data_inputs, coupling_options, renamed_arguments
+from .._checks.formula import formula_door
 from ._design import _cell_weights, _make_design, _perturbed_atom_weights, _values, _weighted_means
 from ._functions import _F, _check_stated_class, _detect_class, _resolve_f
 from ._inference import _is_discrete, _kink, imbens_manski_interval, stoye_interval
@@ -186,9 +187,10 @@ _OLD_POSITIONAL = ("X", "propensity", "strata", "assumption", "f_class", "conf_l
 
 
 @renamed_arguments({"x": "X"}, old_positional=_OLD_POSITIONAL)
-def joint_bounds(y, treat, f, *, X=None, propensity=None, strata=None, assumption=None, f_class="auto",
+@formula_door(lhs="y", rhs="treat", cond="X", single=("y", "treat"), pandas=True)
+def joint_bounds(y, treat=None, f=None, *, X=None, propensity=None, strata=None, assumption=None, f_class="auto",
                  conf_level=0.95, B=999, ci="imbens-manski", seed=None, n_jobs=1, bootstrap="auto", m=None,
-                 clip=0.01, nan_policy="raise") -> JointBounds:
+                 clip=0.01, nan_policy="raise", data=None) -> JointBounds:
     """Sharp bounds on E[f(Y1, Y0)] from the two arms, or its value under a rank assumption.
 
     The marginals of Y1 and Y0 are the (weighted) empirical laws of ``y`` among treated and controls.
@@ -255,6 +257,13 @@ def joint_bounds(y, treat, f, *, X=None, propensity=None, strata=None, assumptio
         A missing value in ``y``, ``treat``, ``X``, ``propensity`` or ``strata``: "raise" refuses it,
         "omit" drops the unit (and the summary says how many were dropped). "propagate" is not
         offered: a unit with a NaN outcome has no rank in its arm.
+    data : pandas.DataFrame, optional
+        With a formula in place of ``y``: the table holding its columns.
+        ``joint_bounds("y ~ treat", data=df, f=...)`` is ``joint_bounds(y, treat, f)``;
+        a part ``| x1 + x2`` gives the covariates ``X``.
+        Categorical columns expand to R's treatment-contrast dummies (a two-level treatment column
+        becomes 0/1, its first level 0); missing values follow ``nan_policy``; the result equals
+        the array call on the formula's columns (docs/conventions.md, "Formulas").
 
     Returns
     -------
@@ -312,9 +321,10 @@ def joint_bounds(y, treat, f, *, X=None, propensity=None, strata=None, assumptio
 
 @renamed_arguments({"x": "X"}, old_positional=("X", "propensity", "strata", "assumption", "conf_level", "B", "ci",
                                                 "seed", "n_jobs"))
-def ite_variance_bounds(y, treat, *, X=None, propensity=None, strata=None, assumption=None, conf_level=0.95,
+@formula_door(lhs="y", rhs="treat", cond="X", single=("y", "treat"), pandas=True)
+def ite_variance_bounds(y, treat=None, *, X=None, propensity=None, strata=None, assumption=None, conf_level=0.95,
                         B=999, ci="imbens-manski", seed=None, n_jobs=1, bootstrap="auto", m=None, clip=0.01,
-                        nan_policy="raise") -> JointBounds:
+                        nan_policy="raise", data=None) -> JointBounds:
     """Sharp bounds on Var(Y1 - Y0), the variance of individual treatment effects.
 
     Var(Y1 - Y0) = E(Y1 - Y0)^2 - (E Y1 - E Y0)^2; the second term is identified and (Y1 - Y0)^2 is
@@ -358,6 +368,13 @@ def ite_variance_bounds(y, treat, *, X=None, propensity=None, strata=None, assum
     nan_policy : {"raise", "omit"}
         A missing value in ``y``, ``treat``, ``X``, ``propensity`` or ``strata``: "raise" refuses
         it, "omit" drops the unit.
+    data : pandas.DataFrame, optional
+        With a formula in place of ``y``: the table holding its columns.
+        ``ite_variance_bounds("y ~ treat | x1", data=df)`` is
+        ``ite_variance_bounds(y, treat, X=x1)``.
+        Categorical columns expand to R's treatment-contrast dummies (a two-level treatment column
+        becomes 0/1, its first level 0); missing values follow ``nan_policy``; the result equals
+        the array call on the formula's columns (docs/conventions.md, "Formulas").
 
     Returns
     -------

@@ -18,6 +18,7 @@ import numpy as np
 
 from .._checks import (InputWrapper, c2g_inputs, check_choice, check_in_interval, check_n_jobs,
                        check_positive_int, check_probability, check_seed, renamed_arguments)
+from .._checks.formula import formula_door
 from ._c2g_result import C2GResult
 
 __all__ = ["c2g", "C2GResult"]
@@ -52,9 +53,10 @@ def _empirical_qvalues(lfdr_t: np.ndarray, lfdr_c: np.ndarray, bayes_q: np.ndarr
 
 
 @renamed_arguments({"n_boot": "B"}, old_positional=("model", "alpha", "control", "seed", "n_jobs"))
-def c2g(y: Any, treat: Any, X: Any = None, *, model: str = "additive", alpha: float = 0.1,
+@formula_door(lhs="y", rhs="treat", cond="X", single=("y", "treat"), pandas=True)
+def c2g(y: Any, treat: Any = None, X: Any = None, *, model: str = "additive", alpha: float = 0.1,
         control: str = "bayes", seed: Any = None, n_jobs: int = 1, noise: str = "pr",
-        B: int = 100, boot_quantile: float = 0.2, nan_policy: str = "raise") -> C2GResult:
+        B: int = 100, boot_quantile: float = 0.2, nan_policy: str = "raise", data: Any = None) -> C2GResult:
     """Select the treated units that responded, with the FDR controlled (causal two-groups model).
 
     Parameters
@@ -124,6 +126,13 @@ def c2g(y: Any, treat: Any, X: Any = None, *, model: str = "additive", alpha: fl
         Missing values: "raise" (the default) refuses a NaN in ``y``, ``treat`` or ``X``; "omit"
         drops the units with a NaN in any of them (the per-unit outputs then refer to the kept
         units, and ``kept`` says which). "propagate" is not offered.
+    data : pandas.DataFrame, optional
+        With a formula in place of ``y``: the table holding its columns.
+        ``c2g("y ~ treat | age + stage", data=df)`` is ``c2g(y, treat, X)`` with
+        the columns ``age`` and the dummies of ``stage`` as X.
+        Categorical columns expand to R's treatment-contrast dummies (a two-level treatment column
+        becomes 0/1, its first level 0); missing values follow ``nan_policy``; the result equals
+        the array call on the formula's columns (docs/conventions.md, "Formulas").
 
     Returns
     -------

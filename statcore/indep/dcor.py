@@ -43,6 +43,7 @@ import numpy as np
 
 from .._checks import (as_indep_data, check_choice, check_index, check_n_jobs, check_positive_int, check_seed,
                        check_u_statistic_n, is_constant_sample, refuse_constant_sample, warn_constant)
+from .._checks.formula import formula_door
 from .._result import HTest
 
 __all__ = ["dcov", "dcor", "dcov_u", "dcor_u", "pdcov", "pdcor", "dcor_test", "dcov_test", "pdcor_test"]
@@ -737,8 +738,9 @@ def _dcov_perm(data: dict, index: float, B: int, rng, n_jobs: int):
     return v2, vx, vy, np.maximum(reps, 0.0) / n ** 2, perm.path
 
 
-def dcor_test(x: Any, y: Any, *, method: str = "permutation", B: int = 999, index: float = 1.0, seed: Any = None,
-              n_jobs: int = 1, nan_policy: str = "raise") -> HTest:
+@formula_door(lhs="y", rhs="x", cond=None)
+def dcor_test(x: Any, y: Any = None, *, method: str = "permutation", B: int = 999, index: float = 1.0,
+              seed: Any = None, n_jobs: int = 1, nan_policy: str = "raise", data: Any = None) -> HTest:
     """Distance correlation test of independence: R energy's ``dcor.test`` (permutation) or
     ``dcorT.test`` (the t-test in high dimension).
 
@@ -771,6 +773,13 @@ def dcor_test(x: Any, y: Any, *, method: str = "permutation", B: int = 999, inde
         are spread over threads, so the answer does not depend on it.
     nan_policy : {"raise", "omit"}
         What to do with NaN: refuse it, or drop the observations (rows) with a NaN in x or y.
+    data : pandas.DataFrame, optional
+        With a formula in place of ``x``: the table holding its columns.
+        ``dcor_test("y ~ x", data=df)`` tests
+        y against x (``dcor_test(x, y)``).
+        Categorical columns expand to R's treatment-contrast dummies; missing values follow
+        ``nan_policy``; the result equals the array call on the formula's columns (docs/conventions.md,
+        "Formulas").
 
     Returns
     -------
@@ -860,8 +869,9 @@ def _dcor_t_test(x, y, index, nan_policy) -> HTest:
                  extras={"n": n, "index": index})
 
 
-def dcov_test(x: Any, y: Any, *, B: int = 999, index: float = 1.0, seed: Any = None, n_jobs: int = 1,
-              nan_policy: str = "raise") -> HTest:
+@formula_door(lhs="y", rhs="x", cond=None)
+def dcov_test(x: Any, y: Any = None, *, B: int = 999, index: float = 1.0, seed: Any = None, n_jobs: int = 1,
+              nan_policy: str = "raise", data: Any = None) -> HTest:
     """Distance covariance permutation test of independence, as R energy's ``dcov.test``.
 
     The statistic is n V^2_n(x, y) = n dCov_n(x, y)^2 (:func:`dcov`); its null distribution comes
@@ -883,6 +893,13 @@ def dcov_test(x: Any, y: Any, *, B: int = 999, index: float = 1.0, seed: Any = N
         Threads for the permutations (1: one; -1: all cores); the answer does not depend on it.
     nan_policy : {"raise", "omit"}
         What to do with NaN: refuse it, or drop the observations (rows) with a NaN in x or y.
+    data : pandas.DataFrame, optional
+        With a formula in place of ``x``: the table holding its columns.
+        ``dcov_test("y ~ x", data=df)`` is
+        ``dcov_test(x, y)``.
+        Categorical columns expand to R's treatment-contrast dummies; missing values follow
+        ``nan_policy``; the result equals the array call on the formula's columns (docs/conventions.md,
+        "Formulas").
 
     Returns
     -------
@@ -925,8 +942,9 @@ def dcov_test(x: Any, y: Any, *, B: int = 999, index: float = 1.0, seed: Any = N
                  extras={"replicates": rep_stats, "estimates": estimates, "n": n, "index": index, "path": path})
 
 
-def pdcor_test(x: Any, y: Any, z: Any, *, B: int = 999, index: float = 1.0, seed: Any = None, n_jobs: int = 1,
-               nan_policy: str = "raise") -> HTest:
+@formula_door(lhs="y", rhs="x", cond="z", cond_rule="required")
+def pdcor_test(x: Any, y: Any = None, z: Any = None, *, B: int = 999, index: float = 1.0, seed: Any = None,
+               n_jobs: int = 1, nan_policy: str = "raise", data: Any = None) -> HTest:
     """Partial distance correlation permutation test of x independent of y given z (in the sense of
     pdCor = 0), as R energy's ``pdcor.test``.
 
@@ -949,6 +967,13 @@ def pdcor_test(x: Any, y: Any, z: Any, *, B: int = 999, index: float = 1.0, seed
         Threads for the permutations (1: one; -1: all cores); the answer does not depend on it.
     nan_policy : {"raise", "omit"}
         What to do with NaN: refuse it, or drop the observations (rows) with a NaN in x, y or z.
+    data : pandas.DataFrame, optional
+        With a formula in place of ``x``: the table holding its columns.
+        ``pdcor_test("y ~ x | z", data=df)`` is
+        ``pdcor_test(x, y, z)``.
+        Categorical columns expand to R's treatment-contrast dummies; missing values follow
+        ``nan_policy``; the result equals the array call on the formula's columns (docs/conventions.md,
+        "Formulas").
 
     Returns
     -------

@@ -31,6 +31,7 @@ import numpy as np
 
 from .._checks import (as_indep_data, check_bandwidths, check_choice, check_kernels, check_positive_int,
                        check_seed, is_constant_sample, warn_constant)
+from .._checks.formula import formula_door
 from .._result import HTest
 
 
@@ -281,8 +282,9 @@ def _gamma_p(stat: float, mean: float, var: float, n: int) -> tuple[float, float
     return shape, scale, float(stats.gamma.sf(stat, shape, scale=scale))
 
 
-def hsic_test(x, y, *, method="gamma", B=999, kernel="gaussian", bandwidth="median", seed=None,
-              nan_policy="raise", approx=None, n_features=100) -> HTest:
+@formula_door(lhs="y", rhs="x", cond=None)
+def hsic_test(x, y=None, *, method="gamma", B=999, kernel="gaussian", bandwidth="median", seed=None,
+              nan_policy="raise", approx=None, n_features=100, data=None) -> HTest:
     """Kernel test of independence of two samples based on HSIC (Gretton et al. 2008).
 
     The statistic is n * HSIC_b (as R dHSIC's ``dhsic.test``), with HSIC_b the biased estimator of
@@ -333,6 +335,13 @@ def hsic_test(x, y, *, method="gamma", B=999, kernel="gaussian", bandwidth="medi
         The dimension of each variable's feature map under ``approx`` (default 100: 50 random
         frequencies with a cosine and a sine each for "rff", which needs an even number; 100
         landmark rows for "nystrom", at most n).
+    data : pandas.DataFrame, optional
+        With a formula in place of ``x``: the table holding its columns.
+        ``hsic_test("y ~ x", data=df)`` is
+        ``hsic_test(x, y)``.
+        Categorical columns expand to R's treatment-contrast dummies; missing values follow
+        ``nan_policy``; the result equals the array call on the formula's columns (docs/conventions.md,
+        "Formulas").
 
     Returns
     -------

@@ -10,6 +10,7 @@ import pytest
 
 from statcore.cit import gcm_test, residualize, rpcit
 from statcore.cit.rpcit import _combine
+from statcore.testing import assert_size
 
 
 def combine_pvalues(p, method):
@@ -42,25 +43,19 @@ def linear_null(rng, n, dx, dy, dz):
 
 @pytest.mark.slow
 def test_size_scalar_gcm_ols():
-    rng = np.random.default_rng(101)
-    reps = 2000
-    p = np.array([gcm_test(*linear_null(rng, 200, 1, 1, 3)).p_value for _ in range(reps)])
-    rate = np.mean(p <= ALPHA)
-    assert ALPHA - 3 * se(reps) <= rate <= ALPHA + 3 * se(reps), rate
+    assert_size(lambda xyz, rng: gcm_test(*xyz), lambda rng: linear_null(rng, 200, 1, 1, 3),
+                alpha=ALPHA, reps=2000, seed=101, exact=True)
 
 
 @pytest.mark.slow
 def test_size_scalar_gcm_kernel_ridge_nonlinear():
-    rng = np.random.default_rng(102)
-    reps = 1000
-    p = np.empty(reps)
-    for i in range(reps):
+    def nonlinear_null(rng):
         z = rng.uniform(-2, 2, size=150)
         x = np.sin(1.5 * z) + 0.5 * rng.normal(size=150)
         y = z ** 2 / 2 + 0.5 * rng.normal(size=150)
-        p[i] = gcm_test(x, y, z, regression="krr").p_value
-    rate = np.mean(p <= ALPHA)
-    assert rate <= ALPHA + 3 * se(reps), rate
+        return x, y, z
+
+    assert_size(lambda xyz, rng: gcm_test(*xyz, regression="krr"), nonlinear_null, alpha=ALPHA, reps=1000, seed=102)
 
 
 @pytest.mark.slow
@@ -92,21 +87,18 @@ def test_size_max_gcm_with_unequal_residual_scales():
 
 @pytest.mark.slow
 def test_size_rpcit_all_rules():
-    rng = np.random.default_rng(104)
     reps, k = 1000, 50
-    pv = np.empty((reps, k))
-    maxboot = np.empty(reps)
-    for i in range(reps):
-        x, y, z = linear_null(rng, 200, 10, 10, 3)
-        res = rpcit(x, y, z, k=k, aggregate="maxboot", seed=rng)
-        pv[i] = res.extras["p_values"]
-        maxboot[i] = res.p_value
-    bound = ALPHA + 3 * se(reps)
     rules = ["bonferroni", "cauchy", "topr", "hommel_global", "simes"]
-    rates = {m: np.mean(combine_pvalues(pv, m) <= ALPHA) for m in rules}
-    rates["maxboot"] = np.mean(maxboot <= ALPHA)
-    for m, rate in rates.items():
-        assert rate <= bound, (m, rate)
+
+    def every_rule(xyz, rng):
+        # one maxboot run gives the k projected p-values the other rules combine
+        res = rpcit(*xyz, k=k, aggregate="maxboot", seed=rng)
+        pv = np.asarray(res.extras["p_values"])[None, :]
+        return {**{m: float(combine_pvalues(pv, m)[0]) for m in rules}, "maxboot": res.p_value}
+
+    # every rule at most alpha + 3 s.e.
+    rates = assert_size(every_rule, lambda rng: linear_null(rng, 200, 10, 10, 3), alpha=ALPHA, reps=reps,
+                        seed=104).rates
     # issue 4: "topr and hommel at most alpha", no Monte Carlo allowance
     assert rates["topr"] <= ALPHA, rates
     assert rates["hommel_global"] <= ALPHA, rates
@@ -115,11 +107,8 @@ def test_size_rpcit_all_rules():
 
 @pytest.mark.slow
 def test_size_rpcit_parcor():
-    rng = np.random.default_rng(105)
-    reps = 1000
-    p = np.array([rpcit(*linear_null(rng, 150, 8, 6, 2), k=30, base="parcor", seed=rng).p_value
-                  for _ in range(reps)])
-    assert np.mean(p <= ALPHA) <= ALPHA + 3 * se(reps)
+    assert_size(lambda xyz, rng: rpcit(*xyz, k=30, base="parcor", seed=rng), lambda rng: linear_null(rng, 150, 8, 6, 2),
+                alpha=ALPHA, reps=1000, seed=105)
 
 
 def planted_low_rank(rng, n=200, dx=20, dy=20, dz=3, gamma=1.0):

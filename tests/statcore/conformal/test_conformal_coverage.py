@@ -11,6 +11,7 @@ import pytest
 from statcore import (conformal_classes, conformal_cqr, conformal_density_scores, conformal_interval,
                       conformal_quantile, conformal_set, coverage_band)
 from statcore._checks import conformal_rank
+from statcore.testing import assert_coverage
 
 R = 1000          # random calibration/test splits
 N_CAL, N_TEST = 50, 50
@@ -33,6 +34,14 @@ def _assert_exact(cov, n, alpha=ALPHA, label=""):
     return mean, se
 
 
+def _assert_band(res, n, alpha=ALPHA):
+    """The coverages of an exact ``assert_coverage`` run also lie in the band (within 3 s.e.)."""
+    lo, hi = coverage_band(n, alpha=alpha)
+    for name, mean in res.rates.items():
+        se = res.std_errors[name]
+        assert lo - 3 * se <= mean <= hi + 3 * se, f"{name}: mean {mean:.5f} outside [{lo}, {hi}) (se {se:.5f})"
+
+
 def _regression_data(rng, n):
     x = rng.uniform(0, 2, n)
     y = np.sin(3 * x) + (0.2 + x) * rng.standard_t(5, n)
@@ -41,18 +50,20 @@ def _regression_data(rng, n):
 
 
 def test_regression_scores_cover_exactly():
-    rng = np.random.default_rng(20240601)
-    cov = {"absolute": [], "normalized": [], "cqr": []}
-    for _ in range(R):
-        xc, yc, pc = _regression_data(rng, N_CAL)
-        xt, yt, pt = _regression_data(rng, N_TEST)
-        cov["absolute"].append(conformal_interval(yc, pc, pt, alpha=ALPHA).coverage(yt))
-        cov["normalized"].append(conformal_interval(yc, pc, pt, alpha=ALPHA, score="normalized", scale_cal=0.1 + xc,
-                                                    scale_test=0.1 + xt).coverage(yt))
-        cov["cqr"].append(conformal_cqr(yc, pc - 1.2 * xc, pc + 0.9 * xc, pt - 1.2 * xt, pt + 0.9 * xt,
-                                        alpha=ALPHA).coverage(yt))
-    for name, c in cov.items():
-        _assert_exact(c, N_CAL, label=name)
+    def split(rng):
+        return _regression_data(rng, N_CAL), _regression_data(rng, N_TEST)
+
+    def covers(data, rng):
+        (xc, yc, pc), (xt, yt, pt) = data
+        return {"absolute": conformal_interval(yc, pc, pt, alpha=ALPHA).coverage(yt),
+                "normalized": conformal_interval(yc, pc, pt, alpha=ALPHA, score="normalized", scale_cal=0.1 + xc,
+                                                 scale_test=0.1 + xt).coverage(yt),
+                "cqr": conformal_cqr(yc, pc - 1.2 * xc, pc + 0.9 * xc, pt - 1.2 * xt, pt + 0.9 * xt,
+                                     alpha=ALPHA).coverage(yt)}
+
+    # mean coverage = k/(n + 1) within 3 s.e., and inside the band
+    res = assert_coverage(covers, split, conf_level=_exact(N_CAL), reps=R, seed=20240601, exact=True)
+    _assert_band(res, N_CAL)
 
 
 def _class_data(rng, n, K=5):
@@ -114,15 +125,20 @@ def _mixture_density(grid, centers, sd):
 def test_highest_density_sets_cover_exactly():
     """Predictive densities on a grid (a wrong bimodal model for a bimodal truth): scores -f(y),
     conformal_quantile, conformal_set; the sets hold the outcomes at the exact rate."""
-    rng = np.random.default_rng(5)
     grid = np.linspace(-12, 12, 241)
-    cov = []
-    for _ in range(R):
+
+    def draw(rng):
         sep = rng.uniform(0, 4, N_CAL + N_TEST)
         centers = np.column_stack([-sep / 2, sep / 2])
         y = centers[np.arange(sep.size), rng.integers(0, 2, sep.size)] + 0.7 * rng.normal(size=sep.size)
+        return centers, y
+
+    def covers(data, rng):
+        centers, y = data
         dens = _mixture_density(grid, centers * 0.8, 0.5)        # model: modes too close, too narrow
         scores = conformal_density_scores(dens[:N_CAL], grid, y[:N_CAL])
         q = conformal_quantile(scores, alpha=ALPHA)
-        cov.append(conformal_set(dens[N_CAL:], grid, q).contains(y[N_CAL:]).mean())
-    _assert_exact(cov, N_CAL, label="density sets")
+        return {"density sets": conformal_set(dens[N_CAL:], grid, q).contains(y[N_CAL:]).mean()}
+
+    res = assert_coverage(covers, draw, conf_level=_exact(N_CAL), reps=R, seed=5, exact=True)
+    _assert_band(res, N_CAL)

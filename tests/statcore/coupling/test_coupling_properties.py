@@ -4,6 +4,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from statcore.coupling import coupling_mean, joint_bounds, makarov_bounds
+from statcore.testing import treatment_outcome
 
 values = st.lists(st.integers(-5, 5).map(float) | st.floats(-10, 10, allow_nan=False, width=32).map(float),
                   min_size=1, max_size=25)
@@ -29,11 +30,9 @@ def test_order_free_and_rearrangement_inequality(y1, y0, rnd):
 
 
 @settings(max_examples=40, deadline=None)
-@given(values, values, st.floats(-5, 5, allow_nan=False))
-def test_bounds_ordered_and_shift_equivariant(y1, y0, c):
-    a, b = np.array(y1), np.array(y0)
-    y = np.r_[a, b]
-    t = np.r_[np.ones(a.size), np.zeros(b.size)]
+@given(treatment_outcome(min_per_arm=1, max_per_arm=25), st.floats(-5, 5, allow_nan=False))
+def test_bounds_ordered_and_shift_equivariant(data, c):
+    y, t = data  # the arms' outcomes drawn as ``values`` above, treated first
     r = joint_bounds(y, t, "abs_diff", B=0)
     assert r.lower <= r.upper + 1e-12
     # |Y1 - Y0| is unchanged when both arms shift by c
@@ -43,11 +42,10 @@ def test_bounds_ordered_and_shift_equivariant(y1, y0, c):
 
 
 @settings(max_examples=40, deadline=None)
-@given(values, values)
-def test_makarov_band_is_ordered_and_monotone(y1, y0):
-    a, b = np.array(y1), np.array(y0)
+@given(treatment_outcome(min_per_arm=1, max_per_arm=25))
+def test_makarov_band_is_ordered_and_monotone(data):
     d = np.linspace(-25, 25, 101)
-    r = makarov_bounds(np.r_[a, b], np.r_[np.ones(a.size), np.zeros(b.size)], d)
+    r = makarov_bounds(*data, d)
     assert np.all(r.lower <= r.upper + 1e-12)
     assert np.all(np.diff(r.lower) >= -1e-12) and np.all(np.diff(r.upper) >= -1e-12)
     assert r.lower[0] == 0.0 and r.upper[-1] == 1.0

@@ -24,6 +24,7 @@ import numpy as np
 import pytest
 
 from statcore import dcor_test, pdcor_test
+from statcore.testing import assert_size
 
 ALPHA = 0.05
 REPS = 1000
@@ -55,28 +56,33 @@ def settings(test: str, n: int, d: int | None = None) -> dict:
     return {"B": 0, "d": d or 30}
 
 
+def cell(test: str, design: str, n: int, d: int | None = None, seed: int = SEED, n_jobs: int = 1):
+    """A cell's test, null sampler and Generator (for ``statcore.testing.assert_size``)."""
+    cfg = settings(test, n, d)
+    rng = np.random.default_rng([seed, TESTS.index(test), DESIGNS.index(design), n, cfg["d"]])
+    k = 3 if test == "pdcor" else 2
+
+    def null_sampler(rng):
+        data = draw(design, n, cfg["d"], k, rng)
+        while np.all(data[0] == data[0][0]) or np.all(data[1] == data[1][0]):  # a constant sample is refused
+            data = draw(design, n, cfg["d"], k, rng)
+        return data
+
+    def p_value(data, rng):
+        if test == "pdcor":
+            return pdcor_test(*data, B=cfg["B"], seed=rng, n_jobs=n_jobs).p_value
+        if test == "t":
+            return dcor_test(*data, method="t").p_value
+        return dcor_test(*data, B=cfg["B"], seed=rng, n_jobs=n_jobs).p_value
+
+    return p_value, null_sampler, rng
+
+
 def rejection_rate(test: str, design: str, n: int, reps: int = REPS, d: int | None = None,
                    seed: int = SEED, n_jobs: int = 1) -> float:
     """The share of ``reps`` seeded data sets under independence that the test rejects at ALPHA."""
-    cfg = settings(test, n, d)
-    rng = np.random.default_rng([seed, TESTS.index(test), DESIGNS.index(design), n, cfg["d"]])
-    rejections = 0
-    for _ in range(reps):
-        if test == "pdcor":
-            x, y, z = draw(design, n, cfg["d"], 3, rng)
-            while np.all(x == x[0]) or np.all(y == y[0]):  # a constant sample is refused: redraw
-                x, y, z = draw(design, n, cfg["d"], 3, rng)
-            p = pdcor_test(x, y, z, B=cfg["B"], seed=rng, n_jobs=n_jobs).p_value
-        else:
-            x, y = draw(design, n, cfg["d"], 2, rng)
-            while np.all(x == x[0]) or np.all(y == y[0]):
-                x, y = draw(design, n, cfg["d"], 2, rng)
-            if test == "t":
-                p = dcor_test(x, y, method="t").p_value
-            else:
-                p = dcor_test(x, y, B=cfg["B"], seed=rng, n_jobs=n_jobs).p_value
-        rejections += p <= ALPHA
-    return rejections / reps
+    p_value, null_sampler, rng = cell(test, design, n, d, seed, n_jobs)
+    return sum(p_value(null_sampler(rng), rng) <= ALPHA for _ in range(reps)) / reps
 
 
 def band(reps: int = REPS) -> float:
@@ -90,5 +96,6 @@ CELLS = [(test, design, n) for test in TESTS for design in DESIGNS for n in (30,
 @pytest.mark.slow
 @pytest.mark.parametrize("test, design, n", CELLS)
 def test_size_under_independence(test, design, n):
-    rate = rejection_rate(test, design, n)
-    assert abs(rate - ALPHA) <= band(), f"{test} {design} n={n}: size {rate:.4f} outside {ALPHA} +- {band():.4f}"
+    # the rate within ALPHA +- 3 Monte Carlo standard errors (band())
+    p_value, null_sampler, rng = cell(test, design, n)
+    assert_size(p_value, null_sampler, alpha=ALPHA, reps=REPS, seed=rng, exact=True)

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 import statcore as sc
+from statcore.testing import pvalues
 from helpers import golden_path, load_golden_json, r_vector, requires_r, run_r
 
 R_METHODS = ["holm", "hochberg", "hommel", "bonferroni", "BH", "BY", "fdr", "none"]
@@ -252,7 +253,8 @@ def test_bad_method_and_n():
 
 # ------------------------------------------------------------------ properties
 
-pvals = arrays(np.float64, st.integers(1, 80), elements=st.floats(0, 1) | st.sampled_from([0.0, 0.01, 0.05, 1.0]))
+# uniform p-values mixed with the ties 0, 0.01, 0.05 and 1 (statcore.testing's strategy)
+pvals = pvalues(min_size=1, max_size=80, ties=(0.0, 0.01, 0.05, 1.0))
 
 
 @settings(max_examples=150, deadline=None)

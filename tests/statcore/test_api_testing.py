@@ -1,0 +1,74 @@
+"""statcore.testing's API: bad inputs of the calibration checks and the strategies, and the result
+protocol of Calibration."""
+import pytest
+
+import apicheck
+from statcore.testing import (Calibration, assert_coverage, assert_size, ci_triples, dag_frames, pvalues,
+                              treatment_outcome)
+
+
+def _p(x, rng):
+    return 0.5
+
+
+def _sample(rng):
+    return rng.normal(size=5)
+
+
+def _covers(x, rng):
+    return bool(rng.random() < 0.99)
+
+
+BAD_INPUT_SPECS = {
+    "assert_size": apicheck.Spec(assert_size, {"test": _p, "null_sampler": _sample, "reps": 20, "seed": 1},
+                                 data=("test", "null_sampler"), paired=False),
+    "assert_coverage": apicheck.Spec(assert_coverage, {"covers": _covers, "sampler": _sample, "reps": 20,
+                                                       "conf_level": 0.9, "seed": 1},
+                                     data=("covers", "sampler"), paired=False),
+}
+
+#: the strategies take sizes, not data: their checks are below
+EXEMPT = {"pvalues": "sizes only (test_strategy_arguments)", "treatment_outcome": "sizes only",
+          "ci_triples": "sizes only", "dag_frames": "sizes only"}
+
+RESULT_EXAMPLES = {
+    "Calibration": lambda: assert_size(lambda d, rng: {"t": 0.5, "u": rng.random()}, _sample, reps=50, seed=2),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAD_INPUT_SPECS))
+def test_bad_input_sweep(name):
+    assert apicheck.sweep_bad_inputs(BAD_INPUT_SPECS[name]) == []
+
+
+@pytest.mark.parametrize("name", sorted(RESULT_EXAMPLES))
+def test_result_protocol(name):
+    apicheck.check_result_protocol(RESULT_EXAMPLES[name]())
+
+
+def test_calibration_of_coverage_follows_the_protocol():
+    res = assert_coverage(_covers, _sample, conf_level=0.9, reps=30, seed=1)
+    assert isinstance(res, Calibration)
+    apicheck.check_result_protocol(res)
+
+
+@pytest.mark.parametrize("call, exc, match", [
+    (lambda: pvalues(min_size=5, max_size=2), ValueError, "max_size"),
+    (lambda: pvalues(ties=(0.5, 2.0)), ValueError, "ties"),
+    (lambda: pvalues(nan="yes"), TypeError, "nan"),
+    (lambda: treatment_outcome(min_per_arm=0), ValueError, "min_per_arm"),
+    (lambda: ci_triples(max_dz=0), ValueError, "max_dz"),
+    (lambda: ci_triples(ties=1), TypeError, "ties"),
+    (lambda: dag_frames(density=1.5), ValueError, "density"),
+    (lambda: dag_frames(min_n="a"), TypeError, "min_n"),
+    (lambda: assert_size(_p, _sample, alpha=1.0), ValueError, "alpha"),
+    (lambda: assert_size(_p, _sample, reps=0), ValueError, "reps"),
+    (lambda: assert_size(_p, _sample, n_se=-1), ValueError, "n_se"),
+    (lambda: assert_size(_p, _sample, exact="no"), TypeError, "exact"),
+    (lambda: assert_size(lambda d, rng: "x", _sample, reps=3), TypeError, "test"),
+    (lambda: assert_coverage(lambda d, rng: 2.0, _sample, reps=3), TypeError, "covers"),
+    (lambda: assert_coverage(_covers, _sample, conf_level=0.0), ValueError, "conf_level"),
+])
+def test_strategy_and_check_arguments(call, exc, match):
+    with pytest.raises(exc, match=match):
+        call()

@@ -1,0 +1,133 @@
+"""statcore.testing: the calibration checks pass and fail as documented (with the rate, its standard
+error, the bound and the seed in the message), draw exactly what a hand-written seeded loop draws, and
+the strategies produce what they promise."""
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from scipy import stats
+
+from statcore import gcm_test, p_adjust
+from statcore.testing import assert_coverage, assert_size, ci_triples, dag_frames, pvalues, treatment_outcome
+
+
+def _t_test(x, rng):
+    return stats.ttest_1samp(x, 0.0)
+
+
+def _normal(rng):
+    return rng.normal(size=12)
+
+
+def test_assert_size_equals_a_hand_written_seeded_loop():
+    res = assert_size(_t_test, _normal, alpha=0.1, reps=300, seed=7)
+    rng = np.random.default_rng(7)
+    p = np.array([stats.ttest_1samp(rng.normal(size=12), 0.0).pvalue for _ in range(300)])
+    assert res.rates == {"value": np.mean(p <= 0.1)}
+    assert res.std_errors["value"] == np.sqrt(0.1 * 0.9 / 300)
+    assert res.upper["value"] == 0.1 + 3 * np.sqrt(0.1 * 0.9 / 300) and res.lower["value"] == 0.0
+    # the same seed, the same answer; a Generator is used as it is
+    again = assert_size(_t_test, _normal, alpha=0.1, reps=300, seed=np.random.default_rng(7))
+    assert again.rates == res.rates and again.seed == "Generator"
+
+
+def test_assert_size_fails_with_rate_se_bound_and_seed():
+    # a one-sided p-value of a two-sided question: twice the level
+    def halved(x, rng):
+        return stats.ttest_1samp(x, 0.0).pvalue / 2
+
+    msg = (r"size check failed \(seed 3\):\n  value: rejection rate 0\.\d{4} \(\d+ of 400\) exceeds the bound "
+           r"0\.0827 = alpha 0\.05 \+ 3 x s\.e\. 0\.0109")
+    with pytest.raises(AssertionError, match=msg):
+        assert_size(halved, _normal, reps=400, seed=3)
+    # exact: a test that never rejects is too conservative
+    with pytest.raises(AssertionError, match=r"never: rejection rate 0\.0000 \(0 of 400\) is below 0\.0173"):
+        assert_size(lambda x, rng: {"never": 1.0, "t": _t_test(x, rng)}, _normal, reps=400, seed=3, exact=True)
+
+
+def test_assert_size_several_named_tests_on_the_same_draws():
+    res = assert_size(lambda x, rng: {"t": _t_test(x, rng), "wilcoxon": stats.wilcoxon(x)}, _normal,
+                      reps=200, seed=4)
+    assert set(res.rates) == {"t", "wilcoxon"}
+    with pytest.raises(ValueError, match="same names"):
+        assert_size(lambda x, rng: {str(rng.integers(2)): 0.5}, _normal, reps=50, seed=1)
+
+
+def test_assert_coverage_passes_fails_and_says_why():
+    def t_interval(level):
+        q = stats.t.ppf(0.5 + level / 2, 11)
+
+        def covers(x, rng):
+            half = q * x.std(ddof=1) / np.sqrt(x.size)
+            return x.mean() - half <= 0.0 <= x.mean() + half
+        return covers
+
+    res = assert_coverage(t_interval(0.9), _normal, conf_level=0.9, reps=400, seed=5, exact=True)
+    rng = np.random.default_rng(5)
+    cov = np.array([t_interval(0.9)(rng.normal(size=12), rng) for _ in range(400)], dtype=float)
+    assert res.rates["value"] == cov.mean()
+    assert res.std_errors["value"] == pytest.approx(cov.std(ddof=1) / np.sqrt(400), rel=1e-12)
+    with pytest.raises(AssertionError, match=r"value: coverage 0\.[0-9]{4} over 400 replicates is below the "
+                                             r"bound 0\.[0-9]{4} = conf_level 0\.9 - 3 x s\.e\."):
+        assert_coverage(t_interval(0.7), _normal, conf_level=0.9, reps=400, seed=5)
+    with pytest.raises(AssertionError, match=r"exceeds .* = conf_level 0\.9 \+ 3 x s\.e\."):
+        assert_coverage(t_interval(0.99), _normal, conf_level=0.9, reps=400, seed=5, exact=True)
+
+
+def test_statcore_imports_without_hypothesis_and_formulaic():
+    # statcore.testing imports hypothesis when a strategy is built, the formula door formulaic when a
+    # formula is parsed
+    code = ("import sys, statcore, statcore.testing, statcore._checks.formula; "
+            "print('hypothesis' in sys.modules, 'formulaic' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False False"
+
+
+@settings(max_examples=60, deadline=None)
+@given(pvalues(min_size=1, max_size=40, nan=True))
+def test_pvalues_strategy_and_the_na_rule_of_p_adjust(p):
+    keep = ~np.isnan(p)
+    assert np.all((p[keep] >= 0) & (p[keep] <= 1))
+    adj = p_adjust(p, method="BH")
+    assert np.array_equal(np.isnan(adj), ~keep)
+    np.testing.assert_array_equal(adj[keep], p_adjust(p[keep], method="BH"))
+
+
+@settings(max_examples=30, deadline=None)
+@given(treatment_outcome(min_per_arm=2, max_per_arm=10))
+def test_treatment_outcome_strategy(data):
+    y, treat = data
+    assert y.shape == treat.shape and set(np.unique(treat)) == {0.0, 1.0}
+    assert 2 <= treat.sum() <= 10 and 2 <= (1 - treat).sum() <= 10
+
+
+@settings(max_examples=25, deadline=None)
+@given(ci_triples(min_n=20, max_n=60))
+def test_ci_triples_give_valid_gcm_p_values(xyz):
+    x, y, z = xyz
+    assert x.shape == y.shape == (z.shape[0],) and z.ndim in (1, 2)
+    if np.ptp(x) > 0 and np.ptp(y) > 0:
+        try:
+            p = gcm_test(x, y, z).p_value
+        except ValueError as exc:  # rounded x or y explained by z exactly: refused, as documented
+            assert re.search("constant", str(exc))
+        else:
+            assert 0.0 <= p <= 1.0
+
+
+@settings(max_examples=15, deadline=None)
+@given(dag_frames(min_nodes=3, max_nodes=5, min_n=400, max_n=600))
+def test_dag_frames_are_acyclic_and_roots_are_independent(frame_and_dag):
+    data, dag = frame_and_dag
+    a = dag.to_numpy()
+    assert list(data.columns) == list(dag.columns) and not np.any(np.diag(a))
+    reach = np.linalg.matrix_power(a.astype(int) + np.eye(len(a), dtype=int), len(a)) > 0
+    assert not np.any(reach & reach.T & ~np.eye(len(a), dtype=bool))  # no cycle
+    roots = [c for c in dag.columns if not dag[c].any()]
+    # two roots are independent standard normals: their correlation is within 5 / sqrt(n) of 0
+    for i in range(len(roots) - 1):
+        r = np.corrcoef(data[roots[i]], data[roots[i + 1]])[0, 1]
+        assert abs(r) < 5 / np.sqrt(len(data))
