@@ -102,7 +102,7 @@ class BFDRSelection(Result):
         ax.set_xlabel("number selected k (units, by increasing local FDR)")
         ax.set_ylabel("running mean of local FDR")
         ax.set_title("Bayesian FDR selection")
-        ax.legend(loc="center right", fontsize="small")
+        ax.legend(loc="best", fontsize="small")
         return ax
 
 

@@ -121,6 +121,9 @@ def _draw_pi0(ax, pi0, lam, pi0_lambda, pi0_smooth):
         if pi0_smooth is not None:
             ax.plot(lam, pi0_smooth, "r-", label="smoothing spline")
     ax.axhline(pi0, color="r", ls="--", lw=0.8, label=rf"estimate $\hat\pi_0 = {pi0:.3f}$")
+    lo, hi = ax.get_ylim()
+    if hi - lo < 0.05:                  # a flat pi0(lambda): a readable range, not 1e-13 offset ticks
+        ax.set_ylim((lo + hi) / 2 - 0.05, (lo + hi) / 2 + 0.05)
     ax.ticklabel_format(axis="y", useOffset=False)
     ax.set_xlabel(r"$\lambda$")
     ax.set_ylabel(r"$\hat\pi_0(\lambda)$ (share of true nulls)")
