@@ -174,7 +174,7 @@ class IndependenceMatrix(Result):
             raise ValueError("the test reported no estimate; plot value='statistic' or 'p_adjusted'")
         if ax is None:
             size = min(2.0 + 0.55 * k, 14.0)
-            fig, ax = plt.subplots(figsize=(size + 1.2, size), layout="constrained")
+            fig, ax = plt.subplots(figsize=(size + 1.2, size))
         img = ax.imshow(np.ma.masked_invalid(arr), cmap=cmap, interpolation="nearest")
         ax.figure.colorbar(img, ax=ax, fraction=0.046, pad=0.04, label=label)
         ax.set_xticks(range(k), [str(v) for v in self.names], rotation=60, ha="right")
