@@ -137,9 +137,15 @@ print(tests.sort_values("p_holm").head(10).round(4).to_string(index=False))
 # ### Reliability diagrams (digits; the 5 seeds' test predictions pooled)
 
 # %%
-fig, axes = plt.subplots(1, len(methods), figsize=(2.2 * len(methods), 2.6), sharey=True)
-study.plot_reliability(probs, study.load("digits").y_test.numpy(), "digits", methods, axes)
-fig.tight_layout()
+ncol = 4
+nrow = -(-len(methods) // ncol)
+fig, axes = plt.subplots(nrow, ncol, figsize=(2.8 * ncol, 2.9 * nrow), sharey=True, layout="constrained")
+study.plot_reliability(probs, study.load("digits").y_test.numpy(), "digits", methods, axes.ravel()[:len(methods)])
+for a in axes.ravel()[len(methods):]:
+    a.axis("off")
+for a in axes[:, 0]:
+    a.set_ylabel("accuracy")
+fig.suptitle("Reliability diagrams, digits test set (5 seeds pooled)")
 fig.savefig(FIG / "bayes_ivon_reliability.png", dpi=110, bbox_inches="tight")
 
 # %% [markdown]
@@ -155,9 +161,11 @@ fig.savefig(FIG / "bayes_ivon_reliability.png", dpi=110, bbox_inches="tight")
 ratios = summary.pivot(index="method", columns="dataset", values="time_vs_adamw").loc[methods]
 print(ratios.round(2).to_string())
 fig, ax = plt.subplots(figsize=(7, 3))
-ratios.plot.bar(ax=ax)
+ratios.plot.bar(ax=ax, rot=30)
 ax.axhline(1.5, color="k", ls="--", lw=1, label="1.5x AdamW")
 ax.set_ylabel("CPU time per epoch / AdamW")
+ax.set_title("Training cost relative to AdamW (median CPU time per epoch)", fontsize=10)
+plt.setp(ax.get_xticklabels(), ha="right")
 ax.legend()
 fig.tight_layout()
 fig.savefig(FIG / "bayes_ivon_time.png", dpi=110, bbox_inches="tight")

@@ -338,7 +338,7 @@ def plot_reliability(probs: dict, y_test, dataset: str, methods, ax):
         a.bar(mid[keep], tab["accuracy"][keep], width=1 / len(tab), edgecolor="k", color="tab:blue", alpha=0.7,
               label="accuracy")
         a.plot(mid[keep], tab["confidence"][keep], "_", color="tab:red", ms=9, mew=2, label="mean confidence")
-        a.plot([0, 1], [0, 1], "k--", lw=1)
+        a.plot([0, 1], [0, 1], "k--", lw=1, label="perfect calibration")
         a.set_title(f"{method}\nECE {ece:.3f}", fontsize=9)
         a.set_xlim(0, 1)
         a.set_ylim(0, 1)

@@ -477,7 +477,7 @@ class HProbZ(_TrajectoryMixture):
     so the family is closed under conditioning. Mode b's density is, with z = (y - mu_b) / s_b,
     V = G_b / s_b (rows scaled), P = diag(u_prec) + V^T V and u* = P^{-1} (u_shift + V^T z),
 
-        log p_b(y) = -T/2 log(2 pi) - sum log s_b - |z - V u*|^2 / 2 - sum_j u_prec_j (u*_j - c_j)^2 / 2
+        log p_b(y) = -T/2 log(2 pi) - sum log s_b - ``|z - V u*|^2`` / 2 - sum_j u_prec_j (u*_j - c_j)^2 / 2
                      + log int_box exp(-(u - u*)^T P (u - u*) / 2) du - log Z_prior,
 
     (c = u_shift / u_prec, Z_prior the prior's normaliser), completing the square in u.

@@ -167,7 +167,7 @@ class TrajectorySets(Result):
         import matplotlib.pyplot as plt
 
         if ax is None:
-            _, ax = plt.subplots(figsize=(6, 3.5))
+            _, ax = plt.subplots(figsize=(6, 3.5), layout="constrained")
         for s in self.steps:
             for a, b in self.intervals(element, s):
                 ax.plot([s, s], [a, b], color="C0", lw=4, solid_capstyle="butt")

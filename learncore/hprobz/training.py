@@ -228,7 +228,7 @@ class HProbZFit(Result):
         import matplotlib.pyplot as plt
 
         if ax is None:
-            _, ax = plt.subplots(figsize=(5, 3.2))
+            _, ax = plt.subplots(figsize=(5, 3.2), layout="constrained")
         ax.plot(np.arange(1, self.history.size + 1), self.history)
         ax.set_xlabel("iteration")
         ax.set_ylabel("mean NLL (standardised)")

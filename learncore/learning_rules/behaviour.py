@@ -232,6 +232,7 @@ class BehaviourMetrics(Result):
             a.set_xlabel("session" if self.by == "session" else f"block of {self.by} trials")
             a.xaxis.set_major_locator(MaxNLocator(integer=True))
         axes[2].legend(frameon=False, fontsize=8)
+        axes[1].set_title("Psychometric bias, sensitivity and accuracy", fontsize=10)
         fig.tight_layout()
         return axes
 

@@ -182,7 +182,7 @@ def fit(trials, *, arch: str = "2NL", rule: str = "rpe", hidden: int = 3, restar
     max_iter : int
         L-BFGS iterations per restart.
     gtol : float
-        The gradient tolerance (relative to max(1, |nll|)).
+        The gradient tolerance (relative to max(1, ``|nll|``)).
     backend : {"numba", "autograd"}, optional
         "numba" (the default for the built-in rules): compiled replay with the exact gradient from a
         hand-written reverse pass through the unrolled updates. "autograd": the same likelihood as a

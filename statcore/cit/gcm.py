@@ -58,7 +58,7 @@ def gcm_test(x: Any, y: Any = None, z: Any = None, *, regression: Any = "ols", k
         :func:`statcore.cit.residualize`). Multi-output regressions fit once for all columns.
     kind : {"scalar", "quadratic", "max"}, optional
         "scalar" (one column each): T = sqrt(n) mean(R) / sd(R) against N(0, 1), R the residual
-        products. "max": max over the dx * dy column pairs of |T_jk|, with a Gaussian multiplier
+        products. "max": max over the dx * dy column pairs of ``|T_jk|``, with a Gaussian multiplier
         bootstrap of the same standardised statistics. "quadratic": n Rbar' S^-1 Rbar against
         chi-square with dx * dy degrees of freedom (a pseudo-inverse and its rank when S is
         singular, with a warning). Default: "scalar" for one column each, else "max".

@@ -181,7 +181,7 @@ class ConformalClassSets(CalibrationRecord, Result):
         import matplotlib.pyplot as plt
 
         if ax is None:
-            _, ax = plt.subplots(figsize=(5, 3.2))
+            _, ax = plt.subplots(figsize=(5, 3.2), layout="constrained")
         counts = np.bincount(self.size, minlength=len(self.classes) + 1)
         ax.bar(np.arange(counts.size), counts, color="C0")
         ax.set_xlabel("set size")

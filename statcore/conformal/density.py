@@ -184,7 +184,7 @@ class ConformalSet(Result):
         import matplotlib.pyplot as plt
 
         if ax is None:
-            _, ax = plt.subplots(figsize=(6, 3.5))
+            _, ax = plt.subplots(figsize=(6, 3.5), layout="constrained")
         show = min(self.n_intervals.size, max_sets)
         lo, hi = self.grid_range
         for i, iv in enumerate(self.intervals[:show]):

@@ -135,7 +135,7 @@ class ConformalIntervals(CalibrationRecord, Result):
         import matplotlib.pyplot as plt
 
         if ax is None:
-            _, ax = plt.subplots(figsize=(7, 3.5))
+            _, ax = plt.subplots(figsize=(7, 3.5), layout="constrained")
         n = self.n_test
         take = np.arange(n) if n <= max_points else np.linspace(0, n - 1, max_points).astype(int)
         mid = 0.5 * (self.lower[take] + self.upper[take])
@@ -176,7 +176,7 @@ def conformal_interval(y_cal, pred_cal, pred_test, *, alpha, score="absolute", s
     """Split-conformal prediction intervals around point predictions.
 
     From the calibration outcomes ``y_cal`` and the model's predictions ``pred_cal`` (made by a model
-    that never saw them), the scores s_i = |y_i - yhat_i| ("absolute") or |y_i - yhat_i| / sigma(x_i)
+    that never saw them), the scores s_i = ``|y_i - yhat_i|`` ("absolute") or ``|y_i - yhat_i| / sigma(x_i)``
     ("normalized", with a difficulty estimate sigma > 0, e.g. a predicted absolute residual) give
     q = :func:`conformal_quantile`; each test interval is yhat +- q (absolute) or
     yhat +- q sigma(x) (normalised), which covers a new exchangeable outcome with probability in

@@ -121,12 +121,13 @@ class MakarovBounds(Result):
         hi = np.asarray(self.upper, float).ravel()
         o = np.argsort(d)
         if ax is None:
-            _, ax = plt.subplots(figsize=(6, 4))
-        ax.fill_between(d[o], lo[o], hi[o], step="post", color="C0", alpha=0.25, label="Makarov band")
+            _, ax = plt.subplots(figsize=(6, 4), layout="constrained")
+        ax.fill_between(d[o], lo[o], hi[o], step="post", color="C0", alpha=0.25, label="between the lower and upper bound")
         ax.step(d[o], lo[o], where="post", color="C0")
         ax.step(d[o], hi[o], where="post", color="C0")
-        ax.set_xlabel(r"$\delta$")
+        ax.set_xlabel(r"$\delta$ (individual effect, units of y)")
         ax.set_ylabel(r"$P(Y_1 - Y_0 \leq \delta)$")
+        ax.set_title("Sharp (Makarov) bounds on the distribution of Y1 - Y0", fontsize=10)
         ax.set_ylim(-0.02, 1.02)
         ax.legend(fontsize=8)
         return ax

@@ -92,9 +92,9 @@ class PredictiveRecursionResult(Result):
         import matplotlib.pyplot as plt
 
         if ax is None:
-            fig, ax = plt.subplots(figsize=(6, 4))
+            fig, ax = plt.subplots(figsize=(6, 4), layout="constrained")
         if data is not None:
-            ax.hist(np.asarray(data, dtype=float), bins=50, density=True, color="0.85")
+            ax.hist(np.asarray(data, dtype=float), bins=50, density=True, color="0.85", label="data")
         pad = 3 * self.kernel_sd
         ys = np.linspace(self.grid[0] - pad, self.grid[-1] + pad, 400)
         ax.plot(ys, self.pdf(ys), "k-", label="mixture density")
@@ -102,6 +102,7 @@ class PredictiveRecursionResult(Result):
         ax.plot(self.grid, self.weights / step, color="C0", lw=1, label="mixing density")
         ax.set_xlabel("x")
         ax.set_ylabel("density")
+        ax.set_title("Predictive recursion estimate", fontsize=10)
         ax.legend(frameon=False)
         return ax
 

@@ -158,7 +158,7 @@ def dcov(x: Any, y: Any, *, index: float = 1.0, nan_policy: str = "raise") -> fl
     """Distance covariance of two samples (the V-statistic), as R energy's ``dcov``.
 
     dCov_n(x, y) = sqrt(V^2_n) with V^2_n = sum_ij A_ij B_ij / n^2, A and B the double-centred
-    matrices of the distances |x_i - x_j|^index and |y_i - y_j|^index (Euclidean norms). It is zero
+    matrices of the distances ``|x_i - x_j|^index`` and ``|y_i - y_j|^index`` (Euclidean norms). It is zero
     in the population if and only if x and y are independent (for index in (0, 2)).
 
     For univariate x and y with ``index`` 1 the O(n log n) algorithm of Huo & Szekely (2016) is used

@@ -196,7 +196,7 @@ def hsic(x, y, *, kernel="gaussian", bandwidth="median", estimator="biased", nan
         1{x_i = x_j} (every coordinate equal), for categorical data.
     bandwidth : "median", float, or sequence of two
         The kernel scale s of each variable: "median" for the median heuristic (Gaussian
-        s^2 = median |x_i - x_j|^2 / 2 as R's dHSIC; Laplace s = median |x_i - x_j|; see the module
+        ``s^2 = median |x_i - x_j|^2 / 2`` as R's dHSIC; Laplace ``s = median |x_i - x_j|``; see the module
         notes), or a positive number. The discrete kernel has none.
     estimator : {"biased", "unbiased"}
         The V-statistic of Gretton et al. (2005) or the U-statistic of Song et al. (2012), which

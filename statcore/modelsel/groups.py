@@ -160,11 +160,15 @@ class GroupComparison(Result):
         ax.bar(x, t["wins"], color=kwargs.pop("color", "#4477aa"), **kwargs)
         if self.B > 0:
             ax.errorbar(x, t["wins"], yerr=[t["wins"] - t["wins_lower"], t["wins_upper"] - t["wins"]],
-                        fmt="none", ecolor="black", capsize=4)
+                        fmt="none", ecolor="black", capsize=4,
+                        label=f"{self.conf_level:.0%} bootstrap interval (B = {self.B})")
+            ax.legend(fontsize="small")
         ax.set_xticks(x, list(t.index))
         ax.set_ylabel(f"groups where best by {self.criterion}")
         ax.set_ylim(0, self.n_groups)
-        ax.set_title(self.headline(), fontsize=9)
+        import textwrap
+
+        ax.set_title("\n".join(textwrap.wrap(self.headline(), 48)), fontsize=9)
         fig.tight_layout()
         return ax
 

@@ -81,18 +81,28 @@ class BFDRSelection(Result):
                              "selected": np.asarray(self.selected, dtype=bool).ravel()}, index=idx)
 
     def _plot(self, ax=None):
-        """The running mean of the sorted local FDRs against the number selected, with ``alpha``."""
+        """The running mean of the sorted local FDRs against the number selected, with ``alpha``
+        and the selected set shaded."""
         import matplotlib.pyplot as plt
+        from matplotlib.ticker import MaxNLocator, StrMethodFormatter
 
         q = np.sort(np.asarray(self.q_values, dtype=float).ravel())
         q = q[~np.isnan(q)]
         if ax is None:
-            _, ax = plt.subplots(figsize=(5, 4))
-        ax.plot(np.arange(1, q.size + 1), q, "k-")
-        ax.axhline(self.alpha, color="r", ls="--", lw=0.8)
-        ax.axvline(self.n_selected, color="grey", ls=":", lw=0.8)
-        ax.set_xlabel("number selected")
+            _, ax = plt.subplots(figsize=(5.5, 4), layout="constrained")
+        ax.plot(np.arange(1, q.size + 1), q, "k-", label="mean local FDR of the k smallest")
+        ax.axhline(self.alpha, color="r", ls="--", lw=0.8, label=f"target alpha = {self.alpha:g}")
+        if self.n_selected:
+            ax.axvspan(0.5, self.n_selected + 0.5, color="tab:blue", alpha=0.15, lw=0,
+                       label=f"selected: {self.n_selected:,} of {q.size:,}")
+        else:
+            ax.plot([], [], " ", label="selected: none")
+        ax.xaxis.set_major_locator(MaxNLocator(nbins=5, integer=True))
+        ax.xaxis.set_major_formatter(StrMethodFormatter("{x:,.0f}"))
+        ax.set_xlabel("number selected k (units, by increasing local FDR)")
         ax.set_ylabel("running mean of local FDR")
+        ax.set_title("Bayesian FDR selection")
+        ax.legend(loc="best", fontsize="small")
         return ax
 
 

@@ -110,20 +110,25 @@ class Pi0Estimate(Result):
         import matplotlib.pyplot as plt
 
         if ax is None:
-            _, ax = plt.subplots(figsize=(5, 4))
+            _, ax = plt.subplots(figsize=(5, 4), layout="constrained")
         _draw_pi0(ax, self.pi0, self.lambda_, self.pi0_lambda, self.pi0_smooth)
         return ax
 
 
 def _draw_pi0(ax, pi0, lam, pi0_lambda, pi0_smooth):
     if lam is not None and pi0_lambda is not None:
-        ax.plot(lam, pi0_lambda, "ko", ms=4)
+        ax.plot(lam, pi0_lambda, "ko", ms=4, label=r"$\hat\pi_0(\lambda)$ at each $\lambda$")
         if pi0_smooth is not None:
-            ax.plot(lam, pi0_smooth, "r-")
-    ax.axhline(pi0, color="r", ls="--", lw=0.8)
+            ax.plot(lam, pi0_smooth, "r-", label="smoothing spline")
+    ax.axhline(pi0, color="r", ls="--", lw=0.8, label=rf"estimate $\hat\pi_0 = {pi0:.3f}$")
+    lo, hi = ax.get_ylim()
+    if hi - lo < 0.05:                  # a flat pi0(lambda): a readable range, not 1e-13 offset ticks
+        ax.set_ylim((lo + hi) / 2 - 0.05, (lo + hi) / 2 + 0.05)
+    ax.ticklabel_format(axis="y", useOffset=False)
     ax.set_xlabel(r"$\lambda$")
-    ax.set_ylabel(r"$\hat\pi_0(\lambda)$")
+    ax.set_ylabel(r"$\hat\pi_0(\lambda)$ (share of true nulls)")
     ax.set_title(rf"$\hat\pi_0 = {pi0:.3f}$", fontsize=10)
+    ax.legend(fontsize="small")
 
 
 def _pi0_from_clean(p_sorted: np.ndarray, lam: np.ndarray, pi0_method: str, smooth_df: float,
@@ -466,13 +471,17 @@ class QValueResult(Result):
         a2.plot(p_ord[sel], qs, "k-")
         a2.set_xlabel("p-value")
         a2.set_ylabel("q-value")
+        a2.set_title(f"q-values with q in [{lo:g}, {hi:g}]", fontsize=10)
         n_line = min(qs.size, sig.size)
         a3.plot(qs[:n_line], sig[:n_line], "k-")
         a3.set_xlabel("q-value cut-off")
         a3.set_ylabel("significant tests")
+        a3.set_title("significant tests by q-value cut-off", fontsize=10)
         a4.plot(sig[:n_line], qs[:n_line] * sig[:n_line], "k-")
         a4.set_xlabel("significant tests")
         a4.set_ylabel("expected false positives")
+        a4.set_title("expected false positives", fontsize=10)
+        fig.suptitle(f"q-values of {keep.sum():,} tests (R's plot.qvalue)")
         fig.tight_layout()
         return axes
 
