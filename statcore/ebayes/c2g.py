@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from .._checks import (InputWrapper, c2g_inputs, check_choice, check_in_interval, check_n_jobs,
+from .._checks import (InputWrapper, c2g_inputs, check_choice, check_in_interval, check_n_jobs, check_progress,
                        check_positive_int, check_probability, check_seed, renamed_arguments)
 from ._c2g_result import C2GResult
 
@@ -54,7 +54,8 @@ def _empirical_qvalues(lfdr_t: np.ndarray, lfdr_c: np.ndarray, bayes_q: np.ndarr
 @renamed_arguments({"n_boot": "B"}, old_positional=("model", "alpha", "control", "seed", "n_jobs"))
 def c2g(y: Any, treat: Any, X: Any = None, *, model: str = "additive", alpha: float = 0.1,
         control: str = "bayes", seed: Any = None, n_jobs: int = 1, noise: str = "pr",
-        B: int = 100, boot_quantile: float = 0.2, nan_policy: str = "raise") -> C2GResult:
+        B: int = 100, boot_quantile: float = 0.2, nan_policy: str = "raise",
+        progress: bool | None = None) -> C2GResult:
     """Select the treated units that responded, with the FDR controlled (causal two-groups model).
 
     Parameters
@@ -124,6 +125,10 @@ def c2g(y: Any, treat: Any, X: Any = None, *, model: str = "additive", alpha: fl
         Missing values: "raise" (the default) refuses a NaN in ``y``, ``treat`` or ``X``; "omit"
         drops the units with a NaN in any of them (the per-unit outputs then refer to the kept
         units, and ``kept`` says which). "propagate" is not offered.
+    progress : bool, optional
+        The nonparametric model: a progress bar (tqdm) over the bootstrap density evaluations,
+        counting units as their chunks finish (also with ``n_jobs`` or on a Dask cluster). Default
+        (None): only when standard error is a terminal. The additive model has no long loop.
 
     Returns
     -------
@@ -160,6 +165,7 @@ def c2g(y: Any, treat: Any, X: Any = None, *, model: str = "additive", alpha: fl
 
     alpha, model, control, noise, B, boot_quantile, n_jobs = _options(alpha, model, control, noise, B,
                                                                       boot_quantile, n_jobs)
+    progress = check_progress(progress)
     data = c2g_inputs(y, treat, X, model, nan_policy)
     yv, tv, Xv, columns = data.y, data.treat, data.X, data.columns
     rng = check_seed(seed)
@@ -183,7 +189,7 @@ def c2g(y: Any, treat: Any, X: Any = None, *, model: str = "additive", alpha: fl
         else:
             from ._c2g_nonparametric import fit_nonparametric
 
-            fit = _NonparametricModel(fit_nonparametric(Z, yv, tv, B, boot_quantile, rng, n_jobs))
+            fit = _NonparametricModel(fit_nonparametric(Z, yv, tv, B, boot_quantile, rng, n_jobs, progress))
     lfdr_all = fit.lfdr
     lfdr_t = lfdr_all[tv]
     erpf = float(np.mean(fit.pi[tv]))
