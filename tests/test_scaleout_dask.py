@@ -169,6 +169,17 @@ def test_p_adjust_dask_edge_vectors(p):
         assert np.array_equal(got, sc.p_adjust(p, method=method), equal_nan=True)
 
 
+def test_p_adjust_dask_massive_ties():
+    """Half the p-values equal to 1 and most of the rest tied: the buckets still split (keys are
+    value, chunk, position) and the result is exact."""
+    rng = np.random.default_rng(9)
+    p = np.where(rng.uniform(size=20_000) < 0.5, 1.0, rng.choice([0.001, 0.02, 0.3], size=20_000))
+    x = da.from_array(p, chunks=3_000)
+    for method in DASK_METHODS:
+        got = sc.p_adjust(x, method=method).compute(scheduler="sync")
+        assert np.array_equal(got, sc.p_adjust(p, method=method)), method
+
+
 def test_p_adjust_dask_bad_input():
     x = da.from_array(np.array([0.1, 0.5, 1.5, 0.2]), chunks=2)
     with pytest.raises(ValueError, match=r"p must lie in \[0, 1\]"):

@@ -74,6 +74,10 @@ def fit_many(animals, *, archs: Sequence[str] = ("1L", "2L", "2NL"), rule: str =
     return_fits : bool, optional
         Deprecated: ``True`` returns the former tuple ``(comparison, fits)`` for one release (with a
         FutureWarning); the fits are the comparison's ``fits`` attribute.
+    progress : bool, optional
+        A progress bar (tqdm) counting finished fits, also with ``n_jobs`` workers or on a Dask
+        cluster (``joblib.parallel_config(backend="dask")``), then the bootstrap's. Default (None):
+        only when standard error is a terminal.
     **fit_kwargs
         Other arguments of :func:`fit` (``max_iter``, ``gtol``, ``baseline``, ``backend``, ...).
 

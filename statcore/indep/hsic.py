@@ -599,9 +599,6 @@ def dhsic(*variables, kernel="gaussian", bandwidth="median", nan_policy="raise")
         The kernel scales (see :func:`hsic`; "median" per variable).
     nan_policy : {"raise", "omit"}
         "omit" drops the observations with a NaN in any variable.
-    progress : bool, optional
-        ``method="permutation"`` or ``"bootstrap"``: a progress bar (tqdm) over the resamples,
-        advancing per batch. Default (None): only when standard error is a terminal.
 
     Returns
     -------
@@ -708,6 +705,9 @@ def dhsic_test(*variables, method="gamma", B=999, kernel="gaussian", bandwidth="
         Randomness of the permutations and bootstrap draws.
     nan_policy : {"raise", "omit"}
         "omit" drops the observations with a NaN in any variable.
+    progress : bool, optional
+        ``method="permutation"`` or ``"bootstrap"``: a progress bar (tqdm) over the resamples,
+        advancing per batch. Default (None): only when standard error is a terminal.
 
     Returns
     -------

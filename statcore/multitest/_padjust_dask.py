@@ -63,10 +63,12 @@ def _count(block: np.ndarray) -> np.ndarray:
 
 def _sort_chunk(block: np.ndarray, n_samples: int) -> tuple:
     """Non-NaN values sorted (stable), their positions in the flattened chunk, and a regular sample."""
+    from .padjust import _argsort  # the in-memory path's stable key sort (values in [0, 1])
+
     x = _checked(block)
     pos = np.flatnonzero(~np.isnan(x))
-    vals = x[pos]
-    order = np.argsort(vals, kind="stable")
+    vals = np.ascontiguousarray(x[pos])
+    order = _argsort(vals)
     vals = vals[order]
     pos = pos[order]
     m = vals.size
@@ -122,7 +124,7 @@ def _gather_bucket(*pieces) -> tuple:
     """One bucket's values from every chunk, sorted; remembers where each came from."""
     vals = np.concatenate([pc[0] for pc in pieces]) if pieces else np.empty(0)
     sizes = np.array([pc[0].size for pc in pieces], dtype=np.int64)
-    order = np.argsort(vals, kind="stable")
+    order = np.argsort(vals, kind="stable")  # timsort: merges the chunks' sorted runs
     return vals[order], order, sizes, [pc[1] for pc in pieces]
 
 

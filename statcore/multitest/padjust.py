@@ -162,8 +162,9 @@ def p_adjust(p: Any, *, method: str = "holm", n: int | None = None, axis: int | 
         chunks, ``axis=None``) gives a lazy dask array of the same chunks, equal bit for bit to the
         in-memory result, for ``"bonferroni"``, ``"holm"``, ``"hochberg"``, ``"BH"``, ``"BY"`` and
         ``"none"``: the ranks come from a distributed sort (per-chunk sorts, buckets cut at sampled
-        splitters, running extremes passed between buckets), so no worker holds more than about
-        two chunks' worth of values; values outside [0, 1] raise when the result is computed.
+        splitters, running extremes passed between buckets), so no task holds more than about two
+        chunks' worth of values and nothing gathers the whole vector; values outside [0, 1] raise
+        when the result is computed.
     method : str, keyword-only
         One of ``statcore.p_adjust_methods``: R's ``"holm"``, ``"hochberg"``, ``"hommel"``,
         ``"bonferroni"``, ``"BH"`` (alias ``"fdr"``), ``"BY"``, ``"none"``, and ``"sidak"``,
