@@ -6,7 +6,9 @@ import math
 
 import numpy as np
 
-from .._checks import check_positive_int, check_seed, coupling_data_inputs, coupling_options, renamed_arguments
+from .._checks import (check_positive_int, check_progress, check_seed, coupling_data_inputs, coupling_options,
+                       renamed_arguments)
+from .._progress import progress_bar
 from ._design import _cell_weights, _make_design, _perturbed_atom_weights, _values, _weighted_means
 from ._functions import _F, _check_stated_class, _detect_class, _resolve_f
 from ._inference import _is_discrete, _kink, imbens_manski_interval, stoye_interval
@@ -25,9 +27,10 @@ def _n_threads(n_jobs: int) -> int:
 
 
 def _bounds(y, treat, fx: _F, *, X, propensity, strata, assumption, f_class, conf_level, B, ci, seed,
-            n_jobs, bootstrap, m, clip, nan_policy, adjust=None) -> JointBounds:
+            n_jobs, bootstrap, m, clip, nan_policy, adjust=None, progress=None) -> JointBounds:
     conf_level, B, ci, bootstrap, assumption, f_class, n_jobs, clip = coupling_options(
         conf_level, B, ci, bootstrap, assumption, f_class, n_jobs, clip, strata is not None)
+    progress = check_progress(progress)
     data_name = _data_name(y, treat)
     data = coupling_data_inputs(y, treat, X=X, propensity=propensity, strata=strata, nan_policy=nan_policy)
     design = _make_design(data, clip)
@@ -96,12 +99,14 @@ def _bounds(y, treat, fx: _F, *, X, propensity, strata, assumption, f_class, con
         if B > 0:
             chunk = max(1, min(B, 2_000_000 // max(1, design.y.size)))
             parts = []
-            for start in range(0, B, chunk):
-                counts = design.resample(rng, min(chunk, B - start), ratio)
-                if step is None:
-                    parts.append(compute(counts))
-                else:
-                    parts.append(compute(counts, _perturbed_atom_weights(design, counts, step)))
+            with progress_bar(progress, B, desc="bootstrap", unit="replicate") as bar:
+                for start in range(0, B, chunk):
+                    counts = design.resample(rng, min(chunk, B - start), ratio)
+                    if step is None:
+                        parts.append(compute(counts))
+                    else:
+                        parts.append(compute(counts, _perturbed_atom_weights(design, counts, step)))
+                    bar.update(counts.shape[0])
             boot = {k: np.concatenate([p[k] for p in parts]) for k in parts[0] if k != "_rows"}
     finally:
         if old_threads is not None:
@@ -188,7 +193,7 @@ _OLD_POSITIONAL = ("X", "propensity", "strata", "assumption", "f_class", "conf_l
 @renamed_arguments({"x": "X"}, old_positional=_OLD_POSITIONAL)
 def joint_bounds(y, treat, f, *, X=None, propensity=None, strata=None, assumption=None, f_class="auto",
                  conf_level=0.95, B=999, ci="imbens-manski", seed=None, n_jobs=1, bootstrap="auto", m=None,
-                 clip=0.01, nan_policy="raise") -> JointBounds:
+                 clip=0.01, nan_policy="raise", progress=None) -> JointBounds:
     """Sharp bounds on E[f(Y1, Y0)] from the two arms, or its value under a rank assumption.
 
     The marginals of Y1 and Y0 are the (weighted) empirical laws of ``y`` among treated and controls.
@@ -255,6 +260,9 @@ def joint_bounds(y, treat, f, *, X=None, propensity=None, strata=None, assumptio
         A missing value in ``y``, ``treat``, ``X``, ``propensity`` or ``strata``: "raise" refuses it,
         "omit" drops the unit (and the summary says how many were dropped). "propagate" is not
         offered: a unit with a NaN outcome has no rank in its arm.
+    progress : bool, optional
+        A progress bar (tqdm) over the B bootstrap replicates, advancing per batch of replicates.
+        Default (None): only when standard error is a terminal.
 
     Returns
     -------
@@ -307,14 +315,14 @@ def joint_bounds(y, treat, f, *, X=None, propensity=None, strata=None, assumptio
     """
     return _bounds(y, treat, _resolve_f(f), X=X, propensity=propensity, strata=strata, assumption=assumption,
                    f_class=f_class, conf_level=conf_level, B=B, ci=ci, seed=seed, n_jobs=n_jobs,
-                   bootstrap=bootstrap, m=m, clip=clip, nan_policy=nan_policy)
+                   bootstrap=bootstrap, m=m, clip=clip, nan_policy=nan_policy, progress=progress)
 
 
 @renamed_arguments({"x": "X"}, old_positional=("X", "propensity", "strata", "assumption", "conf_level", "B", "ci",
                                                 "seed", "n_jobs"))
 def ite_variance_bounds(y, treat, *, X=None, propensity=None, strata=None, assumption=None, conf_level=0.95,
                         B=999, ci="imbens-manski", seed=None, n_jobs=1, bootstrap="auto", m=None, clip=0.01,
-                        nan_policy="raise") -> JointBounds:
+                        nan_policy="raise", progress=None) -> JointBounds:
     """Sharp bounds on Var(Y1 - Y0), the variance of individual treatment effects.
 
     Var(Y1 - Y0) = E(Y1 - Y0)^2 - (E Y1 - E Y0)^2; the second term is identified and (Y1 - Y0)^2 is
@@ -358,6 +366,9 @@ def ite_variance_bounds(y, treat, *, X=None, propensity=None, strata=None, assum
     nan_policy : {"raise", "omit"}
         A missing value in ``y``, ``treat``, ``X``, ``propensity`` or ``strata``: "raise" refuses
         it, "omit" drops the unit.
+    progress : bool, optional
+        A progress bar (tqdm) over the B bootstrap replicates, advancing per batch of replicates.
+        Default (None): only when standard error is a terminal.
 
     Returns
     -------
@@ -389,7 +400,7 @@ def ite_variance_bounds(y, treat, *, X=None, propensity=None, strata=None, assum
     fx = _F(lambda a, b: (a - b) ** 2, "(Y1 - Y0)^2", "submodular", 1)
     res = _bounds(y, treat, fx, X=X, propensity=propensity, strata=strata, assumption=assumption, f_class="auto",
                   conf_level=conf_level, B=B, ci=ci, seed=seed, n_jobs=n_jobs, bootstrap=bootstrap, m=m, clip=clip,
-                  nan_policy=nan_policy, adjust=lambda m1, m0: (m1 - m0) ** 2)
+                  nan_policy=nan_policy, adjust=lambda m1, m0: (m1 - m0) ** 2, progress=progress)
     notes = ("Var(Y1 - Y0) = E[(Y1 - Y0)^2] - (E Y1 - E Y0)^2; the second term is identified and "
              "recomputed on every bootstrap replicate",) + tuple(res.notes)
 

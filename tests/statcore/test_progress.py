@@ -86,6 +86,8 @@ CASES = {
         B=100, seed=1, progress=pr).boot_wins,
     "c2g": lambda pr: sc.c2g(Y, X[:, 1] > 0, X[:, :1], model="nonparametric", B=10, seed=1,
                              progress=pr).to_frame(),
+    "joint_bounds": lambda pr: sc.joint_bounds(Y, X[:, 1] > 0, "product", B=50, seed=1, progress=pr).to_frame(),
+    "ite_variance_bounds": lambda pr: sc.ite_variance_bounds(Y, X[:, 1] > 0, B=50, seed=1, progress=pr).to_frame(),
     "pc_skeleton": lambda pr: sc.cit.pc_skeleton(pd.DataFrame({"a": X[:, 0], "b": Y, "c": Z}), test="gcm",
                                                  seed=1, progress=pr).tests,
 }
