@@ -10,14 +10,13 @@ Part 1 prints, per ``n_jobs`` path, the wall time with ``n_jobs=1`` (in this pro
 cluster: imports and numba compilation in the workers), their ratio, and whether the two results are
 identical (they must be). Part 2 prints, for BH and Holm, the wall time of ``p_adjust`` on a dask
 array of n p-values (generated on the workers, in chunks of n/10, 0.1% NaN) computed on the cluster
-(reduced on the workers to one sum per chunk, so the client never holds the result), each worker's peak resident memory (fresh workers per method, ``ru_maxrss``), and
+(reduced on the workers to one sum per chunk, so the client never holds the result), each worker's peak resident memory (fresh workers per method, polled every 20 ms), and
 the in-memory ``p_adjust`` of the same values in one process with its peak extra memory (tracemalloc),
 and whether the two results are equal bit for bit.
 """
 from __future__ import annotations
 
 import argparse
-import resource
 import time
 import tracemalloc
 import warnings
@@ -26,8 +25,29 @@ import numpy as np
 import pandas as pd
 
 
-def _peak_rss_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+def _start_sampler(dask_worker) -> None:
+    """In a worker: poll the resident memory every 20 ms, keeping the maximum on the worker object
+    (ru_maxrss is not used: a process's high-water mark may predate the measurement)."""
+    import threading
+
+    import psutil
+
+    proc = psutil.Process()
+    state = {"rss": proc.memory_info().rss / 2 ** 20, "run": True}
+    dask_worker._statcore_bench_peak = state
+
+    def loop():
+        while state["run"]:
+            state["rss"] = max(state["rss"], proc.memory_info().rss / 2 ** 20)
+            time.sleep(0.02)
+
+    threading.Thread(target=loop, daemon=True).start()
+
+
+def _stop_sampler(dask_worker) -> float:
+    state = dask_worker._statcore_bench_peak
+    state["run"] = False
+    return state["rss"]
 
 
 def timed(fn):
@@ -118,8 +138,9 @@ def part2(n_workers: int, n: int, address: str | None) -> None:
             p = values()
             adj = sc.p_adjust(p, method=method)
             # timed: the adjusted values stay on the workers (a per-chunk sum comes back)
+            client.run(_start_sampler)
             t, _ = timed(lambda: adj.map_blocks(lambda b: np.array([np.nansum(b)]), chunks=(1,)).compute())
-            peaks = client.run(_peak_rss_mb)
+            peaks = client.run(_stop_sampler)
             # untimed: the values and the adjusted values, to compare with p_adjust in memory
             pv, got = da.compute(p, adj)
         finally:
