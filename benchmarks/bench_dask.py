@@ -149,7 +149,7 @@ def part2(n_workers: int, n: int, address: str | None) -> None:
                 cluster.close()
         tracemalloc.start()
         tracemalloc.reset_peak()
-        t_mem, ref = timed(lambda: sc.p_adjust(pv, method=method))
+        t_mem, ref = timed(lambda v=pv: sc.p_adjust(v, method=method))
         peak_mem = tracemalloc.get_traced_memory()[1] / 2 ** 20
         tracemalloc.stop()
         ok = bool(np.array_equal(got, ref, equal_nan=True))

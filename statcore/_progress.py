@@ -13,7 +13,7 @@ finished tasks as they finish.
 from __future__ import annotations
 
 import sys
-from typing import Any, Callable, Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 from ._checks import check_n_jobs, check_progress
 
