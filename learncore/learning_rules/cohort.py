@@ -7,7 +7,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 from statcore import ConvergenceWarning
-from statcore.utils import check_n_jobs, check_seed, thread_limit
+from statcore.utils import check_n_jobs, check_progress, check_seed, parallel_map, thread_limit
 
 from ._checks import renamed_arguments
 from ._model import check_arch, check_hidden, check_rule, n_params
@@ -43,7 +43,8 @@ def _animals(animals, animal_col: str) -> dict:
 @renamed_arguments(old_positional=("archs",))
 def fit_many(animals, *, archs: Sequence[str] = ("1L", "2L", "2NL"), rule: str = "rpe", hidden: int = 3,
              restarts: int = 8, seed=None, n_jobs: int = 1, criterion: str = "AIC", B: int = 1000,
-             animal_col: str = "subject", return_fits: bool | None = None, **fit_kwargs):
+             animal_col: str = "subject", return_fits: bool | None = None, progress: bool | None = None,
+             **fit_kwargs):
     """Fit every architecture to every animal and compare them by AIC per animal.
 
     Parameters
@@ -73,6 +74,10 @@ def fit_many(animals, *, archs: Sequence[str] = ("1L", "2L", "2NL"), rule: str =
     return_fits : bool, optional
         Deprecated: ``True`` returns the former tuple ``(comparison, fits)`` for one release (with a
         FutureWarning); the fits are the comparison's ``fits`` attribute.
+    progress : bool, optional
+        A progress bar (tqdm) counting finished fits, also with ``n_jobs`` workers or on a Dask
+        cluster (``joblib.parallel_config(backend="dask")``), then the bootstrap's. Default (None):
+        only when standard error is a terminal.
     **fit_kwargs
         Other arguments of :func:`fit` (``max_iter``, ``gtol``, ``baseline``, ``backend``, ...).
 
@@ -117,6 +122,7 @@ def fit_many(animals, *, archs: Sequence[str] = ("1L", "2L", "2NL"), rule: str =
     for k, tr in groups.items():
         check_trials(tr, n_params=hidden_p, name=f"animals[{k!r}]")
     n_jobs = check_n_jobs(n_jobs)
+    progress = check_progress(progress)
     if return_fits is not None:
         if not isinstance(return_fits, (bool, np.bool_)):
             raise TypeError(f"return_fits must be True or False; got {return_fits!r}")
@@ -128,12 +134,7 @@ def fit_many(animals, *, archs: Sequence[str] = ("1L", "2L", "2NL"), rule: str =
     kwargs = dict(rule=rule, hidden=hidden, restarts=restarts, **fit_kwargs)
     jobs = [(key, arch, tr, kwargs, seeds[i * len(archs) + j])
             for i, (key, tr) in enumerate(groups.items()) for j, arch in enumerate(archs)]
-    if n_jobs == 1:
-        out = [_fit_one(*job) for job in jobs]
-    else:
-        from joblib import Parallel, delayed
-
-        out = Parallel(n_jobs=n_jobs)(delayed(_fit_one)(*job) for job in jobs)
+    out = parallel_map(_fit_one, jobs, n_jobs=n_jobs, progress=progress, desc="fits", unit="fit")
     fits: dict[Any, dict[str, LearningRuleFit]] = {key: {} for key in groups}
     for key, arch, f in out:
         fits[key][arch] = f
@@ -143,7 +144,8 @@ def fit_many(animals, *, archs: Sequence[str] = ("1L", "2L", "2NL"), rule: str =
         warnings.warn(f"{len(unconverged)} of {len(jobs)} fits stopped before the gradient tolerance "
                       f"({', '.join(f'{a}: {n}' for a, n in by_arch.items() if n)}); see each fit's restarts "
                       f"table and raise max_iter to check their log-likelihoods", ConvergenceWarning, stacklevel=3)
-    comparison = statcore.compare_by_group(fits, criterion=criterion, B=B, seed=root, n_jobs=n_jobs)
+    comparison = statcore.compare_by_group(fits, criterion=criterion, B=B, seed=root, n_jobs=n_jobs,
+                                           progress=progress)
     if return_fits:
         return comparison, fits
     return comparison

@@ -22,7 +22,8 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from .._checks import (apply_nan_policy, as_column_groups, as_float_array, column_labels, check_choice, check_n_jobs, check_nan_policy,
-                       check_positive_int, check_probability, check_seed, renamed_arguments)
+                       check_positive_int, check_progress, check_probability, check_seed, renamed_arguments)
+from .._progress import parallel_map, progress_bar
 from ._skeleton_result import SkeletonResult
 
 __all__ = ["pc_skeleton", "SkeletonResult"]
@@ -261,43 +262,21 @@ def _test_edges(tester: _Tester, jobs: list, level: int, alpha: float, bar=None)
     return out
 
 
-def _run_level(tester, jobs, level, alpha, n_jobs, bar):
+def _run_level(tester, jobs, level, alpha, n_jobs, progress):
+    desc = f"order {level}"
     if n_jobs == 1 or len(jobs) < 2:
-        return _test_edges(tester, jobs, level, alpha, bar)
-    from joblib import Parallel, delayed, effective_n_jobs
+        with progress_bar(progress, len(jobs), desc=desc, unit="edge") as bar:
+            return _test_edges(tester, jobs, level, alpha, bar)
+    from joblib import effective_n_jobs
 
     workers = effective_n_jobs(n_jobs)
     # contiguous batches of edges sorted by first node, so a batch reuses that node's residuals
     n_batches = min(len(jobs), 4 * workers)
     cuts = np.linspace(0, len(jobs), n_batches + 1).astype(int)
     bounds = [(a, b) for a, b in zip(cuts[:-1], cuts[1:]) if b > a]
-    parts = Parallel(n_jobs=n_jobs, return_as="generator")(
-        delayed(_test_edges)(tester, jobs[a:b], level, alpha) for a, b in bounds)
-    out = []
-    for (a, b), part in zip(bounds, parts):  # the generator keeps the order of submission
-        out.extend(part)
-        if bar is not None:
-            bar.update(b - a)
-    return out
-
-
-def _progress_bar(progress, total: int, level: int):
-    if progress is None:
-        import sys
-
-        progress = bool(getattr(sys.stderr, "isatty", lambda: False)())
-        if progress:
-            try:
-                import tqdm  # noqa: F401
-            except ImportError:
-                return None
-    if not progress:
-        return None
-    try:
-        from tqdm.auto import tqdm
-    except ImportError:
-        raise ImportError("progress=True needs tqdm (pip install tqdm)") from None
-    return tqdm(total=total, desc=f"order {level}", unit="edge", leave=False)
+    parts = parallel_map(_test_edges, [(tester, jobs[a:b], level, alpha) for a, b in bounds], n_jobs=n_jobs,
+                         progress=progress, desc=desc, unit="edge", weights=[b - a for a, b in bounds])
+    return [r for part in parts for r in part]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -351,8 +330,8 @@ def pc_skeleton(data, *, alpha: float = 0.01, test: str | Callable = "rpcit", gr
         Source of the random draws (projection directions, bootstrap multipliers, forests). Each
         test draws from a stream derived from this seed and the nodes it involves.
     progress : bool, optional
-        Show a progress bar per level (tqdm). Default: when standard error is a terminal and tqdm
-        is installed.
+        Show a progress bar per level (tqdm), counting tested edges as they finish (also in
+        parallel). Default: when standard error is a terminal and tqdm is installed.
     nan_policy : {"raise", "omit"}
         "raise" (default): a NaN in a column of a node is an error. "omit": the rows with a NaN in
         any node's column are dropped before any test (listwise deletion, so every test sees the
@@ -388,6 +367,7 @@ def pc_skeleton(data, *, alpha: float = 0.01, test: str | Callable = "rpcit", gr
     (``skeleton(method = "stable")``).
     """
     design, alpha, test, max_cond, n_jobs = _validate(data, alpha, test, groups, max_cond, n_jobs, nan_policy)
+    progress = check_progress(progress)
     _validate_test_args(test, test_args)
     entropy = int(check_seed(seed).integers(2**63))
     tester = _Tester(design, test, test_args, entropy)
@@ -412,12 +392,7 @@ def pc_skeleton(data, *, alpha: float = 0.01, test: str | Callable = "rpcit", gr
         if not jobs:
             break
         max_order = level
-        bar = _progress_bar(progress, len(jobs), level)
-        try:
-            results = _run_level(tester, jobs, level, alpha, n_jobs, bar)
-        finally:
-            if bar is not None:
-                bar.close()
+        results = _run_level(tester, jobs, level, alpha, n_jobs, progress)
         for (i, j, _, _), done in zip(jobs, results):
             for S, p in done:
                 records.append((i, j, S, level, p))

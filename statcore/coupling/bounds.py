@@ -6,7 +6,9 @@ import math
 
 import numpy as np
 
-from .._checks import check_positive_int, check_seed, coupling_data_inputs, coupling_options, renamed_arguments
+from .._checks import (check_positive_int, check_progress, check_seed, coupling_data_inputs, coupling_options,
+                       renamed_arguments)
+from .._progress import progress_bar
 from .._checks.formula import formula_door
 from ._design import _cell_weights, _make_design, _perturbed_atom_weights, _values, _weighted_means
 from ._functions import _F, _check_stated_class, _detect_class, _resolve_f
@@ -26,9 +28,10 @@ def _n_threads(n_jobs: int) -> int:
 
 
 def _bounds(y, treat, fx: _F, *, X, propensity, strata, assumption, f_class, conf_level, B, ci, seed,
-            n_jobs, bootstrap, m, clip, nan_policy, adjust=None) -> JointBounds:
+            n_jobs, bootstrap, m, clip, nan_policy, adjust=None, progress=None) -> JointBounds:
     conf_level, B, ci, bootstrap, assumption, f_class, n_jobs, clip = coupling_options(
         conf_level, B, ci, bootstrap, assumption, f_class, n_jobs, clip, strata is not None)
+    progress = check_progress(progress)
     data_name = _data_name(y, treat)
     data = coupling_data_inputs(y, treat, X=X, propensity=propensity, strata=strata, nan_policy=nan_policy)
     design = _make_design(data, clip)
@@ -97,12 +100,14 @@ def _bounds(y, treat, fx: _F, *, X, propensity, strata, assumption, f_class, con
         if B > 0:
             chunk = max(1, min(B, 2_000_000 // max(1, design.y.size)))
             parts = []
-            for start in range(0, B, chunk):
-                counts = design.resample(rng, min(chunk, B - start), ratio)
-                if step is None:
-                    parts.append(compute(counts))
-                else:
-                    parts.append(compute(counts, _perturbed_atom_weights(design, counts, step)))
+            with progress_bar(progress, B, desc="bootstrap", unit="replicate") as bar:
+                for start in range(0, B, chunk):
+                    counts = design.resample(rng, min(chunk, B - start), ratio)
+                    if step is None:
+                        parts.append(compute(counts))
+                    else:
+                        parts.append(compute(counts, _perturbed_atom_weights(design, counts, step)))
+                    bar.update(counts.shape[0])
             boot = {k: np.concatenate([p[k] for p in parts]) for k in parts[0] if k != "_rows"}
     finally:
         if old_threads is not None:
@@ -190,7 +195,7 @@ _OLD_POSITIONAL = ("X", "propensity", "strata", "assumption", "f_class", "conf_l
 @formula_door(lhs="y", rhs="treat", cond="X", single=("y", "treat"), pandas=True)
 def joint_bounds(y, treat=None, f=None, *, X=None, propensity=None, strata=None, assumption=None, f_class="auto",
                  conf_level=0.95, B=999, ci="imbens-manski", seed=None, n_jobs=1, bootstrap="auto", m=None,
-                 clip=0.01, nan_policy="raise", data=None) -> JointBounds:
+                 clip=0.01, nan_policy="raise", progress=None, data=None) -> JointBounds:
     """Sharp bounds on E[f(Y1, Y0)] from the two arms, or its value under a rank assumption.
 
     The marginals of Y1 and Y0 are the (weighted) empirical laws of ``y`` among treated and controls.
@@ -257,6 +262,9 @@ def joint_bounds(y, treat=None, f=None, *, X=None, propensity=None, strata=None,
         A missing value in ``y``, ``treat``, ``X``, ``propensity`` or ``strata``: "raise" refuses it,
         "omit" drops the unit (and the summary says how many were dropped). "propagate" is not
         offered: a unit with a NaN outcome has no rank in its arm.
+    progress : bool, optional
+        A progress bar (tqdm) over the B bootstrap replicates, advancing per batch of replicates.
+        Default (None): only when standard error is a terminal.
     data : pandas.DataFrame, optional
         With a formula in place of ``y``: the table holding its columns.
         ``joint_bounds("y ~ treat", data=df, f=...)`` is ``joint_bounds(y, treat, f)``;
@@ -316,7 +324,7 @@ def joint_bounds(y, treat=None, f=None, *, X=None, propensity=None, strata=None,
     """
     return _bounds(y, treat, _resolve_f(f), X=X, propensity=propensity, strata=strata, assumption=assumption,
                    f_class=f_class, conf_level=conf_level, B=B, ci=ci, seed=seed, n_jobs=n_jobs,
-                   bootstrap=bootstrap, m=m, clip=clip, nan_policy=nan_policy)
+                   bootstrap=bootstrap, m=m, clip=clip, nan_policy=nan_policy, progress=progress)
 
 
 @renamed_arguments({"x": "X"}, old_positional=("X", "propensity", "strata", "assumption", "conf_level", "B", "ci",
@@ -324,7 +332,7 @@ def joint_bounds(y, treat=None, f=None, *, X=None, propensity=None, strata=None,
 @formula_door(lhs="y", rhs="treat", cond="X", single=("y", "treat"), pandas=True)
 def ite_variance_bounds(y, treat=None, *, X=None, propensity=None, strata=None, assumption=None, conf_level=0.95,
                         B=999, ci="imbens-manski", seed=None, n_jobs=1, bootstrap="auto", m=None, clip=0.01,
-                        nan_policy="raise", data=None) -> JointBounds:
+                        nan_policy="raise", progress=None, data=None) -> JointBounds:
     """Sharp bounds on Var(Y1 - Y0), the variance of individual treatment effects.
 
     Var(Y1 - Y0) = E(Y1 - Y0)^2 - (E Y1 - E Y0)^2; the second term is identified and (Y1 - Y0)^2 is
@@ -368,6 +376,9 @@ def ite_variance_bounds(y, treat=None, *, X=None, propensity=None, strata=None, 
     nan_policy : {"raise", "omit"}
         A missing value in ``y``, ``treat``, ``X``, ``propensity`` or ``strata``: "raise" refuses
         it, "omit" drops the unit.
+    progress : bool, optional
+        A progress bar (tqdm) over the B bootstrap replicates, advancing per batch of replicates.
+        Default (None): only when standard error is a terminal.
     data : pandas.DataFrame, optional
         With a formula in place of ``y``: the table holding its columns.
         ``ite_variance_bounds("y ~ treat | x1", data=df)`` is
@@ -406,7 +417,7 @@ def ite_variance_bounds(y, treat=None, *, X=None, propensity=None, strata=None, 
     fx = _F(lambda a, b: (a - b) ** 2, "(Y1 - Y0)^2", "submodular", 1)
     res = _bounds(y, treat, fx, X=X, propensity=propensity, strata=strata, assumption=assumption, f_class="auto",
                   conf_level=conf_level, B=B, ci=ci, seed=seed, n_jobs=n_jobs, bootstrap=bootstrap, m=m, clip=clip,
-                  nan_policy=nan_policy, adjust=lambda m1, m0: (m1 - m0) ** 2)
+                  nan_policy=nan_policy, adjust=lambda m1, m0: (m1 - m0) ** 2, progress=progress)
     notes = ("Var(Y1 - Y0) = E[(Y1 - Y0)^2] - (E Y1 - E Y0)^2; the second term is identified and "
              "recomputed on every bootstrap replicate",) + tuple(res.notes)
 

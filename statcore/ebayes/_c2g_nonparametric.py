@@ -193,17 +193,16 @@ def _query_chunk(kde0, kde1, Zq, yq, self0, self1, grid, q):
     return res
 
 
-def _query_all(kde0, kde1, Zq, yq, self0, self1, grid, q, n_jobs):
+def _query_all(kde0, kde1, Zq, yq, self0, self1, grid, q, n_jobs, progress=False):
+    from .._progress import parallel_map
+
     starts = range(0, len(Zq), _CHUNK)
     args = [(kde0, kde1, Zq[s:s + _CHUNK], yq[s:s + _CHUNK], self0[s:s + _CHUNK], self1[s:s + _CHUNK],
              grid, q) for s in starts]
-    if n_jobs == 1 or len(args) == 1:
-        parts = [_query_chunk(*a) for a in args]
-    else:
-        from joblib import Parallel, delayed
-
-        # the kernels release the GIL: threads share the neighbour lists and counts without copies
-        parts = Parallel(n_jobs=n_jobs, backend="threading")(delayed(_query_chunk)(*a) for a in args)
+    # the kernels release the GIL: threads share the neighbour lists and counts without copies; a
+    # backend set by joblib.parallel_config (e.g. dask) takes over, as prefer is only a hint
+    parts = parallel_map(_query_chunk, args, n_jobs=n_jobs, progress=progress, desc="c2g bootstrap densities",
+                         unit="point", weights=[len(a[2]) for a in args], prefer="threads")
     return {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}
 
 
@@ -244,7 +243,8 @@ def _interp_rows(S, lo, delta, pts):
 
 
 def fit_nonparametric(Z: np.ndarray | None, y: np.ndarray, treat: np.ndarray, n_boot: int,
-                      quantile: float, rng: np.random.Generator, n_jobs: int = 1) -> NonparametricFit:
+                      quantile: float, rng: np.random.Generator, n_jobs: int = 1,
+                      progress: bool | None = False) -> NonparametricFit:
     ctrl = np.flatnonzero(~treat)
     trt = np.flatnonzero(treat)
     n = len(y)
@@ -261,7 +261,7 @@ def fit_nonparametric(Z: np.ndarray | None, y: np.ndarray, treat: np.ndarray, n_
     if Z is None:
         res = _covariate_free(kde0, kde1, y, self0, self1, grid, quantile)
     else:
-        res = _query_all(kde0, kde1, Z, y, self0, self1, grid, quantile, n_jobs)
+        res = _query_all(kde0, kde1, Z, y, self0, self1, grid, quantile, n_jobs, progress)
     return NonparametricFit(kde0, kde1, grid, quantile, res["pi_star"], res["pi_star_lo"], res["pi_star_hi"],
                             res["lfdr"],
                             res["mu0"], res["mut"], res["mu0_boot"], res["mut_boot"])

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from .._checks import (InputWrapper, c2g_inputs, check_choice, check_in_interval, check_n_jobs,
+from .._checks import (InputWrapper, c2g_inputs, check_choice, check_in_interval, check_n_jobs, check_progress,
                        check_positive_int, check_probability, check_seed, renamed_arguments)
 from .._checks.formula import formula_door
 from ._c2g_result import C2GResult
@@ -56,7 +56,8 @@ def _empirical_qvalues(lfdr_t: np.ndarray, lfdr_c: np.ndarray, bayes_q: np.ndarr
 @formula_door(lhs="y", rhs="treat", cond="X", single=("y", "treat"), pandas=True)
 def c2g(y: Any, treat: Any = None, X: Any = None, *, model: str = "additive", alpha: float = 0.1,
         control: str = "bayes", seed: Any = None, n_jobs: int = 1, noise: str = "pr",
-        B: int = 100, boot_quantile: float = 0.2, nan_policy: str = "raise", data: Any = None) -> C2GResult:
+        B: int = 100, boot_quantile: float = 0.2, nan_policy: str = "raise", progress: bool | None = None,
+        data: Any = None) -> C2GResult:
     """Select the treated units that responded, with the FDR controlled (causal two-groups model).
 
     Parameters
@@ -126,6 +127,10 @@ def c2g(y: Any, treat: Any = None, X: Any = None, *, model: str = "additive", al
         Missing values: "raise" (the default) refuses a NaN in ``y``, ``treat`` or ``X``; "omit"
         drops the units with a NaN in any of them (the per-unit outputs then refer to the kept
         units, and ``kept`` says which). "propagate" is not offered.
+    progress : bool, optional
+        The nonparametric model: a progress bar (tqdm) over the bootstrap density evaluations,
+        counting units as their chunks finish (also with ``n_jobs`` or on a Dask cluster). Default
+        (None): only when standard error is a terminal. The additive model has no long loop.
     data : pandas.DataFrame, optional
         With a formula in place of ``y``: the table holding its columns.
         ``c2g("y ~ treat | age + stage", data=df)`` is ``c2g(y, treat, X)`` with
@@ -169,6 +174,7 @@ def c2g(y: Any, treat: Any = None, X: Any = None, *, model: str = "additive", al
 
     alpha, model, control, noise, B, boot_quantile, n_jobs = _options(alpha, model, control, noise, B,
                                                                       boot_quantile, n_jobs)
+    progress = check_progress(progress)
     data = c2g_inputs(y, treat, X, model, nan_policy)
     yv, tv, Xv, columns = data.y, data.treat, data.X, data.columns
     rng = check_seed(seed)
@@ -192,7 +198,7 @@ def c2g(y: Any, treat: Any = None, X: Any = None, *, model: str = "additive", al
         else:
             from ._c2g_nonparametric import fit_nonparametric
 
-            fit = _NonparametricModel(fit_nonparametric(Z, yv, tv, B, boot_quantile, rng, n_jobs))
+            fit = _NonparametricModel(fit_nonparametric(Z, yv, tv, B, boot_quantile, rng, n_jobs, progress))
     lfdr_all = fit.lfdr
     lfdr_t = lfdr_all[tv]
     erpf = float(np.mean(fit.pi[tv]))

@@ -273,13 +273,18 @@ def feature_gamma_moments(fx: np.ndarray, fy: np.ndarray, gx: np.ndarray | None 
     return mean, var
 
 
-def feature_perm_stats(fx: np.ndarray, fy: np.ndarray, B: int, rng: np.random.Generator) -> np.ndarray:
+def feature_perm_stats(fx: np.ndarray, fy: np.ndarray, B: int, rng: np.random.Generator,
+                       progress: bool | None = False) -> np.ndarray:
     """T for B permutations of the rows of fy."""
+    from .._progress import progress_bar
+
     n = fx.shape[0]
     out = np.empty(B)
-    for b in range(B):
-        c = crossprod(fx, fy[rng.permutation(n)])
-        out[b] = np.sum(c * c) / n
+    with progress_bar(progress, B, desc="permutations", unit="perm") as bar:
+        for b in range(B):
+            c = crossprod(fx, fy[rng.permutation(n)])
+            out[b] = np.sum(c * c) / n
+            bar.update()
     return out
 
 

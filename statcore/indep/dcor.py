@@ -41,8 +41,9 @@ from typing import Any
 
 import numpy as np
 
-from .._checks import (as_indep_data, check_choice, check_index, check_n_jobs, check_positive_int, check_seed,
-                       check_u_statistic_n, is_constant_sample, refuse_constant_sample, warn_constant)
+from .._checks import (as_indep_data, check_choice, check_index, check_n_jobs, check_positive_int, check_progress,
+                       check_seed, check_u_statistic_n, is_constant_sample, refuse_constant_sample, warn_constant)
+from .._progress import progress_bar
 from .._checks.formula import formula_door
 from .._result import HTest
 
@@ -667,10 +668,14 @@ class _Permuter:
             list(pool.map(one, bounds[:-1], bounds[1:]))
         return out
 
-    def run(self, B: int, rng: np.random.Generator) -> tuple[float, np.ndarray]:
+    def run(self, B: int, rng: np.random.Generator, progress: bool | None = False) -> tuple[float, np.ndarray]:
         observed = float(self.cross(np.arange(self.n, dtype=np.int64)[None, :])[0])
-        reps = np.concatenate([self.cross(p) for p in _perm_chunks(rng, B, self.n)])
-        return observed, reps
+        reps = []
+        with progress_bar(progress, B, desc="permutations", unit="perm") as bar:
+            for p in _perm_chunks(rng, B, self.n):
+                reps.append(self.cross(p))
+                bar.update(p.shape[0])
+        return observed, np.concatenate(reps)
 
 
 def _sub_scaled(a: np.ndarray, c: np.ndarray, coef: float) -> None:
@@ -726,13 +731,13 @@ def _small(n: int, B: int, n_jobs: int) -> int:
     return 1 if B * n < 50_000 else n_jobs
 
 
-def _dcov_perm(data: dict, index: float, B: int, rng, n_jobs: int):
+def _dcov_perm(data: dict, index: float, B: int, rng, n_jobs: int, progress=False):
     x, y = data["x"], data["y"]
     n = x.shape[0]
     n_jobs = _small(n, B, n_jobs)
     with _threads(n_jobs):
         perm = _Permuter([x, y], index, "dcov", _workers(n_jobs))
-        obs, reps = perm.run(B, rng)
+        obs, reps = perm.run(B, rng, progress)
     v2 = max(obs, 0.0) / n ** 2
     vx, vy = float(perm.gxx) / n ** 2, float(perm.gyy) / n ** 2
     return v2, vx, vy, np.maximum(reps, 0.0) / n ** 2, perm.path
@@ -740,7 +745,8 @@ def _dcov_perm(data: dict, index: float, B: int, rng, n_jobs: int):
 
 @formula_door(lhs="y", rhs="x", cond=None)
 def dcor_test(x: Any, y: Any = None, *, method: str = "permutation", B: int = 999, index: float = 1.0,
-              seed: Any = None, n_jobs: int = 1, nan_policy: str = "raise", data: Any = None) -> HTest:
+              seed: Any = None, n_jobs: int = 1, nan_policy: str = "raise", progress: bool | None = None,
+              data: Any = None) -> HTest:
     """Distance correlation test of independence: R energy's ``dcor.test`` (permutation) or
     ``dcorT.test`` (the t-test in high dimension).
 
@@ -773,6 +779,9 @@ def dcor_test(x: Any, y: Any = None, *, method: str = "permutation", B: int = 99
         are spread over threads, so the answer does not depend on it.
     nan_policy : {"raise", "omit"}
         What to do with NaN: refuse it, or drop the observations (rows) with a NaN in x or y.
+    progress : bool, optional
+        A progress bar (tqdm) over the permutations, advancing per batch of permutations (a batch
+        holds about 2^22 / n of them). Default (None): only when standard error is a terminal.
     data : pandas.DataFrame, optional
         With a formula in place of ``x``: the table holding its columns.
         ``dcor_test("y ~ x", data=df)`` tests
@@ -833,12 +842,13 @@ def dcor_test(x: Any, y: Any = None, *, method: str = "permutation", B: int = 99
     B = check_positive_int(B, "B")
     index = check_index(index)
     n_jobs = check_n_jobs(n_jobs)
+    progress = check_progress(progress)
     rng = check_seed(seed)
     if method == "t":
         return _dcor_t_test(x, y, index, nan_policy)
     data = _test_data(nan_policy, 2, x=x, y=y)
     n = data["x"].shape[0]
-    v2, vx, vy, reps, path = _dcov_perm(data, index, B, rng, n_jobs)
+    v2, vx, vy, reps, path = _dcov_perm(data, index, B, rng, n_jobs, progress)
     den = math.sqrt(vx * vy)
     stat = min(1.0, math.sqrt(v2 / den))
     rep_stats = np.minimum(1.0, np.sqrt(reps / den))
@@ -871,7 +881,7 @@ def _dcor_t_test(x, y, index, nan_policy) -> HTest:
 
 @formula_door(lhs="y", rhs="x", cond=None)
 def dcov_test(x: Any, y: Any = None, *, B: int = 999, index: float = 1.0, seed: Any = None, n_jobs: int = 1,
-              nan_policy: str = "raise", data: Any = None) -> HTest:
+              nan_policy: str = "raise", progress: bool | None = None, data: Any = None) -> HTest:
     """Distance covariance permutation test of independence, as R energy's ``dcov.test``.
 
     The statistic is n V^2_n(x, y) = n dCov_n(x, y)^2 (:func:`dcov`); its null distribution comes
@@ -893,6 +903,9 @@ def dcov_test(x: Any, y: Any = None, *, B: int = 999, index: float = 1.0, seed: 
         Threads for the permutations (1: one; -1: all cores); the answer does not depend on it.
     nan_policy : {"raise", "omit"}
         What to do with NaN: refuse it, or drop the observations (rows) with a NaN in x or y.
+    progress : bool, optional
+        A progress bar (tqdm) over the permutations, advancing per batch of permutations (a batch
+        holds about 2^22 / n of them). Default (None): only when standard error is a terminal.
     data : pandas.DataFrame, optional
         With a formula in place of ``x``: the table holding its columns.
         ``dcov_test("y ~ x", data=df)`` is
@@ -927,10 +940,11 @@ def dcov_test(x: Any, y: Any = None, *, B: int = 999, index: float = 1.0, seed: 
     B = check_positive_int(B, "B")
     index = check_index(index)
     n_jobs = check_n_jobs(n_jobs)
+    progress = check_progress(progress)
     rng = check_seed(seed)
     data = _test_data(nan_policy, 2, x=x, y=y)
     n = data["x"].shape[0]
-    v2, vx, vy, reps, path = _dcov_perm(data, index, B, rng, n_jobs)
+    v2, vx, vy, reps, path = _dcov_perm(data, index, B, rng, n_jobs, progress)
     stat = n * v2
     rep_stats = n * reps
     dc = min(1.0, math.sqrt(v2 / math.sqrt(vx * vy)))
@@ -944,7 +958,7 @@ def dcov_test(x: Any, y: Any = None, *, B: int = 999, index: float = 1.0, seed: 
 
 @formula_door(lhs="y", rhs="x", cond="z", cond_rule="required")
 def pdcor_test(x: Any, y: Any = None, z: Any = None, *, B: int = 999, index: float = 1.0, seed: Any = None,
-               n_jobs: int = 1, nan_policy: str = "raise", data: Any = None) -> HTest:
+               n_jobs: int = 1, nan_policy: str = "raise", progress: bool | None = None, data: Any = None) -> HTest:
     """Partial distance correlation permutation test of x independent of y given z (in the sense of
     pdCor = 0), as R energy's ``pdcor.test``.
 
@@ -967,6 +981,9 @@ def pdcor_test(x: Any, y: Any = None, z: Any = None, *, B: int = 999, index: flo
         Threads for the permutations (1: one; -1: all cores); the answer does not depend on it.
     nan_policy : {"raise", "omit"}
         What to do with NaN: refuse it, or drop the observations (rows) with a NaN in x, y or z.
+    progress : bool, optional
+        A progress bar (tqdm) over the permutations, advancing per batch of permutations (a batch
+        holds about 2^22 / n of them). Default (None): only when standard error is a terminal.
     data : pandas.DataFrame, optional
         With a formula in place of ``x``: the table holding its columns.
         ``pdcor_test("y ~ x | z", data=df)`` is
@@ -1006,6 +1023,7 @@ def pdcor_test(x: Any, y: Any = None, z: Any = None, *, B: int = 999, index: flo
     B = check_positive_int(B, "B")
     index = check_index(index)
     n_jobs = check_n_jobs(n_jobs)
+    progress = check_progress(progress)
     rng = check_seed(seed)
     data = _test_data(nan_policy, 1, x=x, y=y, z=z)
     n = check_u_statistic_n(data["x"].shape[0], "x, y and z")
@@ -1017,7 +1035,7 @@ def pdcor_test(x: Any, y: Any = None, z: Any = None, *, B: int = 999, index: flo
             if val == 0.0:
                 raise ValueError(f"{name} is explained by z (its U-centred distance matrix is a multiple of z's): "
                                  "its projection is zero and pdcor is undefined (R's pdcor.test gives p-value NA)")
-        obs, reps = perm.run(B, rng)
+        obs, reps = perm.run(B, rng, progress)
     den = math.sqrt(perm.gxx * perm.gyy)
     stat = float(max(-1.0, min(1.0, obs / den)))
     rep_stats = np.clip(reps / den, -1.0, 1.0)

@@ -31,6 +31,8 @@ import numpy as np
 
 from .._checks import (as_indep_data, check_bandwidths, check_choice, check_kernels, check_positive_int,
                        check_seed, is_constant_sample, warn_constant)
+from .._checks import check_progress
+from .._progress import progress_bar
 from .._checks.formula import formula_door
 from .._result import HTest
 
@@ -284,7 +286,7 @@ def _gamma_p(stat: float, mean: float, var: float, n: int) -> tuple[float, float
 
 @formula_door(lhs="y", rhs="x", cond=None)
 def hsic_test(x, y=None, *, method="gamma", B=999, kernel="gaussian", bandwidth="median", seed=None,
-              nan_policy="raise", approx=None, n_features=100, data=None) -> HTest:
+              nan_policy="raise", approx=None, n_features=100, progress=None, data=None) -> HTest:
     """Kernel test of independence of two samples based on HSIC (Gretton et al. 2008).
 
     The statistic is n * HSIC_b (as R dHSIC's ``dhsic.test``), with HSIC_b the biased estimator of
@@ -335,6 +337,9 @@ def hsic_test(x, y=None, *, method="gamma", B=999, kernel="gaussian", bandwidth=
         The dimension of each variable's feature map under ``approx`` (default 100: 50 random
         frequencies with a cosine and a sine each for "rff", which needs an even number; 100
         landmark rows for "nystrom", at most n).
+    progress : bool, optional
+        ``method="permutation"``: a progress bar (tqdm) over the permutations, advancing per batch
+        of permutations. Default (None): only when standard error is a terminal.
     data : pandas.DataFrame, optional
         With a formula in place of ``x``: the table holding its columns.
         ``hsic_test("y ~ x", data=df)`` is
@@ -429,12 +434,13 @@ def hsic_test(x, y=None, *, method="gamma", B=999, kernel="gaussian", bandwidth=
             raise ValueError(f"n_features must be even for approx='rff' (a cosine and a sine per random "
                              f"frequency), got {n_features}")
     rng = check_seed(seed)
+    progress = check_progress(progress)
     min_n = 6 if method == "gamma" else 4
     (xa, ya), n = _variables(nan_policy, min_n, {"x": x, "y": y})
     _refuse_constant([xa, ya], ["x", "y"], "an independence test")
     kernel_out = tuple(kernels)
     if approx is not None:
-        return _hsic_test_approx(xa, ya, n, method, B, kernels, bws, rng, approx, n_features)
+        return _hsic_test_approx(xa, ya, n, method, B, kernels, bws, rng, approx, n_features, progress)
 
     K, sx = _gram(xa, kernels[0], bws[0])
     L, sy = _gram(ya, kernels[1], bws[1])
@@ -452,7 +458,7 @@ def hsic_test(x, y=None, *, method="gamma", B=999, kernel="gaussian", bandwidth=
         K -= mk[None, :]
         K += gk
         del mk
-        reps = _hsic_perm_replicates(K, L, B, rng)
+        reps = _hsic_perm_replicates(K, L, B, rng, progress)
         h = reps[0] / (n * n)
         reps = n * reps[1:] / (n * n)
         p = _p_from_replicates(n * h, reps)
@@ -463,7 +469,8 @@ def hsic_test(x, y=None, *, method="gamma", B=999, kernel="gaussian", bandwidth=
                  estimate={"HSIC": float(h)}, alternative=None, extras=extras)
 
 
-def _hsic_perm_replicates(Kc: np.ndarray, L: np.ndarray, B: int, rng: np.random.Generator) -> np.ndarray:
+def _hsic_perm_replicates(Kc: np.ndarray, L: np.ndarray, B: int, rng: np.random.Generator,
+                          progress: bool | None = False) -> np.ndarray:
     """sum_ij Kc_ij L[pi_i, pi_j] for the identity (first) and B random permutations."""
     n = Kc.shape[0]
     out = np.empty(B + 1)
@@ -471,15 +478,17 @@ def _hsic_perm_replicates(Kc: np.ndarray, L: np.ndarray, B: int, rng: np.random.
     _k.pick("perm_stats", n, 1)(Kc, L, ident, out[:1])
     chunk = _perm_chunks(n, B)
     done = 0
-    while done < B:
-        c = min(chunk, B - done)
-        perms = rng.permuted(np.tile(np.arange(n, dtype=np.int64), (c, 1)), axis=1)
-        _k.pick("perm_stats", n, c)(Kc, L, perms, out[1 + done:1 + done + c])
-        done += c
+    with progress_bar(progress, B, desc="permutations", unit="perm") as bar:
+        while done < B:
+            c = min(chunk, B - done)
+            perms = rng.permuted(np.tile(np.arange(n, dtype=np.int64), (c, 1)), axis=1)
+            _k.pick("perm_stats", n, c)(Kc, L, perms, out[1 + done:1 + done + c])
+            done += c
+            bar.update(c)
     return out
 
 
-def _hsic_test_approx(xa, ya, n, method, B, kernels, bws, rng, approx, n_features) -> HTest:
+def _hsic_test_approx(xa, ya, n, method, B, kernels, bws, rng, approx, n_features, progress=False) -> HTest:
     if approx == "nystrom" and n_features > n:
         raise ValueError(f"n_features = {n_features} landmark rows for approx='nystrom' but there are only {n} "
                          "observations; pass n_features <= n")
@@ -504,7 +513,7 @@ def _hsic_test_approx(xa, ya, n, method, B, kernels, bws, rng, approx, n_feature
     what = "random Fourier features" if approx == "rff" else "Nystrom features"
     data_b = None
     if method == "permutation":
-        reps = _approx.feature_perm_stats(fx, fy, B, rng)
+        reps = _approx.feature_perm_stats(fx, fy, B, rng, progress)
         p = _p_from_replicates(t, reps)
         extras["replicates"] = reps
         label, data_b = "permutation test", B
@@ -676,7 +685,7 @@ def _dhsic_gamma(Ks: np.ndarray) -> dict:
 
 
 def dhsic_test(*variables, method="gamma", B=999, kernel="gaussian", bandwidth="median", seed=None,
-               nan_policy="raise") -> HTest:
+               nan_policy="raise", progress=None) -> HTest:
     """Test of joint independence of d >= 2 variables based on dHSIC (Pfister et al. 2018), as R's
     ``dHSIC::dhsic.test``.
 
@@ -705,6 +714,9 @@ def dhsic_test(*variables, method="gamma", B=999, kernel="gaussian", bandwidth="
         Randomness of the permutations and bootstrap draws.
     nan_policy : {"raise", "omit"}
         "omit" drops the observations with a NaN in any variable.
+    progress : bool, optional
+        ``method="permutation"`` or ``"bootstrap"``: a progress bar (tqdm) over the resamples,
+        advancing per batch. Default (None): only when standard error is a terminal.
 
     Returns
     -------
@@ -756,6 +768,7 @@ def dhsic_test(*variables, method="gamma", B=999, kernel="gaussian", bandwidth="
     method = check_choice(method, "method", ("gamma", "permutation", "bootstrap"))
     B = check_positive_int(B, "B")
     rng = check_seed(seed)
+    progress = check_progress(progress)
     d = len(variables)
     min_n = 4 * d - 2 if method == "gamma" else 2 * d
     values, n, kernels, bws, names = _dhsic_inputs(variables, kernel, bandwidth, nan_policy, min_n, "dhsic_test")
@@ -769,7 +782,7 @@ def dhsic_test(*variables, method="gamma", B=999, kernel="gaussian", bandwidth="
         extras.update(shape=shape, scale=scale, null_mean=n * null["mean"], null_var=n * n * null["var"])
         label, data_b = "gamma approximation", None
     else:
-        reps = _dhsic_resample(Ks, B, rng, bootstrap=(method == "bootstrap"))
+        reps = _dhsic_resample(Ks, B, rng, bootstrap=(method == "bootstrap"), progress=progress)
         value = float(reps[0])
         reps = n * reps[1:]
         p = _p_from_replicates(n * value, reps)
@@ -780,7 +793,8 @@ def dhsic_test(*variables, method="gamma", B=999, kernel="gaussian", bandwidth="
                  estimate={"dHSIC": float(value)}, alternative=None, extras=extras)
 
 
-def _dhsic_resample(Ks: np.ndarray, B: int, rng: np.random.Generator, *, bootstrap: bool) -> np.ndarray:
+def _dhsic_resample(Ks: np.ndarray, B: int, rng: np.random.Generator, *, bootstrap: bool,
+                    progress: bool | None = False) -> np.ndarray:
     """dHSIC of the data (first) and of B resamples (variables 2..d permuted or bootstrapped)."""
     d, n, _ = Ks.shape
     out = np.empty(B + 1)
@@ -788,13 +802,15 @@ def _dhsic_resample(Ks: np.ndarray, B: int, rng: np.random.Generator, *, bootstr
     _k.pick("dhsic_replicates", n, d)(Ks, ident, out[:1])
     chunk = _perm_chunks(n * d, B)
     done = 0
-    while done < B:
-        c = min(chunk, B - done)
-        idx = np.tile(np.arange(n, dtype=np.int64), (c, d, 1))
-        if bootstrap:
-            idx[:, 1:, :] = rng.integers(0, n, size=(c, d - 1, n))
-        else:
-            idx[:, 1:, :] = rng.permuted(idx[:, 1:, :], axis=2)
-        _k.pick("dhsic_replicates", n, c * d)(Ks, idx, out[1 + done:1 + done + c])
-        done += c
+    with progress_bar(progress, B, desc="bootstrap" if bootstrap else "permutations", unit="resample") as bar:
+        while done < B:
+            c = min(chunk, B - done)
+            idx = np.tile(np.arange(n, dtype=np.int64), (c, d, 1))
+            if bootstrap:
+                idx[:, 1:, :] = rng.integers(0, n, size=(c, d - 1, n))
+            else:
+                idx[:, 1:, :] = rng.permuted(idx[:, 1:, :], axis=2)
+            _k.pick("dhsic_replicates", n, c * d)(Ks, idx, out[1 + done:1 + done + c])
+            done += c
+            bar.update(c)
     return out

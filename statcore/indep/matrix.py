@@ -10,6 +10,8 @@ import numpy as np
 
 from .._checks import (apply_nan_policy, as_column_groups, as_float_array, check_choice, check_n_jobs,
                        check_nan_policy, check_positive_int, check_probability, check_seed, column_labels)
+from .._checks import check_progress
+from .._progress import parallel_map
 from .._r.rformat import R_DIGITS, format_table, strwrap
 from .._result import HTest, Result
 
@@ -242,7 +244,8 @@ class _PairTester:
 
 def independence_matrix(data, *, test: str | Callable = "dcor", groups: Mapping | None = None,
                         p_adjust: str = "BH", alpha: float = 0.05, B: int = 999, seed=None, n_jobs: int = 1,
-                        nan_policy: str = "raise", **test_args) -> IndependenceMatrix:
+                        nan_policy: str = "raise", progress: bool | None = None,
+                        **test_args) -> IndependenceMatrix:
     """Test every pair of variables (columns, or groups of columns) for independence, with
     multiplicity control.
 
@@ -284,6 +287,10 @@ def independence_matrix(data, *, test: str | Callable = "dcor", groups: Mapping 
     nan_policy : {"raise", "omit"}
         "raise" (default): a NaN in a used column is an error. "omit": rows with a NaN in any used
         column are dropped before any test (listwise deletion, so every pair sees the same rows).
+    progress : bool, optional
+        A progress bar (tqdm) counting tested pairs as they finish (per batch of pairs when
+        ``n_jobs != 1``, also on a Dask cluster). Default (None): only when standard error is a
+        terminal.
     **test_args
         Passed to the test, e.g. ``method="t"`` for dcor, ``method="permutation"`` or
         ``kernel="laplace"`` for hsic, ``index=0.5``.
@@ -352,6 +359,7 @@ def independence_matrix(data, *, test: str | Callable = "dcor", groups: Mapping 
     if builtin:
         B = check_positive_int(B, "B")
     n_jobs = check_n_jobs(n_jobs)
+    progress = check_progress(progress)
     rng = check_seed(seed)
     entropy = int(rng.integers(2 ** 63))
     k = len(names)
@@ -364,15 +372,16 @@ def independence_matrix(data, *, test: str | Callable = "dcor", groups: Mapping 
         fn = test
     tester = _PairTester(values, cols, fn, args, entropy, builtin)
     if n_jobs == 1 or len(pairs) < 2:
-        results = tester.run_many(pairs)
+        bounds = [(a, a + 1) for a in range(len(pairs))]
     else:
-        from joblib import Parallel, delayed, effective_n_jobs
+        from joblib import effective_n_jobs
 
         n_batches = min(len(pairs), 4 * effective_n_jobs(n_jobs))
         cuts = np.linspace(0, len(pairs), n_batches + 1).astype(int)
-        parts = Parallel(n_jobs=n_jobs)(delayed(tester.run_many)(pairs[a:b])
-                                        for a, b in zip(cuts[:-1], cuts[1:]) if b > a)
-        results = [r for part in parts for r in part]
+        bounds = [(a, b) for a, b in zip(cuts[:-1], cuts[1:]) if b > a]
+    parts = parallel_map(tester.run_many, [(pairs[a:b],) for a, b in bounds], n_jobs=n_jobs, progress=progress,
+                         desc="pairs", unit="pair", weights=[b - a for a, b in bounds])
+    results = [r for part in parts for r in part]
     stat = np.full((k, k), np.nan)
     est = np.full((k, k), np.nan)
     pv = np.full((k, k), np.nan)

@@ -8,8 +8,9 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from .._checks import (check_group_fits, check_n_jobs, check_positive_int, check_probability, check_seed,
-                       renamed_arguments)
+from .._progress import parallel_map, progress_bar
+from .._checks import (check_group_fits, check_n_jobs, check_positive_int, check_probability, check_progress,
+                       check_seed, renamed_arguments)
 from .._r.rformat import format_number, format_table
 from .._result import Result
 from .criteria import _CRITERIA, _check_criterion, _criterion_values, _nobs_differ
@@ -30,15 +31,17 @@ def _group_logliks(group: Any, models: Mapping[str, Any], names: Sequence[str]) 
 
 
 def _bootstrap_wins(best: np.ndarray, n_models: int, B: int, rng: np.random.Generator,
-                    chunk: int = 64) -> np.ndarray:
+                    progress: bool | None = False, chunk: int = 64) -> np.ndarray:
     """Win counts of each model in ``B`` resamples of the groups (rows: replicates)."""
     G = best.size
     out = np.empty((B, n_models), dtype=np.int64)
-    for start in range(0, B, chunk):
-        b = min(chunk, B - start)
-        idx = rng.integers(0, G, size=(b, G))
-        keys = best[idx] + n_models * np.arange(b)[:, None]
-        out[start:start + b] = np.bincount(keys.ravel(), minlength=b * n_models).reshape(b, n_models)
+    with progress_bar(progress, B, desc="bootstrap", unit="replicate") as bar:
+        for start in range(0, B, chunk):
+            b = min(chunk, B - start)
+            idx = rng.integers(0, G, size=(b, G))
+            keys = best[idx] + n_models * np.arange(b)[:, None]
+            out[start:start + b] = np.bincount(keys.ravel(), minlength=b * n_models).reshape(b, n_models)
+            bar.update(b)
     return out
 
 
@@ -175,7 +178,8 @@ class GroupComparison(Result):
 
 @renamed_arguments(old_positional=("criterion",))
 def compare_by_group(fits: Mapping[Any, Mapping[str, Any]], *, criterion: str = "AIC", B: int = 1000,
-                     conf_level: float = 0.95, seed: Any = None, n_jobs: int = 1) -> GroupComparison:
+                     conf_level: float = 0.95, seed: Any = None, n_jobs: int = 1,
+                     progress: bool | None = None) -> GroupComparison:
     """Compare the same set of models within each group (animal, subject, site) and count wins.
 
     It takes fitted models, not data vectors, so it has no ``nan_policy``; a log-likelihood that is
@@ -197,6 +201,9 @@ def compare_by_group(fits: Mapping[Any, Mapping[str, Any]], *, criterion: str = 
     n_jobs : int
         Computes the groups' log-likelihoods in parallel through joblib (worth it when ``loglik`` is
         costly, e.g. when it evaluates a model on data); the answer does not depend on it.
+    progress : bool, optional
+        A progress bar (tqdm) over the groups' log-likelihoods and then the B bootstrap
+        replicates. Default (None): only when standard error is a terminal.
 
     Returns
     -------
@@ -228,12 +235,9 @@ def compare_by_group(fits: Mapping[Any, Mapping[str, Any]], *, criterion: str = 
     level = check_probability(conf_level, "conf_level", open_right=True)
     rng = check_seed(seed)
     n_jobs = check_n_jobs(n_jobs)
-    if n_jobs == 1:
-        lls = [_group_logliks(g, m, names) for g, m in zip(groups, keyed)]
-    else:
-        from joblib import Parallel, delayed
-
-        lls = Parallel(n_jobs=n_jobs)(delayed(_group_logliks)(g, m, names) for g, m in zip(groups, keyed))
+    progress = check_progress(progress)
+    lls = parallel_map(_group_logliks, [(g, m, names) for g, m in zip(groups, keyed)], n_jobs=n_jobs,
+                       progress=progress, desc="log-likelihoods", unit="group")
     M = len(names)
     C = np.empty((len(groups), M))
     for i, row in enumerate(lls):
@@ -255,7 +259,7 @@ def compare_by_group(fits: Mapping[Any, Mapping[str, Any]], *, criterion: str = 
     table = pd.DataFrame({"wins": wins, "share": wins / len(groups)}, index=pd.Index(names, name="model"))
     boot = None
     if B > 0:
-        boot = _bootstrap_wins(best, M, B, rng)
+        boot = _bootstrap_wins(best, M, B, rng, progress)
         a = (1 - level) / 2
         table["wins_lower"] = np.quantile(boot, a, axis=0, method="inverted_cdf")
         table["wins_upper"] = np.quantile(boot, 1 - a, axis=0, method="inverted_cdf")

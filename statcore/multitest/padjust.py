@@ -11,6 +11,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import _padjust
+from ._padjust_dask import DASK_METHODS, is_dask_array, p_adjust_dask
 from .._checks import (InputWrapper, as_pvalues, check_choice, check_axis, check_p_adjust_n,
                        check_positive_int, check_probability, renamed_arguments)
 
@@ -155,9 +156,15 @@ def p_adjust(p: Any, *, method: str = "holm", n: int | None = None, axis: int | 
 
     Parameters
     ----------
-    p : array_like or pandas Series/DataFrame
+    p : array_like, pandas Series/DataFrame or dask array
         p-values in [0, 1]. NaN (R's ``NA``) is omitted from the adjustment and kept as NaN, as
-        ``p.adjust`` does (R's NA rule, hence no ``nan_policy``).
+        ``p.adjust`` does (R's NA rule, hence no ``nan_policy``). A ``dask.array`` (any shape and
+        chunks, ``axis=None``) gives a lazy dask array of the same chunks, equal bit for bit to the
+        in-memory result, for ``"bonferroni"``, ``"holm"``, ``"hochberg"``, ``"BH"``, ``"BY"`` and
+        ``"none"``: the ranks come from a distributed sort (per-chunk sorts, buckets cut at sampled
+        splitters, running extremes passed between buckets), so no task holds more than about two
+        chunks' worth of values and nothing gathers the whole vector; values outside [0, 1] raise
+        when the result is computed.
     method : str, keyword-only
         One of ``statcore.p_adjust_methods``: R's ``"holm"``, ``"hochberg"``, ``"hommel"``,
         ``"bonferroni"``, ``"BH"`` (alias ``"fdr"``), ``"BY"``, ``"none"``, and ``"sidak"``,
@@ -180,6 +187,9 @@ def p_adjust(p: Any, *, method: str = "holm", n: int | None = None, axis: int | 
 
     Notes
     -----
+    On a dask cluster, ``p_adjust(da.from_zarr(...), method="BH")`` adjusts more p-values than
+    one machine's memory holds; see ``docs/scaleout.md``.
+
     Hommel's method runs in O(n log n) (Meijer, Krebs & Goeman 2019) instead of R's O(n^2).
     The arithmetic of every R method is done in R's order, so results agree with R to the last
     bits, not just to rounding.
@@ -188,7 +198,8 @@ def p_adjust(p: Any, *, method: str = "holm", n: int | None = None, axis: int | 
     ----------
     R Core Team, ``stats::p.adjust``. Holm (1979); Hochberg (1988); Hommel (1988);
     Benjamini & Hochberg (1995); Benjamini & Yekutieli (2001); Benjamini, Krieger & Yekutieli (2006);
-    Meijer, Krebs & Goeman (2019), Biometrical Journal 61:73.
+    Meijer, Krebs & Goeman (2019), Biometrical Journal 61:73. Shi & Schaeffer (1992), Parallel sorting
+    by regular sampling, J. Parallel Distrib. Comput. 14:361 (the dask path's distributed sort).
 
     Examples
     --------
@@ -203,6 +214,13 @@ def p_adjust(p: Any, *, method: str = "holm", n: int | None = None, axis: int | 
         n = check_positive_int(n, "n", minimum=0)
     if method == "BKY":
         alpha = check_probability(alpha, "alpha", open_right=True)
+    if is_dask_array(p):
+        if method not in DASK_METHODS:
+            raise ValueError(f"method={method!r} is not available for a dask array; use one of "
+                             f"{sorted(set(DASK_METHODS) - {'fdr'})} or compute p first")
+        if axis is not None:
+            raise ValueError("axis must be None for a dask array (all values are adjusted together)")
+        return p_adjust_dask(p, method, n)
     wrapper = InputWrapper.of(p)
     arr = as_pvalues(p, "p")
     axis = check_axis(axis, arr.ndim)
