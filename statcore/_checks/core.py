@@ -501,13 +501,14 @@ def default_r(k: int) -> int:
 def check_rank(r, k: int, rule: str, arg: str):
     """``r`` of the top-r rule: default ceil(k / 10), at most k; refused for any other rule (``arg``
     names the caller's argument, "method" or "aggregate")."""
-    if rule == "topr":
+    if rule in ("topr", "topr_boot"):
         r = default_r(k) if r is None else check_positive_int(r, "r")
         if r > k:
             raise ValueError(f"r must be at most k = {k} (the number of p-values), got r = {r}")
         return r
     if r is not None:
-        raise ValueError(f"r = {r!r} is used only by {arg}='topr', got {arg}={rule!r}; drop r or use {arg}='topr'")
+        raise ValueError(f"r = {r!r} is used only by {arg}='topr' (and rpcit's 'topr_boot'), got {arg}={rule!r}; "
+                         f"drop r or use {arg}='topr'")
     return None
 
 
