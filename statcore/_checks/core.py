@@ -507,8 +507,7 @@ def check_rank(r, k: int, rule: str, arg: str):
             raise ValueError(f"r must be at most k = {k} (the number of p-values), got r = {r}")
         return r
     if r is not None:
-        raise ValueError(f"r = {r!r} is used only by {arg}='topr' (and rpcit's 'topr_boot'), got {arg}={rule!r}; "
-                         f"drop r or use {arg}='topr'")
+        raise ValueError(f"r = {r!r} is used only by {arg}='topr', got {arg}={rule!r}; drop r or use {arg}='topr'")
     return None
 
 

@@ -23,7 +23,7 @@ from .._checks import (as_cit_data, as_directions, as_float_array, check_choice,
 from .._result import HTest
 from ..multitest.combine import _LEGACY_METHODS as COMBINE_METHODS, _combine_array as combine_pvalues
 from ._gcm_core import (_VARIANCES, _special, max_bootstrap_pvalue, normal_pvalue, residual_pair,
-                        standardised_products, variance_inflation)
+                        standardised_products, variance_inflation, warn_if_krr_rpcit_small_n, warn_if_small_n)
 
 __all__ = ["rpcit", "random_directions", "parcor_pvalues"]
 
@@ -228,6 +228,9 @@ def rpcit(x: Any, y: Any, z: Any = None, *, k: int = 50, base: str | Callable = 
         exactly those of the same smoother applied to the projected data; for any other regressor
         ``E(X | Z) w`` estimated once still estimates ``E(X w | Z)``, but need not equal a refit on
         ``X w``.
+        With "krr" and n < 2000 the max-type aggregates were oversized on a nonlinear null (0.075
+        to 0.084 at n = 500 for alpha = 0.05, k = 100, 1000 data sets; benchmarks/README.md,
+        "cit"): a ``GCMWarning`` says so ("topr" and "hommel_global" held the level there).
     seed : None, int or numpy.random.Generator
         Directions, bootstrap and random forest all draw from it.
     n_jobs : int
@@ -331,6 +334,8 @@ def rpcit(x: Any, y: Any, z: Any = None, *, k: int = 50, base: str | Callable = 
         rx, ry, reg, smoothers = residual_pair(x, y, z, regression, rng, resid_x, resid_y, n_jobs, nan_policy)
         n = rx.shape[0]
         if base == "gcm":
+            warn_if_small_n(n, reg)
+            warn_if_krr_rpcit_small_n(n, k, reg, aggregate)
             px, py = rx @ wx, ry @ wy
             prod = px * py
             _, sd, stat = standardised_products(prod)
