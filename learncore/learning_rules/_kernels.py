@@ -96,6 +96,41 @@ def _update_two(W1, W2, x0, x1, x2, g0, g1, h, s, eta):
 
 
 @register_jitable
+def _output_adjoint(rule, a, r, baseline, eta, beta, y0, y1, p0, p1, q0, q1, gbeta):
+    """One trial of the reverse pass at the output layer, shared by the one- and two-layer nets.
+
+    With q = dL/dy through the update (q_i = <lambda_{t+1}, dU/dg_i>, computed by the caller), returns
+    the adjoints (yb0, yb1) of the outputs y_t -- through the rule's signal g(y, p) and through
+    log p(a_t) -- and gbeta advanced by this trial's dL/dbeta terms (added in the same order as before).
+    """
+    yb0 = 0.0
+    yb1 = 0.0
+    if rule == RPE:
+        if a == 0:
+            yb0 -= eta * q0
+        else:
+            yb1 -= eta * q1
+    elif rule == SUPERVISED:
+        yb0 -= eta * q0
+        yb1 -= eta * q1
+    else:
+        c = r - baseline
+        pq = p0 * q0 + p1 * q1
+        w0 = p0 * (q0 - pq)
+        w1 = p1 * (q1 - pq)
+        yb0 -= eta * c * beta * beta * w0
+        yb1 -= eta * c * beta * beta * w1
+        qa = q1 if a == 1 else q0
+        gbeta += eta * (c * (qa - pq) - c * beta * (w0 * y0 + w1 * y1))
+    e0 = 1.0 if a == 0 else 0.0
+    e1 = 1.0 - e0
+    yb0 += beta * (e0 - p0)
+    yb1 += beta * (e1 - p1)
+    gbeta += (e0 - p0) * y0 + (e1 - p1) * y1
+    return yb0, yb1, gbeta
+
+
+@register_jitable
 def _replay_1l(th, x, choice, reward, rewarded, rule, baseline, want_grad, grad, pr):
     T = x.shape[0]
     W = th[:6].copy().reshape(2, 3)
@@ -141,30 +176,7 @@ def _replay_1l(th, x, choice, reward, rewarded, rule, baseline, want_grad, grad,
         q0 = lam[0, 0] * x0 + lam[0, 1] * x1 + lam[0, 2] * x2
         q1 = lam[1, 0] * x0 + lam[1, 1] * x1 + lam[1, 2] * x2
         geta += g0 * q0 + g1 * q1
-        yb0 = 0.0
-        yb1 = 0.0
-        if rule == RPE:
-            if a == 0:
-                yb0 -= eta * q0
-            else:
-                yb1 -= eta * q1
-        elif rule == SUPERVISED:
-            yb0 -= eta * q0
-            yb1 -= eta * q1
-        else:
-            c = r - baseline
-            pq = p0 * q0 + p1 * q1
-            w0 = p0 * (q0 - pq)
-            w1 = p1 * (q1 - pq)
-            yb0 -= eta * c * beta * beta * w0
-            yb1 -= eta * c * beta * beta * w1
-            qa = q1 if a == 1 else q0
-            gbeta += eta * (c * (qa - pq) - c * beta * (w0 * y0 + w1 * y1))
-        e0 = 1.0 if a == 0 else 0.0
-        e1 = 1.0 - e0
-        yb0 += beta * (e0 - p0)
-        yb1 += beta * (e1 - p1)
-        gbeta += (e0 - p0) * y0 + (e1 - p1) * y1
+        yb0, yb1, gbeta = _output_adjoint(rule, a, r, baseline, eta, beta, y0, y1, p0, p1, q0, q1, gbeta)
         for k in range(3):
             lam[0, k] += yb0 * x[t, k]
             lam[1, k] += yb1 * x[t, k]
@@ -237,30 +249,7 @@ def _replay_two(th, x, choice, reward, rewarded, nonlin, rule, H, baseline, want
             q0 += lam2[0, j] * h[j] + W2[0, j] * s[j] * m[j]
             q1 += lam2[1, j] * h[j] + W2[1, j] * s[j] * m[j]
         geta += g0 * q0 + g1 * q1
-        yb0 = 0.0
-        yb1 = 0.0
-        if rule == RPE:
-            if a == 0:
-                yb0 -= eta * q0
-            else:
-                yb1 -= eta * q1
-        elif rule == SUPERVISED:
-            yb0 -= eta * q0
-            yb1 -= eta * q1
-        else:
-            c = r - baseline
-            pq = p0 * q0 + p1 * q1
-            w0 = p0 * (q0 - pq)
-            w1 = p1 * (q1 - pq)
-            yb0 -= eta * c * beta * beta * w0
-            yb1 -= eta * c * beta * beta * w1
-            qa = q1 if a == 1 else q0
-            gbeta += eta * (c * (qa - pq) - c * beta * (w0 * y0 + w1 * y1))
-        e0 = 1.0 if a == 0 else 0.0
-        e1 = 1.0 - e0
-        yb0 += beta * (e0 - p0)
-        yb1 += beta * (e1 - p1)
-        gbeta += (e0 - p0) * y0 + (e1 - p1) * y1
+        yb0, yb1, gbeta = _output_adjoint(rule, a, r, baseline, eta, beta, y0, y1, p0, p1, q0, q1, gbeta)
         # hidden-layer adjoints, all with lam at t + 1 (read before the updates below)
         for j in range(H):
             wg = W2[0, j] * g0 + W2[1, j] * g1           # (W2^T g)_j

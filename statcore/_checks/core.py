@@ -501,7 +501,7 @@ def default_r(k: int) -> int:
 def check_rank(r, k: int, rule: str, arg: str):
     """``r`` of the top-r rule: default ceil(k / 10), at most k; refused for any other rule (``arg``
     names the caller's argument, "method" or "aggregate")."""
-    if rule == "topr":
+    if rule in ("topr", "topr_boot"):
         r = default_r(k) if r is None else check_positive_int(r, "r")
         if r > k:
             raise ValueError(f"r must be at most k = {k} (the number of p-values), got r = {r}")

@@ -308,24 +308,47 @@ def _inverse_band(R, nk: int):
 
 
 class _Problem:
-    """The fixed parts of one smoothing-spline problem (knots, design, penalty, trace ratio)."""
+    """The fixed parts of one smoothing-spline problem (knots, design, penalty, trace ratio).
 
-    def __init__(self, xs, ys, ws, knots, nk):
+    ``compiled=True`` (the default) runs the numba kernels of ``statcore._kernels.smspline``;
+    ``compiled=False`` the scalar Python reference below, which they match bit for bit (tested).
+    """
+
+    def __init__(self, xs, ys, ws, knots, nk, compiled: bool = True):
         self.xs = xs
         self.ys = ys
         self.ws = ws
         self.t = knots
         self.nk = nk
-        self.sigma = _penalty_gram(knots, nk)
+        self.compiled = compiled
         self._t_arr = np.asarray(knots, dtype=np.float64)
         self._xs_arr = np.asarray(xs, dtype=np.float64)
-        self.xwy, self.hs = _weighted_design(xs, ys, ws, knots, nk)
+        if compiled:
+            from .._kernels import smspline as K
+
+            self._ys_arr = np.asarray(ys, dtype=np.float64)
+            self._ws_arr = np.asarray(ws, dtype=np.float64)
+            sg = np.zeros((4, nk))
+            if not K.penalty_gram(self._t_arr, nk, sg):
+                raise ValueError("unexpected knot configuration")
+            xwy = np.zeros(nk)
+            hs = np.zeros((4, nk))
+            K.weighted_design(self._xs_arr, self._ys_arr, self._ws_arr, self._t_arr, nk, xwy, hs)
+            self.sigma, self.xwy, self.hs = sg, xwy, hs
+            self._lev_first = np.empty(len(xs), dtype=np.int64)
+            self._lev_b = np.empty((len(xs), 4))
+            K.leverage_basis(self._xs_arr, self._t_arr, nk, self._lev_first, self._lev_b)
+        else:
+            self.sigma = _penalty_gram(knots, nk)
+            self.xwy, self.hs = _weighted_design(xs, ys, ws, knots, nk)
         t1 = 0.0
         t2 = 0.0
         for i in range(2, nk - 3):
-            t1 += self.hs[0][i]
-            t2 += self.sigma[0][i]
+            t1 += float(self.hs[0][i])
+            t2 += float(self.sigma[0][i])
         self.ratio = t1 / t2
+        if compiled:
+            return
         # basis values used for the leverages (R evaluates them at the end points moved
         # inside by 1e-11)
         self._lev_basis = []
@@ -343,6 +366,17 @@ class _Problem:
 
     def solve(self, lam: float):
         """Fit for penalty ``lam``: returns (coef, fitted, leverages) or None if not PD."""
+        if self.compiled:
+            from .._kernels.smspline import solve_penalised
+
+            n = len(self.xs)
+            coef, fitted, lev = np.empty(self.nk), np.empty(n), np.empty(n)
+            ok = solve_penalised(self.hs, self.sigma, lam, self.xwy, self._t_arr, self.nk, self._xs_arr,
+                                 self._ws_arr, self._lev_first, self._lev_b, coef, fitted, lev)
+            return (coef, fitted, lev) if ok else None
+        return self._solve_reference(lam)
+
+    def _solve_reference(self, lam: float):
         nk = self.nk
         hs, sg = self.hs, self.sigma
         bands = [[hs[d][i] + lam * sg[d][i] for i in range(nk - d)] for d in range(4)]
@@ -370,14 +404,23 @@ class _Problem:
 
 
 def _df_criterion(lev, df_target: float) -> float:
-    s = 0.0
-    for v in lev:
-        s = s + v
+    if isinstance(lev, np.ndarray):
+        from .._kernels.smspline import sequential_sum
+
+        s = sequential_sum(lev)
+    else:
+        s = 0.0
+        for v in lev:
+            s = s + v
     return 3.0 + (df_target - s) * (df_target - s)
 
 
 def _gcv_criterion(prob: "_Problem", fitted, lev, ssw: float) -> float:
     """R's sslvrg, icrit = 1: (RSS / sum w) / (1 - df / sum w)^2 (df.offset 0, penalty 1)."""
+    if prob.compiled:
+        from .._kernels.smspline import gcv_criterion
+
+        return gcv_criterion(prob._ys_arr, fitted, prob._ws_arr, lev, ssw)
     rss = ssw
     df = 0.0
     sumw = 0.0
@@ -515,26 +558,25 @@ def _seq_length_out(frm: float, to: float, length_out: int) -> np.ndarray:
 
 def _r_mean(v: np.ndarray) -> float:
     """R's mean(): long-double sum / n with one refinement pass."""
+    from .density import _seq_sum_ld
+
     ld = np.longdouble
+    v = np.asarray(v, dtype=np.float64)
     n = len(v)
-    s = ld(0)
-    for a in v:
-        s += ld(a)
+    s = _seq_sum_ld(v) if n else ld(0)
     s /= ld(n)
     if np.isfinite(s):
-        t = ld(0)
-        for a in v:
-            t += ld(a) - s
+        t = _seq_sum_ld(v, shift=s) if n else ld(0)
         s += t / ld(n)
     return float(s)
 
 
 def _r_sum(v) -> float:
-    """R's sum() of doubles (long-double accumulator)."""
-    s = np.longdouble(0)
-    for a in v:
-        s += np.longdouble(a)
-    return float(s)
+    """R's sum() of doubles (long-double accumulator, left to right)."""
+    from .density import _seq_sum_ld
+
+    v = np.asarray(v, dtype=np.float64).ravel()
+    return float(_seq_sum_ld(v)) if v.size else 0.0
 
 
 def _r_quantile7(sorted_v: np.ndarray, p: float) -> float:
@@ -643,7 +685,7 @@ class SmoothSplineFit:
     __call__ = predict
 
 
-def smooth_spline(x, y, df: float | None = 3.0, w=None) -> SmoothSplineFit:
+def smooth_spline(x, y, df: float | None = 3.0, w=None, *, _compiled: bool = True) -> SmoothSplineFit:
     """Cubic smoothing spline with ``df`` equivalent degrees of freedom, as R's
     ``smooth.spline(x, y, w = w, df = df)`` (default knots, default ``control.spar``);
     ``df=None`` chooses spar by generalised cross-validation, R's default ``smooth.spline(x, y)``.
@@ -728,7 +770,7 @@ def smooth_spline(x, y, df: float | None = 3.0, w=None) -> SmoothSplineFit:
     xs = [float(v) for v in xbar]
     ys = [float(v) for v in ybar]
     ws = [math.sqrt(v) if v > 0 else float(v) for v in wbar]
-    prob = _Problem(xs, ys, ws, [float(v) for v in knots], nk)
+    prob = _Problem(xs, ys, ws, [float(v) for v in knots], nk, compiled=_compiled)
     spar, crit, last, iters = _search_spar(prob, df, yssw)
 
     if last["ier"]:

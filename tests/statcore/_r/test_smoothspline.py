@@ -195,3 +195,52 @@ def test_live_r_random_inputs():
                                    err_msg=f"case {c}")
         worst = max(worst, float(np.max(np.abs(fit.fitted - r_fit))))
     assert worst <= TOL_FIT
+
+
+# ---------------------------------------------------------------------------------------------
+# the compiled band solve (statcore._kernels.smspline) against the scalar Python reference
+# ---------------------------------------------------------------------------------------------
+
+def test_compiled_kernels_bit_identical_to_the_python_reference():
+    import dataclasses
+
+    rng = np.random.default_rng(20261203)
+    n_fits = 0
+    for trial in range(24):
+        n = int(rng.choice([5, 8, 19, 30, 49, 50, 80, 200, 512]))
+        x = rng.uniform(0, 3, n)
+        if trial % 3 == 0:
+            x = np.round(x, 1)              # ties: merged unique x with summed weights
+        y = np.sin(2 * x) + rng.normal(scale=0.3, size=n)
+        w = rng.uniform(0.1, 2, n) if trial % 4 == 1 else None
+        nux = np.unique(x).size
+        if nux < 4:
+            continue
+        for df in (None, 3.0, min(5.5, nux - 0.5)):   # GCV and the df = mode
+            a = smooth_spline(x, y, df=df, w=w)
+            b = smooth_spline(x, y, df=df, w=w, _compiled=False)
+            for f in dataclasses.fields(a):
+                np.testing.assert_array_equal(np.asarray(getattr(a, f.name)), np.asarray(getattr(b, f.name)),
+                                              err_msg=f"{f.name}, n = {n}, df = {df}")
+            xn = np.linspace(-0.5, 3.5, 41)
+            np.testing.assert_array_equal(a.predict(xn), b.predict(xn))
+            n_fits += 1
+    assert n_fits >= 60
+
+
+def test_long_double_sums_are_sequential():
+    from statcore._r.smoothspline import _r_mean, _r_sum
+
+    rng = np.random.default_rng(3)
+    for n in (1, 7, 5000, 70_000):     # across the chunks of the cumulative sums
+        v = rng.standard_cauchy(n) * 10.0 ** rng.integers(-8, 8, n)
+        s = np.longdouble(0)
+        for a in v:
+            s += np.longdouble(a)
+        assert _r_sum(v) == float(s)
+        m = s / np.longdouble(n)
+        t = np.longdouble(0)
+        for a in v:
+            t += np.longdouble(a) - m
+        assert _r_mean(v) == float(m + t / np.longdouble(n))
+    assert _r_sum([]) == 0.0
