@@ -156,8 +156,11 @@ def _permutations(rng: np.random.Generator, B: int, n: int) -> np.ndarray:
 
 
 def _block_sums(m: np.ndarray, perms: np.ndarray, n1: int) -> np.ndarray:
-    from ._kernels import perm_block_sums
-    return perm_block_sums(m, perms, n1)
+    """The permuted block sums; threads only when the work (B n^2) is large enough to pay for them.
+    Both kernels sum every permutation in the same order, so the answer is the same."""
+    from ._kernels import perm_block_sums, perm_block_sums_serial
+    work = perms.shape[0] * perms.shape[1] ** 2
+    return (perm_block_sums if work > 5_000_000 else perm_block_sums_serial)(m, perms, n1)
 
 
 def mmd_test(x, y, *, kernel="gaussian", bandwidth="median", B=999, seed=None):
@@ -293,6 +296,6 @@ def energy_test(x, y, *, B=999, seed=None):
     reps = stat(_block_sums(dist, _permutations(rng, B, n1 + n2), n1))
     p = (1 + int(np.sum(reps >= obs))) / (B + 1)
     return HTest(statistic=obs, statistic_name="E-statistic", p_value=p,
-                 method="Multivariate 2-sample E-test of equal distributions",
+                 method=f"{'Univariate' if x.shape[1] == 1 else 'Multivariate'} 2-sample E-test of equal distributions",
                  data_name=f"sample sizes {n1} {n2}, replicates {B}", alternative=None,
                  extras={"replicates": reps, "B": B})
