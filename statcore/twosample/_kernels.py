@@ -77,18 +77,29 @@ def perm_block_sums_serial(m, perms, n1):
 @lazy_njit(nogil=True)
 def kth_smallest_rows(d2, k, skip_self_offset):
     """The k-th smallest value of every row of a block of squared distances; when
-    ``skip_self_offset >= 0`` the entry (i, i + skip_self_offset) (the point itself) is left out."""
+    ``skip_self_offset >= 0`` the entry (i, i + skip_self_offset) (the point itself) is left out.
+    Keeps the k smallest in a sorted buffer (k is small: O(columns * k) per row)."""
     r, c = d2.shape
     out = np.empty(r)
-    buf = np.empty(c)
+    buf = np.empty(k)
     for i in range(r):
         m = 0
         for j in range(c):
             if skip_self_offset >= 0 and j == i + skip_self_offset:
                 continue
-            buf[m] = d2[i, j]
-            m += 1
-        out[i] = np.partition(buf[:m], k - 1)[k - 1]
+            v = d2[i, j]
+            if m < k:
+                p = m
+                m += 1
+            elif v < buf[k - 1]:
+                p = k - 1
+            else:
+                continue
+            while p > 0 and buf[p - 1] > v:
+                buf[p] = buf[p - 1]
+                p -= 1
+            buf[p] = v
+        out[i] = buf[k - 1]
     return out
 
 
