@@ -117,6 +117,16 @@ class FrechetResult(Result):
         The bootstrap interval (``B > 0``), with ``conf_level``, ``B`` and ``interval`` (its kind).
     replicates : numpy.ndarray or None
         The B bootstrap distances.
+
+    Examples
+    --------
+    >>> from statcore import frechet_distance_stats
+    >>> res = frechet_distance_stats([0.0, 0.0], [[1.0, 0.0], [0.0, 4.0]], [1.0, 0.0], [[1.0, 0.0], [0.0, 1.0]])
+    >>> res
+    FrechetResult(distance=2, mean_term=1, trace_term=1, d=2, method='eigh')
+    >>> res.to_frame()[["estimate", "mean_term", "trace_term"]]
+       estimate  mean_term  trace_term
+    0       2.0        1.0         1.0
     """
 
     distance: float
@@ -158,7 +168,7 @@ class FrechetResult(Result):
         row = {"estimate": self.distance, "mean_term": self.mean_term, "trace_term": self.trace_term,
                "d": self.d, "n1": self.n1, "n2": self.n2, "method": self.method}
         if self.conf_int is not None:
-            row.update(conf_low=self.conf_int[0], conf_high=self.conf_int[1], conf_level=self.conf_level, B=self.B)
+            row.update(conf_low=self.conf_int[0], conf_high=self.conf_int[1], conf_level=self.conf_level, replicates=self.B)
         return pd.DataFrame([row])
 
     def _plot(self, ax=None, **kwargs):
@@ -382,6 +392,16 @@ class FIDInfinityResult(Result):
         The standard error of the intercept.
     ns, values : numpy.ndarray
         The subsample size of every fitted point and its FD.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from statcore import fid_infinity
+    >>> rng = np.random.default_rng(0)
+    >>> x, y = rng.normal(0.2, size=(1000, 2)), rng.normal(size=(1000, 2))
+    >>> res = fid_infinity(x, y, ns=[100, 200, 400, 800], seed=1)
+    >>> res.to_frame().columns.tolist()
+    ['n', 'fd', 'fitted']
     """
 
     estimate: float

@@ -51,6 +51,15 @@ class KIDResult(Result):
     indices : numpy.ndarray, shape (subsets, 2, subset_size)
         The rows of x (``[:, 0]``) and of y (``[:, 1]``) in every subset.
     subsets, subset_size : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from statcore import kid
+    >>> rng = np.random.default_rng(0)
+    >>> res = kid(rng.normal(size=(100, 4)), rng.normal(size=(100, 4)), subsets=5, subset_size=50, seed=1)
+    >>> res.values.shape, res.indices.shape
+    ((5,), (5, 2, 50))
     """
 
     estimate: float

@@ -68,6 +68,15 @@ class PRDCResult(Result):
     coverage : float
         Share of real balls holding at least one generated point.
     k, n_real, n_fake : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from statcore import prdc
+    >>> rng = np.random.default_rng(0)
+    >>> res = prdc(rng.normal(size=(200, 2)), rng.normal(size=(150, 2)), k=5)
+    >>> res.to_frame().columns.tolist()[:4]
+    ['precision', 'recall', 'density', 'coverage']
     """
 
     precision: float
