@@ -9,8 +9,8 @@ of the square root is computed without ever taking the square root of a non-symm
   positive semi-definite; its eigenvalues (clipped at 0) give tr M^1/2 = sum sqrt(eig M).
 - ``method="nuclear"``: with the centred samples A (n1 x d) and B (n2 x d), S1 = A^T A / (n1 - 1)
   and S2 = B^T B / (n2 - 1); the non-zero eigenvalues of S1 S2 are the squared singular values of
-  A B^T / sqrt((n1 - 1)(n2 - 1)), so the trace term is that n1 x n2 matrix's nuclear norm. Exact,
-  and cheap when n < d (the covariances are then singular, which is where ``scipy.linalg.sqrtm``
+  A B^T / sqrt((n1 - 1)(n2 - 1)), so the trace term is that matrix's nuclear norm (computed from the
+  triangular QR factors, a min(n1, d) x min(n2, d) matrix). Exact, and the natural route when n < d (the covariances are then singular, which is where ``scipy.linalg.sqrtm``
   of the product S1 S2 loses digits or returns complex parts).
 """
 from __future__ import annotations
@@ -24,6 +24,7 @@ import numpy as np
 from .._checks import (as_feature_samples, as_float_array, as_mean_cov, check_choice, check_positive_int,
                        check_probability, check_seed)
 from .._result import Result
+from ._common import blas_threads
 
 __all__ = ["FrechetResult", "FIDInfinityResult", "frechet_distance", "frechet_distance_stats", "fid_infinity"]
 
@@ -35,21 +36,36 @@ INTERVALS = ("percentile", "basic")
 # the numerics
 # ----------------------------------------------------------------------------------------------
 
-def _trace_sqrt_eigh(s1: np.ndarray, s2: np.ndarray) -> float:
-    """tr (S1^1/2 S2 S1^1/2)^1/2 through two symmetric eigendecompositions (eigenvalues clipped at 0)."""
+def _rank_clip(lam: np.ndarray) -> np.ndarray:
+    """Eigenvalues of a symmetric positive semi-definite matrix with the rounding noise removed: values
+    below d * eps * max|eigenvalue| (numpy's ``matrix_rank`` tolerance) are set to 0, so are negative
+    ones. This is no ridge: values that small cannot be told from 0 in double precision, and their
+    square roots (~1e-8 relative each) would otherwise add up in the trace (a singular S with
+    n < d has d - n + 1 of them)."""
+    d = lam.shape[-1]
+    tol = d * np.finfo(float).eps * np.abs(lam).max(axis=-1, keepdims=True)
+    return np.where(lam > tol, lam, 0.0)
+
+
+def _trace_sqrt_eigh(s1: np.ndarray, s2: np.ndarray) -> np.ndarray | float:
+    """tr (S1^1/2 S2 S1^1/2)^1/2 through two symmetric eigendecompositions, eigenvalues clipped at 0
+    (``_rank_clip``). Works on stacks of matrices (bootstrap replicates) as well."""
     lam, u = np.linalg.eigh(s1)
-    root = np.sqrt(np.clip(lam, 0.0, None))
-    w = u * root  # U diag(l^1/2)
-    m = w.T @ s2 @ w
-    m = (m + m.T) / 2
-    mu = np.linalg.eigvalsh(m)
-    return float(np.sqrt(np.clip(mu, 0.0, None)).sum())
+    w = u * np.sqrt(_rank_clip(lam))[..., None, :]  # U diag(l^1/2)
+    m = np.swapaxes(w, -1, -2) @ s2 @ w
+    m = (m + np.swapaxes(m, -1, -2)) / 2
+    mu = _rank_clip(np.linalg.eigvalsh(m))
+    out = np.sqrt(mu).sum(axis=-1)
+    return float(out) if np.ndim(out) == 0 else out
 
 
 def _trace_sqrt_nuclear(a: np.ndarray, b: np.ndarray) -> float:
-    """tr (S1^1/2 S2 S1^1/2)^1/2 from the centred samples: the nuclear norm of A B^T, scaled."""
-    c = a @ b.T
-    sv = np.linalg.svd(c, compute_uv=False)
+    """tr (S1^1/2 S2 S1^1/2)^1/2 from the centred samples: the nuclear norm of A B^T, scaled. With the
+    triangular factors A = Q_a R_a and B = Q_b R_b, A B^T = Q_a (R_a R_b^T) Q_b^T has the singular
+    values of the small min(n1, d) x min(n2, d) matrix R_a R_b^T."""
+    ra = np.linalg.qr(a, mode="r") if a.shape[0] > a.shape[1] else a
+    rb = np.linalg.qr(b, mode="r") if b.shape[0] > b.shape[1] else b
+    sv = np.linalg.svd(ra @ rb.T, compute_uv=False)
     return float(sv.sum() / math.sqrt((a.shape[0] - 1) * (b.shape[0] - 1)))
 
 
@@ -71,11 +87,10 @@ def _fd_parts_from_samples(x: np.ndarray, y: np.ndarray, method: str) -> tuple[f
 
 
 def _resolve_method(method: str, n1: int, n2: int, d: int) -> str:
+    """"auto": the nuclear-norm route when a covariance is singular (n < d), else the eigh route."""
     if method != "auto":
         return method
-    # the n1 x n2 SVD costs about n1 n2 min(n1, n2), the two eigendecompositions about 2 d^3 (plus the
-    # d x d covariances, needed by both routes' costs in some form)
-    return "nuclear" if n1 * n2 * min(n1, n2) < 2 * d ** 3 else "eigh"
+    return "nuclear" if min(n1, n2) <= d else "eigh"
 
 
 # ----------------------------------------------------------------------------------------------
@@ -102,6 +117,16 @@ class FrechetResult(Result):
         The bootstrap interval (``B > 0``), with ``conf_level``, ``B`` and ``interval`` (its kind).
     replicates : numpy.ndarray or None
         The B bootstrap distances.
+
+    Examples
+    --------
+    >>> from statcore import frechet_distance_stats
+    >>> res = frechet_distance_stats([0.0, 0.0], [[1.0, 0.0], [0.0, 4.0]], [1.0, 0.0], [[1.0, 0.0], [0.0, 1.0]])
+    >>> res
+    FrechetResult(distance=2, mean_term=1, trace_term=1, d=2, method='eigh')
+    >>> res.to_frame()[["estimate", "mean_term", "trace_term"]]
+       estimate  mean_term  trace_term
+    0       2.0        1.0         1.0
     """
 
     distance: float
@@ -143,7 +168,7 @@ class FrechetResult(Result):
         row = {"estimate": self.distance, "mean_term": self.mean_term, "trace_term": self.trace_term,
                "d": self.d, "n1": self.n1, "n2": self.n2, "method": self.method}
         if self.conf_int is not None:
-            row.update(conf_low=self.conf_int[0], conf_high=self.conf_int[1], conf_level=self.conf_level, B=self.B)
+            row.update(conf_low=self.conf_int[0], conf_high=self.conf_int[1], conf_level=self.conf_level, replicates=self.B)
         return pd.DataFrame([row])
 
     def _plot(self, ax=None, **kwargs):
@@ -158,6 +183,54 @@ class FrechetResult(Result):
         ax.set_xlabel("Frechet distance (bootstrap)")
         ax.legend(frameon=False)
         return ax
+
+
+def _bootstrap(x: np.ndarray, y: np.ndarray, B: int, rng: np.random.Generator, route: str) -> np.ndarray:
+    """B bootstrap FDs, rows of x and y resampled independently. The eigh route stacks the replicates'
+    covariances and decomposes them in batches (of at most ~64 MB each); the nuclear route loops."""
+    n1, d = x.shape
+    n2 = y.shape[0]
+    idx = [(rng.integers(0, n1, n1), rng.integers(0, n2, n2)) for _ in range(B)]
+    reps = np.empty(B)
+    if route == "nuclear":
+        for b, (ix, iy) in enumerate(idx):
+            m, t, _ = _fd_parts_from_samples(x[ix], y[iy], route)
+            reps[b] = m + t
+        return reps
+    if d <= 16:
+        # small d: every replicate's mean and covariance from its resampling counts at once, with the
+        # data centred first (FD is shift invariant) so that the moment formula loses no digits
+        def moments(z, draws):
+            n = z.shape[0]
+            zc = z - z.mean(axis=0)
+            counts = np.stack([np.bincount(ix, minlength=n) for ix in draws]).astype(float)
+            mean = counts @ zc / n
+            outer = (zc[:, :, None] * zc[:, None, :]).reshape(n, d * d)
+            cov = (counts @ outer).reshape(-1, d, d) - n * mean[:, :, None] * mean[:, None, :]
+            return mean + z.mean(axis=0), cov / (n - 1)
+
+        mx, s1 = moments(x, [ix for ix, _ in idx])
+        my, s2 = moments(y, [iy for _, iy in idx])
+        diff = mx - my
+        tr = np.trace(s1, axis1=1, axis2=2) + np.trace(s2, axis1=1, axis2=2)
+        return np.einsum("ij,ij->i", diff, diff) + tr - 2 * _trace_sqrt_eigh(s1, s2)
+    batch = max(1, min(B, (64 << 20) // (16 * d * d)))
+    for lo in range(0, B, batch):
+        part = idx[lo:lo + batch]
+        s1 = np.empty((len(part), d, d))
+        s2 = np.empty((len(part), d, d))
+        mean_term = np.empty(len(part))
+        for i, (ix, iy) in enumerate(part):
+            xb, yb = x[ix], y[iy]
+            mx, my = xb.mean(axis=0), yb.mean(axis=0)
+            a, b_ = xb - mx, yb - my
+            s1[i] = a.T @ a / (n1 - 1)
+            s2[i] = b_.T @ b_ / (n2 - 1)
+            mean_term[i] = (mx - my) @ (mx - my)
+        ts = _trace_sqrt_eigh(s1, s2)
+        tr = np.trace(s1, axis1=1, axis2=2) + np.trace(s2, axis1=1, axis2=2)
+        reps[lo:lo + len(part)] = mean_term + tr - 2 * ts
+    return reps
 
 
 # ----------------------------------------------------------------------------------------------
@@ -185,8 +258,11 @@ def frechet_distance(x, y, *, B=0, conf_level=0.95, seed=None, method="auto", in
     method : {"auto", "eigh", "nuclear"}
         The trace term's route: "eigh" through the symmetric eigendecompositions of S_x and of
         diag(l^1/2) U^T S_y U diag(l^1/2) (eigenvalues clipped at 0); "nuclear" as the nuclear norm of
-        the centred cross-product A B^T / sqrt((n1 - 1)(n2 - 1)) (exact, and cheapest when n < d);
-        "auto" picks the cheaper of the two.
+        the centred cross-product A B^T / sqrt((n1 - 1)(n2 - 1)) (through QR factors; it never forms
+        the covariances' products, so it keeps full accuracy when n < d); "auto" takes "nuclear" when
+        min(n1, n2) <= d (a singular covariance) and "eigh" otherwise. Both routes clip eigenvalues at 0; the eigh route also
+        sets eigenvalues below d * eps * (largest eigenvalue) to 0 (numpy's ``matrix_rank`` tolerance:
+        rounding noise of a singular covariance, whose square roots would add ~1e-8 relative each).
     interval : {"basic", "percentile"}
         The bootstrap interval: "basic" (2 FD - upper and lower quantiles of the replicates) corrects
         the upward small-sample bias of FD to first order, which the "percentile" interval keeps
@@ -238,18 +314,15 @@ def frechet_distance(x, y, *, B=0, conf_level=0.95, seed=None, method="auto", in
     n1, d = x.shape
     n2 = y.shape[0]
     route = _resolve_method(method, n1, n2, d)
-    mean_term, trace_term, _ = _fd_parts_from_samples(x, y, route)
-    dist = mean_term + trace_term
-    conf_int = reps = None
     if B > 0:
         conf_level = check_probability(conf_level, "conf_level", open_left=True, open_right=True)
         rng = check_seed(seed)
-        reps = np.empty(B)
-        for b in range(B):
-            ix = rng.integers(0, n1, n1)
-            iy = rng.integers(0, n2, n2)
-            m, t, _ = _fd_parts_from_samples(x[ix], y[iy], route)
-            reps[b] = m + t
+    with blas_threads(d):
+        mean_term, trace_term, _ = _fd_parts_from_samples(x, y, route)
+        reps = _bootstrap(x, y, B, rng, route) if B > 0 else None
+    dist = mean_term + trace_term
+    conf_int = None
+    if B > 0:
         lo, hi = np.quantile(reps, [(1 - conf_level) / 2, (1 + conf_level) / 2])
         conf_int = (float(lo), float(hi)) if interval == "percentile" else (float(2 * dist - hi), float(2 * dist - lo))
     return FrechetResult(distance=float(dist), mean_term=mean_term, trace_term=trace_term, d=d, method=route,
@@ -290,7 +363,8 @@ def frechet_distance_stats(mu1, sigma1, mu2, sigma2):
     """
     m1, s1 = as_mean_cov(mu1, sigma1, "mu1", "sigma1")
     m2, s2 = as_mean_cov(mu2, sigma2, "mu2", "sigma2", d=m1.size)
-    ts = _trace_sqrt_eigh(s1, s2)
+    with blas_threads(m1.size):
+        ts = _trace_sqrt_eigh(s1, s2)
     diff = m1 - m2
     mean_term = float(diff @ diff)
     trace_term = float(np.trace(s1) + np.trace(s2) - 2 * ts)
@@ -318,6 +392,16 @@ class FIDInfinityResult(Result):
         The standard error of the intercept.
     ns, values : numpy.ndarray
         The subsample size of every fitted point and its FD.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from statcore import fid_infinity
+    >>> rng = np.random.default_rng(0)
+    >>> x, y = rng.normal(0.2, size=(1000, 2)), rng.normal(size=(1000, 2))
+    >>> res = fid_infinity(x, y, ns=[100, 200, 400, 800], seed=1)
+    >>> res.to_frame().columns.tolist()
+    ['n', 'fd', 'fitted']
     """
 
     estimate: float
@@ -423,13 +507,14 @@ def fid_infinity(x, y, *, ns, reps=1, conf_level=0.95, seed=None, method="auto")
     method = check_choice(method, "method", FRECHET_METHODS)
     rng = check_seed(seed)
     sizes, values = [], []
-    for n in ns_arr.astype(int):
-        route = _resolve_method(method, int(n), y.shape[0], d)
-        for _ in range(reps):
-            idx = rng.choice(n1, size=int(n), replace=False)
-            m, t, _ = _fd_parts_from_samples(x[idx], y, route)
-            sizes.append(int(n))
-            values.append(m + t)
+    with blas_threads(d):
+        for n in ns_arr.astype(int):
+            route = _resolve_method(method, int(n), y.shape[0], d)
+            for _ in range(reps):
+                idx = rng.choice(n1, size=int(n), replace=False)
+                m, t, _ = _fd_parts_from_samples(x[idx], y, route)
+                sizes.append(int(n))
+                values.append(m + t)
     sizes = np.asarray(sizes, dtype=float)
     values = np.asarray(values)
     design = np.column_stack([np.ones_like(sizes), 1.0 / sizes])

@@ -43,20 +43,63 @@ def perm_block_sums(m, perms, n1):
 
 
 @lazy_njit(nogil=True)
+def perm_block_sums_serial(m, perms, n1):
+    """``perm_block_sums`` on one thread (small problems, where a thread pool costs more than it
+    saves on a busy machine). For each permutation p (a row of ``perms``), the sums of M over the first-sample block
+    (p[:n1] x p[:n1]) and the second-sample block (p[n1:] x p[n1:]), diagonals included, and the
+    traces of the two blocks. Each permutation is summed in a fixed order (threads split the
+    permutations only), so the answer does not depend on the number of threads."""
+    B, n = perms.shape
+    out = np.empty((B, 4))
+    for b in range(B):
+        p = perms[b]
+        sxx = 0.0
+        dxx = 0.0
+        for i in range(n1):
+            row = p[i]
+            dxx += m[row, row]
+            for j in range(n1):
+                sxx += m[row, p[j]]
+        syy = 0.0
+        dyy = 0.0
+        for i in range(n1, n):
+            row = p[i]
+            dyy += m[row, row]
+            for j in range(n1, n):
+                syy += m[row, p[j]]
+        out[b, 0] = sxx
+        out[b, 1] = syy
+        out[b, 2] = dxx
+        out[b, 3] = dyy
+    return out
+
+
+@lazy_njit(nogil=True)
 def kth_smallest_rows(d2, k, skip_self_offset):
     """The k-th smallest value of every row of a block of squared distances; when
-    ``skip_self_offset >= 0`` the entry (i, i + skip_self_offset) (the point itself) is left out."""
+    ``skip_self_offset >= 0`` the entry (i, i + skip_self_offset) (the point itself) is left out.
+    Keeps the k smallest in a sorted buffer (k is small: O(columns * k) per row)."""
     r, c = d2.shape
     out = np.empty(r)
-    buf = np.empty(c)
+    buf = np.empty(k)
     for i in range(r):
         m = 0
         for j in range(c):
             if skip_self_offset >= 0 and j == i + skip_self_offset:
                 continue
-            buf[m] = d2[i, j]
-            m += 1
-        out[i] = np.partition(buf[:m], k - 1)[k - 1]
+            v = d2[i, j]
+            if m < k:
+                p = m
+                m += 1
+            elif v < buf[k - 1]:
+                p = k - 1
+            else:
+                continue
+            while p > 0 and buf[p - 1] > v:
+                buf[p] = buf[p - 1]
+                p -= 1
+            buf[p] = v
+        out[i] = buf[k - 1]
     return out
 
 

@@ -11,6 +11,7 @@ import numpy as np
 from .._checks import (as_feature_samples, check_choice, check_positive_int, check_positive_real, check_seed,
                        check_subset_size)
 from .._result import HTest, Result
+from ._common import blas_threads
 
 __all__ = ["KIDResult", "kid", "mmd_test", "energy_test"]
 
@@ -23,6 +24,24 @@ def _poly_gram(a: np.ndarray, b: np.ndarray, d: int) -> np.ndarray:
     g /= d
     g += 1.0
     return g * g * g
+
+
+def _offdiag_sum_poly_self(a: np.ndarray, d: int) -> float:
+    """sum over i != j of (a_i.a_j / d + 1)^3, from one triangle: BLAS syrk computes a a^T / d at half
+    the cost of a general product."""
+    from scipy.linalg.blas import get_blas_funcs
+    syrk = get_blas_funcs("syrk", (a,))
+    g = syrk(1.0 / d, a.T, trans=1)  # upper triangle of a a^T / d (a.T is Fortran-ordered: no copy)
+    iu = np.triu_indices(a.shape[0], 1)
+    v = g[iu] + 1.0
+    return 2.0 * float((v * v * v).sum())
+
+
+def _kid_subset(a: np.ndarray, b: np.ndarray, d: int) -> float:
+    """The unbiased MMD^2 of KID's cubic kernel on one pair of equal-size subsets."""
+    m = a.shape[0]
+    kxy = _poly_gram(a, b, d)
+    return (_offdiag_sum_poly_self(a, d) + _offdiag_sum_poly_self(b, d)) / (m * (m - 1)) - 2.0 * float(kxy.mean())
 
 
 def _mmd2_unbiased(kxx: np.ndarray, kyy: np.ndarray, kxy: np.ndarray) -> float:
@@ -41,28 +60,41 @@ class KIDResult(Result):
     ----------
     estimate : float
         The mean of the subset estimates (KID).
-    std_error : float
-        Their standard deviation (n - 1 denominator, as torch-fidelity's ``kernel_inception_distance_std``
-        reports it; it is the spread of one subset's estimate, not the standard error of the mean).
+    sd : float
+        Their standard deviation with the 1/subsets denominator, as torch-fidelity
+        (``kernel_inception_distance_std``) and torchmetrics report it: the spread of one subset's
+        estimate, not the standard error of the mean (that is ``sd / sqrt(subsets - 1)``).
     values : numpy.ndarray
         The unbiased MMD^2 of every subset.
+    indices : numpy.ndarray, shape (subsets, 2, subset_size)
+        The rows of x (``[:, 0]``) and of y (``[:, 1]``) in every subset.
     subsets, subset_size : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from statcore import kid
+    >>> rng = np.random.default_rng(0)
+    >>> res = kid(rng.normal(size=(100, 4)), rng.normal(size=(100, 4)), subsets=5, subset_size=50, seed=1)
+    >>> res.values.shape, res.indices.shape
+    ((5,), (5, 2, 50))
     """
 
     estimate: float
-    std_error: float
+    sd: float
     subsets: int
     subset_size: int
     values: Any = field(repr=False)
+    indices: Any = field(repr=False, default=None)
 
     def summary(self) -> str:
         return ("\n\tKernel Inception Distance (unbiased MMD^2, kernel (x.y/d + 1)^3)\n\n"
                 f"data:  {self.subsets} subsets of size {self.subset_size}\n"
-                f"KID = {self.estimate:.6g}, sd over subsets = {self.std_error:.4g}\n")
+                f"KID = {self.estimate:.6g}, sd over subsets = {self.sd:.4g}\n")
 
     def to_frame(self):
         import pandas as pd
-        return pd.DataFrame([{"estimate": self.estimate, "std_error": self.std_error, "subsets": self.subsets,
+        return pd.DataFrame([{"estimate": self.estimate, "sd": self.sd, "subsets": self.subsets,
                               "subset_size": self.subset_size}])
 
     def _plot(self, ax=None, **kwargs):
@@ -97,7 +129,7 @@ def kid(x, y, *, subsets=100, subset_size=1000, seed=None):
     Returns
     -------
     KIDResult
-        ``estimate`` (KID), ``std_error`` (sd over subsets) and the subset ``values``.
+        ``estimate`` (KID), ``sd`` (over subsets), the subset ``values`` and their ``indices``.
 
     References
     ----------
@@ -119,12 +151,16 @@ def kid(x, y, *, subsets=100, subset_size=1000, seed=None):
     rng = check_seed(seed)
     d = x.shape[1]
     vals = np.empty(subsets)
+    idx = np.empty((subsets, 2, m), dtype=np.int64)
     for s in range(subsets):
-        a = x[rng.choice(x.shape[0], m, replace=False)]
-        b = y[rng.choice(y.shape[0], m, replace=False)]
-        vals[s] = _mmd2_unbiased(_poly_gram(a, a, d), _poly_gram(b, b, d), _poly_gram(a, b, d))
-    sd = float(vals.std(ddof=1)) if subsets > 1 else float("nan")
-    return KIDResult(estimate=float(vals.mean()), std_error=sd, subsets=subsets, subset_size=m, values=vals)
+        idx[s, 0] = rng.choice(x.shape[0], m, replace=False)
+        idx[s, 1] = rng.choice(y.shape[0], m, replace=False)
+    with blas_threads(d):
+        for s in range(subsets):
+            a, b = x[idx[s, 0]], y[idx[s, 1]]
+            vals[s] = _kid_subset(a, b, d)
+    return KIDResult(estimate=float(vals.mean()), sd=float(vals.std()), subsets=subsets, subset_size=m,
+                     values=vals, indices=idx)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -147,8 +183,11 @@ def _permutations(rng: np.random.Generator, B: int, n: int) -> np.ndarray:
 
 
 def _block_sums(m: np.ndarray, perms: np.ndarray, n1: int) -> np.ndarray:
-    from ._kernels import perm_block_sums
-    return perm_block_sums(m, perms, n1)
+    """The permuted block sums; threads only when the work (B n^2) is large enough to pay for them.
+    Both kernels sum every permutation in the same order, so the answer is the same."""
+    from ._kernels import perm_block_sums, perm_block_sums_serial
+    work = perms.shape[0] * perms.shape[1] ** 2
+    return (perm_block_sums if work > 5_000_000 else perm_block_sums_serial)(m, perms, n1)
 
 
 def mmd_test(x, y, *, kernel="gaussian", bandwidth="median", B=999, seed=None):
@@ -195,10 +234,12 @@ def mmd_test(x, y, *, kernel="gaussian", bandwidth="median", B=999, seed=None):
     n1, n2 = x.shape[0], y.shape[0]
     z = np.vstack([x, y])
     if kernel == "polynomial":
-        k = _poly_gram(z, z, z.shape[1])
+        with blas_threads(z.shape[1]):
+            k = _poly_gram(z, z, z.shape[1])
         bw = None
     else:
-        d2 = _sqdist(z)
+        with blas_threads(z.shape[1]):
+            d2 = _sqdist(z)
         if isinstance(bandwidth, str):
             check_choice(bandwidth, "bandwidth", ("median",))
             dist = np.sqrt(d2[np.triu_indices(z.shape[0], 1)])
@@ -268,7 +309,8 @@ def energy_test(x, y, *, B=999, seed=None):
     B = check_positive_int(B, "B")
     rng = check_seed(seed)
     n1, n2 = x.shape[0], y.shape[0]
-    dist = np.ascontiguousarray(np.sqrt(_sqdist(np.vstack([x, y]))))
+    with blas_threads(x.shape[1]):
+        dist = np.ascontiguousarray(np.sqrt(_sqdist(np.vstack([x, y]))))
     total = dist.sum()
     c = n1 * n2 / (n1 + n2)
 
@@ -281,6 +323,6 @@ def energy_test(x, y, *, B=999, seed=None):
     reps = stat(_block_sums(dist, _permutations(rng, B, n1 + n2), n1))
     p = (1 + int(np.sum(reps >= obs))) / (B + 1)
     return HTest(statistic=obs, statistic_name="E-statistic", p_value=p,
-                 method="Multivariate 2-sample E-test of equal distributions",
+                 method=f"{'Univariate' if x.shape[1] == 1 else 'Multivariate'} 2-sample E-test of equal distributions",
                  data_name=f"sample sizes {n1} {n2}, replicates {B}", alternative=None,
                  extras={"replicates": reps, "B": B})

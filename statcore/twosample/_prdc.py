@@ -8,6 +8,7 @@ import numpy as np
 
 from .._checks import as_feature_samples, check_positive_int
 from .._result import Result
+from ._common import blas_threads
 
 __all__ = ["PRDCResult", "prdc"]
 
@@ -67,6 +68,15 @@ class PRDCResult(Result):
     coverage : float
         Share of real balls holding at least one generated point.
     k, n_real, n_fake : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from statcore import prdc
+    >>> rng = np.random.default_rng(0)
+    >>> res = prdc(rng.normal(size=(200, 2)), rng.normal(size=(150, 2)), k=5)
+    >>> res.to_frame().columns.tolist()[:4]
+    ['precision', 'recall', 'density', 'coverage']
     """
 
     precision: float
@@ -141,10 +151,11 @@ def prdc(x, y, *, k=5, chunk_size=2048):
     if k >= min(n, m):
         raise ValueError(f"k={k} must be smaller than both sample sizes (x has {n} rows, y has {m}): a ball "
                          "reaches the k-th nearest other point")
-    r_real = _knn_radii2(x, k, chunk)
-    r_fake = _knn_radii2(y, k, chunk)
-    counts_fake, nearest_real = _balls(x, r_real, y, chunk)
-    counts_real, _ = _balls(y, r_fake, x, chunk)
+    with blas_threads(x.shape[1]):
+        r_real = _knn_radii2(x, k, chunk)
+        r_fake = _knn_radii2(y, k, chunk)
+        counts_fake, nearest_real = _balls(x, r_real, y, chunk)
+        counts_real, _ = _balls(y, r_fake, x, chunk)
     return PRDCResult(precision=float(np.mean(counts_fake > 0)), recall=float(np.mean(counts_real > 0)),
                       density=float(counts_fake.sum() / (k * m)), coverage=float(np.mean(nearest_real < r_real)),
                       k=k, n_real=n, n_fake=m)

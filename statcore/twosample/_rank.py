@@ -55,6 +55,17 @@ class RankStabilityResult(Result):
         callable.
     B : int
         Bootstrap replicates behind ``swap`` (0: none).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from statcore import rank_stability
+    >>> table = pd.DataFrame({"p1": [1.0, 2.0, 3.0], "p2": [2.0, 1.0, 3.0]}, index=["a", "b", "c"])
+    >>> rank_stability(table).to_frame()
+      model  mean_rank  best_rank  worst_rank  rank_range
+    0     a        1.5        1.0         2.0         1.0
+    1     b        1.5        1.0         2.0         1.0
+    2     c        3.0        3.0         3.0         0.0
     """
 
     scores: Any = field(repr=False)
