@@ -1,7 +1,8 @@
 """The generative-evaluation study of vignettes/geneval_patches.py at its larger scale, with timings.
 
-Runs the vignette with GENEVAL_SCALE=full (N = 1000 samples per set, 12,000 training patches, KID on
-50 subsets of 500, 25 bootstrap replicates of the swap probabilities), then prints the scores table,
+Runs the vignette with GENEVAL_SCALE=full (N = 600 samples per set, 8,000 training patches, KID on
+20 subsets of 300, 20 bootstrap replicates of the swap probabilities; about 15 minutes on two idle
+cores, most of it the swap bootstrap), then prints the scores table,
 the rank-stability summary (Kendall's W, tau_b between protocols, rank ranges), the swap
 probabilities of neighbours in the standard ranking and the time of each stage. Figures go to
 ./figures. No peer is timed here: the speed of frechet_distance and kid against pytorch-fid and
