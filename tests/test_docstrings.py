@@ -38,6 +38,11 @@ def _public():
     except ImportError:  # pragma: no cover (learncore.hprobz needs torch)
         return out
     out.update({f"learncore.hprobz.{n}": getattr(hprobz, n) for n in hprobz.__all__})
+    try:
+        import learncore.features as features
+    except ImportError:  # pragma: no cover (learncore.features needs torch)
+        return out
+    out.update({f"learncore.features.{n}": getattr(features, n) for n in features.__all__})
     return out
 
 
