@@ -65,7 +65,7 @@ def _replicate(fit0: LearningRuleFit, hiddens: dict, simpler: str, richer: tuple
         try:
             tr = simulate_like(fit0, rng)
             fits = {a: fit(tr, arch=a, rule=fit0.rule, hidden=max(h, 1), seed=rng, warn=False,
-                           baseline=fit0.baseline, backend="numba", **kw) for a, h in hiddens.items()}
+                           baseline=fit0.baseline, backend="numba", ridge_iter=0, **kw) for a, h in hiddens.items()}
         except (ValueError, FloatingPointError):
             return np.inf      # a failed replicate counts against the richer model (conservative)
     return _stat(fits, simpler, richer)[0]
@@ -78,7 +78,7 @@ class CalibratedSelection(Result):
     Attributes
     ----------
     per_group : pandas.DataFrame
-        One row per animal: ``aic.<arch>`` of every architecture, ``raw_best`` (smallest AIC),
+        One row per animal: ``aic_<arch>`` (``aic_1l``, ``aic_2l``, ``aic_2nl``) of every architecture, ``raw_best`` (smallest AIC),
         ``statistic`` (AIC of the simpler model minus the smallest AIC of the richer ones: raw AIC
         prefers a richer model when it is > 0), ``threshold`` (the bootstrap (1 - alpha) quantile of
         the statistic under the fitted simpler model), ``p_value`` ((1 + #{T_b >= T}) / (B + 1)),
@@ -263,7 +263,7 @@ def calibrate_selection(fits, *, simpler: str = "1L", B: int = 99, alpha: float 
     >>> cmp = fit_many(mice, archs=("1L", "2NL"), hidden=1, restarts=1, max_iter=30, B=0, seed=0)
     >>> res = calibrate_selection(cmp, B=4, alpha=0.2, restarts=1, max_iter=30, seed=1)
     >>> res.per_group.columns.tolist()[:3]
-    ['aic.1L', 'aic.2NL', 'raw_best']
+    ['aic_1l', 'aic_2nl', 'raw_best']
     """
     groups = getattr(fits, "fits", fits)
     if not isinstance(groups, Mapping) or not groups:
@@ -318,7 +318,7 @@ def calibrate_selection(fits, *, simpler: str = "1L", B: int = 99, alpha: float 
         aics = {a: fs[a].aic for a in archs}
         p = (1 + np.sum(boot[i] >= T)) / (B + 1)
         thr = float(np.quantile(boot[i], 1 - alpha, method="inverted_cdf"))
-        row = {f"aic.{a}": aics[a] for a in archs}
+        row = {f"aic_{a.lower()}": aics[a] for a in archs}
         row.update(raw_best=min(archs, key=lambda a: aics[a]), statistic=T, threshold=thr, p_value=p,
                    calibrated_best=best_rich if p <= alpha else simpler, n_failed=int(np.sum(~np.isfinite(boot[i]))))
         rows.append(row)

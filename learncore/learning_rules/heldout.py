@@ -221,7 +221,8 @@ def heldout_loglik(trials, *, archs: Sequence[str] = ("1L", "2L", "2NL"), folds:
             if len(train) <= n_params(a, hidden if a != "1L" else 0):
                 raise ValueError(f"fold {k}: {len(train)} training trials are too few for {a}; lower folds")
             f = fit(tr_train, arch=a, rule=rule, hidden=hidden, restarts=restarts,
-                    seed=np.random.default_rng(seeds[k * len(archs) + j]), warn=False, **fit_kwargs)
+                    seed=np.random.default_rng(seeds[k * len(archs) + j]), warn=False,
+                    **{"ridge_iter": 0, **fit_kwargs})
             p, _ = replay_p_right(tr_upto, a, f.params, rule=rule, baseline=f.baseline)
             pt = p[test]
             y = data.choice[test]
