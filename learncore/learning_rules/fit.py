@@ -150,7 +150,7 @@ def replay_p_right(trials, arch: str, params: Mapping, *, rule: str = "rpe", bas
 @renamed_arguments(old_positional=("arch", "rule", "hidden", "restarts", "seed"))
 def fit(trials, *, arch: str = "2NL", rule: str = "rpe", hidden: int = 3, restarts: int = 8, seed=None,
         baseline: float = 0.5, init: Mapping | Sequence[Mapping] | None = None, max_iter: int = 500,
-        gtol: float = 1e-5, backend: str | None = None, warn: bool = True, ridge_iter: int = 100,
+        gtol: float = 1e-5, backend: str | None = None, warn: bool = True, ridge_iter: int = 50,
         ridge_tol: float = 0.5) -> LearningRuleFit:
     """Fit a learning rule to one animal's choices by maximum likelihood.
 
@@ -195,13 +195,15 @@ def fit(trials, *, arch: str = "2NL", rule: str = "rpe", hidden: int = 3, restar
     ridge_iter : int
         When the best restart stops before the gradient tolerance, it is continued alone for this many
         more iterations (four chunks) and the log-likelihood and parameters are recorded along the way
-        (``ridge_profile``). 0 skips the check.
+        (``ridge_profile``); this costs at most ``ridge_iter`` iterations of one restart, a few percent
+        of a default fit. 0 skips the check (the status is then the optimiser's: "max_iter", "stalled"
+        or "line search failed").
     ridge_tol : float
         The log-likelihood rise (over the ``ridge_iter`` iterations) below which a best restart whose
         parameters keep moving is "stalled on a ridge": the likelihood is nearly flat along a direction
         to infinite parameters (beta up with eta down, saturating 2NL units, the 2L -> 1L limit), so the
         maximum is not attained, but the log-likelihood (and any gain computed from it) is within
-        ``ridge_gain`` of its supremum along the profile. Such a fit reports ``status = "ridge"``
+        ``ridge_gain`` of its value at the end of the profile. Such a fit reports ``status = "ridge"``
         without a ConvergenceWarning; one still rising by more than ``ridge_tol`` is
         ``"max_iter"`` (warned: raise max_iter).
 

@@ -424,9 +424,9 @@ def psytrack_sample_rat():
 
     Examples
     --------
-    >>> rat = psytrack_sample_rat()  # doctest: +SKIP
-    >>> len(rat), rat["session"].nunique()  # doctest: +SKIP
-    (20000, 80)
+    >>> rat = psytrack_sample_rat()
+    >>> len(rat), rat["session"].nunique(), rat.attrs["name"]
+    (20000, 80, 'W053')
     """
     try:
         import psytrack

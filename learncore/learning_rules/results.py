@@ -60,7 +60,7 @@ class LearningRuleFit(Result):
     status : str
         "converged"; "ridge" (stalled on a likelihood ridge: the best restart, continued, rose by less
         than ``ridge_tol`` while its parameters kept drifting; the log-likelihood is within
-        ``ridge_gain`` of the supremum along the profile, so comparisons built on it stand); "max_iter"
+        ``ridge_gain`` of its value at the end of the profile, so comparisons built on it stand); "max_iter"
         (still climbing: raise max_iter); "stalled" (stopped at a point it cannot improve, not moving).
     ridge_profile : pandas.DataFrame or None
         Where the best restart stopped unconverged: its continuation, one row per chunk of iterations

@@ -186,7 +186,8 @@ def test_ridge_status_classification():
 
 def test_a_2l_fit_on_a_1l_animal_stalls_on_a_ridge_without_a_warning():
     """The 2L fit to a 1L animal drifts along beta -> infinity, eta -> 0 (measured: +0.37 over 100 more
-    iterations, log beta 4.44 -> 4.53): status "ridge", no ConvergenceWarning, the profile reported."""
+    iterations, log beta 4.44 -> 4.53, log eta -6.02 -> -6.18): status "ridge", no ConvergenceWarning,
+    the profile reported."""
     rng = np.random.default_rng(0)
     p = dict(W=rng.normal(scale=0.1, size=(2, 3)), eta=0.05, beta=8.0)
     tr = simulate("1L", p, 600, seed=1).drop(columns=["p_right"])
@@ -195,7 +196,7 @@ def test_a_2l_fit_on_a_1l_animal_stalls_on_a_ridge_without_a_warning():
         f = fit(tr, arch="2L", hidden=2, restarts=2, max_iter=100, seed=0)
     assert not f.converged and f.status == "ridge"
     prof = f.ridge_profile
-    assert prof["iteration"].iloc[-1] == 100 and prof["loglik"].is_monotonic_increasing
+    assert prof["iteration"].iloc[-1] == 50 and prof["loglik"].is_monotonic_increasing
     assert 0 <= f.ridge_gain < 0.5 and prof["moved"].iloc[-1] > 1e-3
     assert prof["loglik"].iloc[0] == pytest.approx(f.loglik, abs=1e-8)   # the fit is where it stopped
     assert "stalled on a ridge" in f.summary()
