@@ -64,27 +64,32 @@ def main():
     ap.add_argument("--B", type=int, default=19)
     ap.add_argument("--alpha", type=float, default=0.05)
     ap.add_argument("--skip-calibration", action="store_true")
+    ap.add_argument("--skip-fits", action="store_true", help="held-out comparison (and calibration) only")
+    ap.add_argument("--folds", type=int, default=4)
+    ap.add_argument("--restarts", type=int, default=4)
+    ap.add_argument("--max-iter", type=int, default=300)
     args = ap.parse_args()
     rat = psytrack_sample_rat()
     if args.quick:
         rat = rat[rat["session"] < 12].reset_index(drop=True)
         R, MI, FOLDS, B = 1, 100, 2, 2
     else:
-        R, MI, FOLDS, B = 4, 300, 4, args.B
+        R, MI, FOLDS, B = args.restarts, args.max_iter, args.folds, args.B
     warnings.simplefilter("ignore", ConvergenceWarning)
     print(f"rat {rat.attrs.get('name', '')}: {len(rat)} trials, {rat['session'].nunique()} days; "
           f"{R} restarts, max_iter {MI}\n", flush=True)
 
     fits = {}
-    for arch in ("1L", "2L", "2NL"):
+    for arch in (() if args.skip_fits else ("1L", "2L", "2NL")):
         t = time.perf_counter()
         f = fit(rat, arch=arch, hidden=3, restarts=R, max_iter=MI, seed=0, warn=False)
         fits[arch] = f
         st = f.restarts.loc[f.restarts["loglik"].idxmax(), "status"]
         print(f"{arch}: loglik {f.loglik:.2f}, AIC {f.aic:.2f}, df {f.df}, {st}, {time.perf_counter() - t:.0f} s",
               flush=True)
-    aics = {a: f.aic for a, f in fits.items()}
-    print(f"raw AIC picks {min(aics, key=aics.get)}\n", flush=True)
+    if fits:
+        aics = {a: f.aic for a, f in fits.items()}
+        print(f"raw AIC picks {min(aics, key=aics.get)}\n", flush=True)
 
     t = time.perf_counter()
     ho = heldout_loglik(rat, folds=FOLDS, hidden=3, restarts=R, max_iter=MI, seed=1)
@@ -99,7 +104,7 @@ def main():
     tot["per_trial"] = tot["loglik"] / tot["n_test"]
     print(tot.sort_values("loglik", ascending=False).round(4).to_string(), "\n", flush=True)
 
-    if args.skip_calibration:
+    if args.skip_calibration or not fits:
         return
     t = time.perf_counter()
     res = calibrate_selection({"W053": fits}, simpler="1L", B=B, alpha=args.alpha, restarts=R, max_iter=MI, seed=2,

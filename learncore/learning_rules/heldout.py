@@ -42,6 +42,11 @@ def session_folds(trials, *, folds: int = 4) -> np.ndarray:
     numpy.ndarray
         One int per trial.
 
+    References
+    ----------
+    Bergmeir, C. & Benitez, J. M. (2012). On the use of cross-validation for time series predictor
+    evaluation. Information Sciences 191:192.
+
     Examples
     --------
     >>> import pandas as pd
