@@ -13,19 +13,28 @@ learning rate eta (rules "rpe", "reinforce", "supervised"; architectures "1L", "
   the data and for a model's p(right).
 - :func:`from_ibl`, :func:`read_ibl_trials`: IBL trial tables (CSV or parquet) to the trials table
   (see ``_trials``: contrast_left, contrast_right, choice, reward, session).
+- :func:`from_psytrack`, :func:`psytrack_sample_rat`: psytrack's data dicts (two stimuli and a bias,
+  columns input_left, input_right), e.g. its sample rat W053.
+- :func:`calibrate_selection`: per-animal choice between a simpler and richer architectures with the
+  AIC difference calibrated by a parametric bootstrap (raw and calibrated win counts, model-recovery
+  confusion matrices). :func:`heldout_loglik`: held-out log-likelihood, forward-chained by session.
 """
 from statcore import ConvergenceWarning  # noqa: F401  (the one class; importable here under its old name)
 
 from ._model import ARCHS, RULES, LearningRule, n_params
 from ._trials import check_trials
 from .behaviour import BehaviourMetrics, BehaviourWarning, behaviour_metrics, plot_behaviour
+from .calibrate import CalibratedSelection, calibrate_selection
 from .cohort import fit_many
 from .fit import fit, replay_p_right
-from .io import IBLFormatWarning, from_ibl, read_ibl_trials
+from .heldout import HeldOutLoglik, heldout_loglik, session_folds
+from .io import IBLFormatWarning, from_ibl, from_psytrack, psytrack_sample_rat, read_ibl_trials
 from .results import LearningRuleFit
 from .simulate import IBL_CONTRASTS, contrast_schedule, simulate
 
 # ConvergenceWarning is statcore's (statcore.ConvergenceWarning): not listed here
 __all__ = ["ARCHS", "RULES", "IBL_CONTRASTS", "BehaviourMetrics", "BehaviourWarning", "IBLFormatWarning",
            "LearningRule", "LearningRuleFit", "behaviour_metrics", "check_trials", "contrast_schedule", "fit", "fit_many",
-           "from_ibl", "n_params", "plot_behaviour", "read_ibl_trials", "replay_p_right", "simulate"]
+           "from_ibl", "n_params", "plot_behaviour", "read_ibl_trials", "replay_p_right", "simulate",
+           "CalibratedSelection", "calibrate_selection", "HeldOutLoglik", "heldout_loglik", "session_folds",
+           "from_psytrack", "psytrack_sample_rat"]

@@ -5,6 +5,12 @@ One row per trial, in the order the animal did them. Columns:
 ``contrast_left``, ``contrast_right``
     Stimulus contrast on each side, >= 0 and finite; 0 where that side showed nothing (the IBL
     format's NaN for "no stimulus" is converted by :func:`from_ibl`).
+``input_left``, ``input_right`` (instead of the contrasts)
+    For tasks other than IBL's one-grating task: two finite real stimuli, any sign, both present on
+    every trial (e.g. the two z-scored tone amplitudes of the rat task of :func:`from_psytrack`, where
+    "right" is correct when ``input_right > input_left``). The network's input is then
+    [input_left, input_right, 1]; behavioural metrics use input_right - input_left as the signed
+    stimulus.
 ``choice``
     ``"left"`` or ``"right"`` (strings), or integers 0 (left) and 1 (right).
 ``reward``
@@ -13,7 +19,7 @@ One row per trial, in the order the animal did them. Columns:
     Session label, constant within a session; sessions must be contiguous blocks of rows.
     Without it all trials form one session.
 
-The model's input on trial t is x_t = [c_L, c_R, 1]. In this two-alternative task the rewarded side is
+The model's input on trial t is x_t = [c_L, c_R, 1] (or [input_left, input_right, 1]). In this two-alternative task the rewarded side is
 the chosen side when reward = 1 and the other side when reward = 0.
 """
 from __future__ import annotations
@@ -24,6 +30,16 @@ import numpy as np
 import pandas as pd
 
 REQUIRED_COLUMNS = ("contrast_left", "contrast_right", "choice", "reward")
+INPUT_COLUMNS = ("input_left", "input_right")
+
+
+def input_columns(trials: pd.DataFrame) -> tuple[str, str]:
+    """The two stimulus columns of a trials table: the contrasts, or the generic inputs."""
+    if "contrast_left" in trials.columns or "contrast_right" in trials.columns:
+        return ("contrast_left", "contrast_right")
+    if any(c in trials.columns for c in INPUT_COLUMNS):
+        return INPUT_COLUMNS
+    return ("contrast_left", "contrast_right")
 CHOICES = ("left", "right")
 
 
@@ -80,7 +96,8 @@ def check_trials(trials, *, n_params: int | None = None, name: str = "trials") -
     Parameters
     ----------
     trials : pandas.DataFrame
-        ``contrast_left``, ``contrast_right`` (in [0, 1], 0 on the side without a stimulus),
+        ``contrast_left``, ``contrast_right`` (in [0, 1], 0 on the side without a stimulus; or
+        ``input_left``, ``input_right``, any finite reals, for other two-stimulus tasks),
         ``choice`` ("left"/"right" or 0/1 with 1 = right), ``reward`` (0/1), optional ``session``
         (contiguous blocks of rows).
     n_params : int, optional
@@ -112,15 +129,21 @@ def check_trials(trials, *, n_params: int | None = None, name: str = "trials") -
     if not isinstance(trials, pd.DataFrame):
         raise TypeError(f"{name} must be a pandas DataFrame with columns {', '.join(REQUIRED_COLUMNS)}; "
                         f"got {type(trials).__name__}")
-    missing = [c for c in REQUIRED_COLUMNS if c not in trials.columns]
+    if (any(c in trials.columns for c in INPUT_COLUMNS)
+            and any(c in trials.columns for c in ("contrast_left", "contrast_right"))):
+        raise ValueError(f"{name} has both contrast columns and input_left/input_right; keep one pair")
+    stim = input_columns(trials)
+    generic = stim == INPUT_COLUMNS
+    need = (*stim, "choice", "reward")
+    missing = [c for c in need if c not in trials.columns]
     if missing:
         raise ValueError(f"{name} lacks column(s) {', '.join(missing)}; it needs {', '.join(REQUIRED_COLUMNS)} "
-                         f"(and optionally 'session')")
+                         f"(or input_left, input_right in place of the contrasts; optionally 'session')")
     T = len(trials)
     if T == 0:
         raise ValueError(f"{name} has no trials")
     cols = []
-    for c in ("contrast_left", "contrast_right"):
+    for c in stim:
         v = trials[c].to_numpy()
         if v.dtype.kind not in "iuf":
             raise TypeError(f"{name}[{c!r}] must be numeric, got dtype {v.dtype}")
@@ -128,17 +151,17 @@ def check_trials(trials, *, n_params: int | None = None, name: str = "trials") -
         bad = ~np.isfinite(v)
         if bad.any():
             raise ValueError(f"{name}[{c!r}] has {int(bad.sum())} NaN or infinite value(s), first at row "
-                             f"{int(np.flatnonzero(bad)[0])}; use 0 for 'no stimulus on this side' "
-                             f"(from_ibl converts IBL's NaN)")
-        if (v < 0).any():
+                             f"{int(np.flatnonzero(bad)[0])}" + ("" if generic else
+                             "; use 0 for 'no stimulus on this side' (from_ibl converts IBL's NaN)"))
+        if not generic and (v < 0).any():
             raise ValueError(f"{name}[{c!r}] must be >= 0 (contrast of the stimulus on that side); "
                              f"row {int(np.flatnonzero(v < 0)[0])} holds {v[v < 0][0]!r}")
-        if (v > 1).any():
+        if not generic and (v > 1).any():
             raise ValueError(f"{name}[{c!r}] must be a contrast in [0, 1]; row {int(np.flatnonzero(v > 1)[0])} "
                              f"holds {float(v[v > 1][0])!r} (percent? divide by 100)")
         cols.append(v)
     both = (cols[0] > 0) & (cols[1] > 0)
-    if both.any():
+    if not generic and both.any():
         raise ValueError(f"{name} has a stimulus on both sides at row {int(np.flatnonzero(both)[0])}; the task "
                          f"shows one grating per trial (0 on the other side)")
     choice = _choice_codes(trials["choice"], name)

@@ -150,7 +150,8 @@ def replay_p_right(trials, arch: str, params: Mapping, *, rule: str = "rpe", bas
 @renamed_arguments(old_positional=("arch", "rule", "hidden", "restarts", "seed"))
 def fit(trials, *, arch: str = "2NL", rule: str = "rpe", hidden: int = 3, restarts: int = 8, seed=None,
         baseline: float = 0.5, init: Mapping | Sequence[Mapping] | None = None, max_iter: int = 500,
-        gtol: float = 1e-5, backend: str | None = None, warn: bool = True) -> LearningRuleFit:
+        gtol: float = 1e-5, backend: str | None = None, warn: bool = True, ridge_iter: int = 50,
+        ridge_tol: float = 0.5) -> LearningRuleFit:
     """Fit a learning rule to one animal's choices by maximum likelihood.
 
     The network's weights are replayed through the animal's own choices and rewards (teacher
@@ -189,7 +190,22 @@ def fit(trials, *, arch: str = "2NL", rule: str = "rpe", hidden: int = 3, restar
         PyTorch graph through the unrolled updates, differentiated by autograd (much slower; the
         reference the compiled gradient is tested against; the default for a plug-in rule).
     warn : bool
-        Warn (``statcore.ConvergenceWarning``) when the best restart did not meet the gradient tolerance.
+        Warn (``statcore.ConvergenceWarning``) when the best restart did not meet the gradient tolerance
+        and is not on a ridge (below).
+    ridge_iter : int
+        When the best restart stops before the gradient tolerance, it is continued alone for this many
+        more iterations (four chunks) and the log-likelihood and parameters are recorded along the way
+        (``ridge_profile``); this costs at most ``ridge_iter`` iterations of one restart, a few percent
+        of a default fit. 0 skips the check (the status is then the optimiser's: "max_iter", "stalled"
+        or "line search failed").
+    ridge_tol : float
+        The log-likelihood rise (over the ``ridge_iter`` iterations) below which a best restart whose
+        parameters keep moving is "stalled on a ridge": the likelihood is nearly flat along a direction
+        to infinite parameters (beta up with eta down, saturating 2NL units, the 2L -> 1L limit), so the
+        maximum is not attained, but the log-likelihood (and any gain computed from it) is within
+        ``ridge_gain`` of its value at the end of the profile. Such a fit reports ``status = "ridge"``
+        without a ConvergenceWarning; one still rising by more than ``ridge_tol`` is
+        ``"max_iter"`` (warned: raise max_iter).
 
     Returns
     -------
@@ -217,6 +233,8 @@ def fit(trials, *, arch: str = "2NL", rule: str = "rpe", hidden: int = 3, restar
     hidden = check_hidden(hidden, arch)
     restarts = check_positive_int(restarts, "restarts")
     max_iter = check_positive_int(max_iter, "max_iter")
+    ridge_iter = check_positive_int(ridge_iter, "ridge_iter", minimum=0)
+    ridge_tol = check_positive_real(ridge_tol, "ridge_tol")
     gtol = check_positive_real(gtol, "gtol")
     if not isinstance(warn, (bool, np.bool_)):
         raise TypeError(f"warn must be True or False; got {warn!r}")
@@ -233,11 +251,24 @@ def fit(trials, *, arch: str = "2NL", rule: str = "rpe", hidden: int = 3, restar
     start = time.perf_counter()
     with thread_limit(1) if backend == "autograd" else contextlib.nullcontext():
         return _fit(trials, data, arch, rule, hidden, restarts, rng, init, max_iter, gtol, backend, warn,
-                    baseline, P, start)
+                    baseline, P, start, ridge_iter, ridge_tol)
+
+
+def ridge_status(profile: pd.DataFrame, ridge_tol: float) -> str:
+    """Classify a stopped fit from its continuation profile (row 0 = where the fit stopped).
+
+    "max_iter": the log-likelihood rose by ``ridge_tol`` or more (still climbing); "ridge": it rose by
+    less while the parameters kept moving (some parameter, on the optimiser's scale, moved by more than
+    1e-3: a drift along a nearly flat direction, typically beta up and eta down, or weights growing);
+    "stalled": neither rose nor moved (a flat point the optimiser cannot improve, e.g. at round-off)."""
+    gain = float(profile["loglik"].iloc[-1] - profile["loglik"].iloc[0])
+    if gain >= ridge_tol:
+        return "max_iter"
+    return "ridge" if float(profile["moved"].iloc[-1]) > 1e-3 else "stalled"
 
 
 def _fit(trials, data, arch, rule, hidden, restarts, rng, init, max_iter, gtol, backend, warn, baseline, P,
-         start):
+         start, ridge_iter=0, ridge_tol=0.5):
     import torch
 
     from ._lbfgs import batched_lbfgs
@@ -297,7 +328,29 @@ def _fit(trials, data, arch, rule, hidden, restarts, rng, init, max_iter, gtol, 
         "eta": np.exp(xs[:, -2]),
         "beta": np.exp(xs[:, -1]),
     })
-    if warn and not res.converged[best]:
+    nw = P - 2
+    status = "converged"
+    profile = None
+    if not res.converged[best] and ridge_iter > 0:
+        xb = res.x[best:best + 1].clone()
+        x_stop = xb[0].clone()
+        rows = [(0, float(-res.f[best]), float(xb[0, :nw].norm()), float(xb[0, -2]), float(xb[0, -1]), 0.0)]
+        chunk = max(1, ridge_iter // 4)
+        done = 0
+        while done < ridge_iter:
+            r2 = batched_lbfgs(fun, xb, max_iter=min(chunk, ridge_iter - done), gtol=gtol)
+            done += min(chunk, ridge_iter - done)
+            if torch.isfinite(r2.f[0]) and float(r2.f[0]) <= -rows[-1][1]:
+                xb = r2.x.clone()
+            rows.append((done, -float(fun(xb)[0][0]), float(xb[0, :nw].norm()), float(xb[0, -2]), float(xb[0, -1]),
+                         float((xb[0] - x_stop).abs().max())))
+            if bool(r2.converged[0]):
+                break
+        profile = pd.DataFrame(rows, columns=["iteration", "loglik", "weight_norm", "log_eta", "log_beta", "moved"])
+        status = ridge_status(profile, ridge_tol)
+    elif not res.converged[best]:
+        status = STATUS[int(res.status[best])]
+    if warn and not res.converged[best] and status != "ridge":
         lls = np.sort(-f[np.isfinite(f)])[::-1]
         g_best = float(res.grad[best].abs().max())
         warnings.warn(
@@ -309,5 +362,6 @@ def _fit(trials, data, arch, rule, hidden, restarts, rng, init, max_iter, gtol, 
     return LearningRuleFit(arch=arch, rule=rule_name(rule), hidden=hidden, params=params, loglik=ll, df=P,
                            nobs=data.n_trials, p_right=p_right, restarts=table,
                            converged=bool(res.converged[best]), baseline=baseline, backend=backend,
-                           elapsed=time.perf_counter() - start, trials=trials)
+                           elapsed=time.perf_counter() - start, trials=trials, status=status,
+                           ridge_profile=profile)
 

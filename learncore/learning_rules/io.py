@@ -33,7 +33,7 @@ from statcore import StatcoreWarning
 from ._checks import check_choice
 from ._trials import check_trials
 
-__all__ = ["from_ibl", "read_ibl_trials", "IBLFormatWarning"]
+__all__ = ["from_ibl", "read_ibl_trials", "IBLFormatWarning", "from_psytrack", "psytrack_sample_rat"]
 
 # canonical key -> accepted spellings (ALF camelCase first, then snake_case)
 _IBL_COLUMNS = {
@@ -282,3 +282,161 @@ def read_ibl_trials(path, *, session=None, nogo="raise"):
             raise ImportError(f"reading parquet file {str(path)!r} needs pyarrow: pip install pyarrow") from None
         df = pd.read_parquet(path, engine="pyarrow")
     return from_ibl(df, session=session, nogo=nogo)
+
+
+def _psytrack_vector(dat, key: str, n: int | None = None) -> np.ndarray:
+    if key not in dat:
+        raise ValueError(f"dat lacks {key!r} (psytrack's data dict has 'y', 'inputs' and 'answer' or 'correct')")
+    v = np.asarray(dat[key])
+    if v.dtype.kind not in "iuf":
+        raise TypeError(f"dat[{key!r}] must be numeric, got dtype {v.dtype}")
+    v = v.astype(np.float64)
+    if v.ndim != 1 or (n is not None and v.size != n):
+        raise ValueError(f"dat[{key!r}] must be a vector of one value per trial"
+                         + (f" ({n})" if n is not None else "") + f"; got shape {v.shape}")
+    return v
+
+
+def from_psytrack(dat, *, inputs=("s2", "s1")):
+    """Convert a data dict in psytrack's format into learncore's trials table (two stimuli and a bias).
+
+    psytrack (Roy et al. 2021) stores one animal as a dict: ``y`` the choices (1 or 2), ``answer`` the
+    correct choice (1 or 2) and/or ``correct`` (1/0), ``dayLength`` the trials of each day (session),
+    and ``inputs`` a dict of (trials x history) arrays whose first column is the current trial. Choice 2
+    is "right" here (psytrack's convention for ``y``). The two stimuli named by ``inputs`` become
+    ``input_left`` and ``input_right``, so the network's input is [input_left, input_right, 1].
+
+    Parameters
+    ----------
+    dat : mapping
+        psytrack's data dict (e.g. ``numpy.load("sampleRatData.npz", allow_pickle=True)["D"].item()``,
+        or :func:`psytrack_sample_rat`'s source).
+    inputs : tuple of two str
+        The keys of ``dat["inputs"]`` used as (``input_left``, ``input_right``); their first column is
+        taken. The default suits the rat data (Akrami et al. 2018): choice 2 is correct when s1 > s2,
+        so s1 is the evidence for "right".
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``session`` (day 0, 1, ...), ``input_left``, ``input_right``, ``choice`` ("left"/"right"),
+        ``reward`` (1/0), ``stim_side`` (the correct side), validated with ``check_trials``.
+
+    References
+    ----------
+    Roy, N. A., Bak, J. H., Akrami, A., Brody, C. D. & Pillow, J. W. (2021). Extracting the dynamics of
+    behavior in sensory decision-making experiments. Neuron 109:597. Akrami, A., Kopec, C. D.,
+    Diamond, M. E. & Brody, C. D. (2018). Posterior parietal cortex represents sensory history and
+    mediates its effects on behaviour. Nature 554:368.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> dat = {"y": np.array([2, 1, 1]), "answer": np.array([2, 2, 1]), "dayLength": np.array([2, 1]),
+    ...        "inputs": {"s1": np.array([[0.5], [0.3], [-1.0]]), "s2": np.array([[-0.5], [0.1], [0.2]])}}
+    >>> from_psytrack(dat)
+       session  input_left  input_right choice  reward stim_side
+    0        0        -0.5          0.5  right       1     right
+    1        0         0.1          0.3   left       0     right
+    2        1         0.2         -1.0   left       1      left
+    """
+    from collections.abc import Mapping
+
+    if not isinstance(dat, Mapping):
+        raise TypeError(f"dat must be psytrack's data dict (a mapping with 'y', 'inputs', 'answer'); got "
+                        f"{type(dat).__name__}")
+    if (isinstance(inputs, str) or not isinstance(inputs, (tuple, list)) or len(inputs) != 2
+            or not all(isinstance(k, str) for k in inputs)):
+        raise TypeError(f"inputs must be a pair of keys of dat['inputs'] (left, right); got {inputs!r}")
+    y = _psytrack_vector(dat, "y")
+    T = y.size
+    if T == 0:
+        raise ValueError("dat['y'] has no trials")
+    if not np.isin(y, (1, 2)).all():
+        i = _first_row(~np.isin(y, (1, 2)))
+        raise ValueError(f"dat['y'] must be 1 or 2 (psytrack's choices); trial {i} holds {y[i]:g}")
+    if "answer" in dat:
+        answer = _psytrack_vector(dat, "answer", T)
+        if not np.isin(answer, (1, 2)).all():
+            i = _first_row(~np.isin(answer, (1, 2)))
+            raise ValueError(f"dat['answer'] must be 1 or 2 (the correct choice); trial {i} holds {answer[i]:g}")
+        correct = (y == answer).astype(np.int64)
+        if "correct" in dat:
+            c = _psytrack_vector(dat, "correct", T)
+            if (c != correct).any():
+                i = _first_row(c != correct)
+                raise ValueError(f"dat['correct'] disagrees with y == answer at trial {i}")
+    elif "correct" in dat:
+        c = _psytrack_vector(dat, "correct", T)
+        if not np.isin(c, (0, 1)).all():
+            raise ValueError("dat['correct'] must be 0 or 1")
+        correct = c.astype(np.int64)
+        answer = np.where(correct == 1, y, 3 - y)
+    else:
+        raise ValueError("dat needs 'answer' (the correct choice, 1 or 2) or 'correct' (1/0) for the rewards")
+    ins = dat.get("inputs")
+    if not isinstance(ins, Mapping):
+        raise ValueError("dat lacks 'inputs' (a dict of stimulus arrays)")
+    cols = []
+    for k in inputs:
+        if k not in ins:
+            raise ValueError(f"inputs names {k!r}, which is not in dat['inputs'] (keys: {', '.join(map(str, ins))})")
+        v = np.asarray(ins[k], dtype=np.float64)
+        v = v[:, 0] if v.ndim == 2 else v
+        if v.shape != (T,):
+            raise ValueError(f"dat['inputs'][{k!r}] must have one row per trial ({T}); got shape {np.shape(ins[k])}")
+        if not np.isfinite(v).all():
+            raise ValueError(f"dat['inputs'][{k!r}] has NaN or infinite values, first at trial "
+                             f"{_first_row(~np.isfinite(v))}")
+        cols.append(v)
+    if "dayLength" in dat:
+        days = np.asarray(dat["dayLength"])
+        if days.ndim != 1 or days.dtype.kind not in "iuf" or (days < 0).any() or days.sum() != T:
+            raise ValueError(f"dat['dayLength'] must be non-negative trial counts summing to the trials ({T})")
+        session = np.repeat(np.arange(days.size), days.astype(np.int64))
+    else:
+        session = np.zeros(T, dtype=np.int64)
+    out = pd.DataFrame({"session": session, "input_left": cols[0], "input_right": cols[1],
+                        "choice": np.where(y == 2, "right", "left").astype(object), "reward": correct,
+                        "stim_side": np.where(answer == 2, "right", "left").astype(object)})
+    check_trials(out, name="from_psytrack(dat) result")
+    return out
+
+
+def psytrack_sample_rat():
+    """The rat of psytrack's example (W053, 20,000 trials over 80 days) as a trials table.
+
+    An auditory parametric working-memory task (Akrami et al. 2018): two tones of amplitudes s1 and s2
+    (z-scored log-amplitudes) and the rat reports which was louder; choice 2 ("right" here) is correct
+    when s1 > s2. Needs psytrack (``pip install psytrack``, MIT), which ships the file
+    ``psytrack/examples/sampleRatData.npz``; converted by :func:`from_psytrack`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The trials table (``session`` = day, ``input_left`` = s2, ``input_right`` = s1, ``choice``,
+        ``reward``, ``stim_side``); ``attrs["name"]`` is the rat's name.
+
+    References
+    ----------
+    Roy, N. A., Bak, J. H., Akrami, A., Brody, C. D. & Pillow, J. W. (2021). Extracting the dynamics of
+    behavior in sensory decision-making experiments. Neuron 109:597.
+
+    Examples
+    --------
+    >>> rat = psytrack_sample_rat()
+    >>> len(rat), rat["session"].nunique(), rat.attrs["name"]
+    (20000, 80, 'W053')
+    """
+    try:
+        import psytrack
+    except ImportError:
+        raise ImportError("the sample rat ships with psytrack: pip install psytrack") from None
+    path = Path(psytrack.__file__).parent / "examples" / "sampleRatData.npz"
+    if not path.exists():
+        raise FileNotFoundError(f"psytrack is installed but {path} is missing")
+    with np.load(path, allow_pickle=True) as z:
+        dat = z["D"].item()
+    out = from_psytrack(dat)
+    out.attrs["name"] = str(dat.get("name", ""))
+    return out

@@ -57,6 +57,15 @@ class LearningRuleFit(Result):
         Seconds the fit took.
     trials : pandas.DataFrame
         A copy of the trials table the model was fitted to.
+    status : str
+        "converged"; "ridge" (stalled on a likelihood ridge: the best restart, continued, rose by less
+        than ``ridge_tol`` while its parameters kept drifting; the log-likelihood is within
+        ``ridge_gain`` of its value at the end of the profile, so comparisons built on it stand); "max_iter"
+        (still climbing: raise max_iter); "stalled" (stopped at a point it cannot improve, not moving).
+    ridge_profile : pandas.DataFrame or None
+        Where the best restart stopped unconverged: its continuation, one row per chunk of iterations
+        (``iteration``, ``loglik``, ``weight_norm``, ``log_eta``, ``log_beta``, ``moved``: the largest change
+        of any parameter, on the optimiser's scale, since the stop); None when converged.
 
     Examples
     --------
@@ -84,11 +93,15 @@ class LearningRuleFit(Result):
     backend: str
     elapsed: float
     trials: pd.DataFrame = field(repr=False)
+    status: str = "converged"
+    ridge_profile: Any = field(default=None, repr=False)
 
     def __post_init__(self):
         # tables are copied so that nobody else holds (and edits) them
         object.__setattr__(self, "restarts", self.restarts.copy())
         object.__setattr__(self, "trials", self.trials.copy())
+        if self.ridge_profile is not None:
+            object.__setattr__(self, "ridge_profile", self.ridge_profile.copy())
         object.__setattr__(self, "p_right", np.array(self.p_right, dtype=np.float64, copy=True))
         object.__setattr__(self, "params", {k: (np.array(v, dtype=np.float64, copy=True) if isinstance(v, np.ndarray)
                                                 else v) for k, v in self.params.items()})
@@ -100,13 +113,21 @@ class LearningRuleFit(Result):
         return -2.0 * self.loglik + 2.0 * self.df
 
     @property
+    def ridge_gain(self) -> float:
+        """The log-likelihood rise along the ridge profile (0 when converged): how much the reported
+        log-likelihood may understate the supremum the optimiser was approaching."""
+        if self.ridge_profile is None:
+            return 0.0
+        return float(self.ridge_profile["loglik"].iloc[-1] - self.ridge_profile["loglik"].iloc[0])
+
+    @property
     def theta(self) -> np.ndarray:
         """The flat parameter vector (weights, log eta, log beta)."""
         return pack(self.arch, self.hidden, self.params)
 
     def _repr_parts(self):
         return [("arch", self.arch), ("rule", self.rule), ("hidden", self.hidden), ("loglik", self.loglik),
-                ("df", self.df), ("nobs", self.nobs), ("converged", self.converged)]
+                ("df", self.df), ("nobs", self.nobs), ("converged", self.converged), ("status", self.status)]
 
     def summary(self) -> str:
         """The fit in four lines: model, likelihood and AIC, eta and beta, restarts and convergence."""
@@ -120,6 +141,16 @@ class LearningRuleFit(Result):
             f"restarts: {len(self.restarts)} ({near} within 0.01 of the best); "
             f"{'converged' if self.converged else 'NOT converged'}; {self.elapsed:.2f} s ({self.backend})",
         ]
+        if self.status == "ridge":
+            p = self.ridge_profile
+            lines.append(f"stalled on a ridge: log-likelihood +{self.ridge_gain:.3g} over {int(p['iteration'].iloc[-1])} "
+                         f"more iterations while |weights| went {p['weight_norm'].iloc[0]:.3g} -> "
+                         f"{p['weight_norm'].iloc[-1]:.3g}, log eta {p['log_eta'].iloc[0]:.3g} -> "
+                         f"{p['log_eta'].iloc[-1]:.3g}, log beta {p['log_beta'].iloc[0]:.3g} -> "
+                         f"{p['log_beta'].iloc[-1]:.3g}")
+        elif self.status != "converged":
+            lines.append(f"status: {self.status}" + (f" (log-likelihood +{self.ridge_gain:.3g} when continued)"
+                                                     if self.ridge_profile is not None else ""))
         return "\n".join(lines)
 
     def _html_title(self) -> str:

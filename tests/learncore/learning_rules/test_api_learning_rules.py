@@ -15,8 +15,9 @@ import apicheck  # noqa: E402
 import statcore  # noqa: E402
 from learncore import learning_rules as lr  # noqa: E402
 from learncore.learning_rules import (BehaviourMetrics, LearningRuleFit, behaviour_metrics,  # noqa: E402
-                                      check_trials, contrast_schedule, fit, fit_many, from_ibl, plot_behaviour,
-                                      read_ibl_trials, replay_p_right, simulate)
+                                      calibrate_selection, check_trials, contrast_schedule, fit, fit_many, from_ibl,
+                                      from_psytrack, heldout_loglik, plot_behaviour, read_ibl_trials,
+                                      replay_p_right, session_folds, simulate)
 
 ONE = {"W": np.zeros((2, 3)), "eta": 0.1, "beta": 5.0}
 
@@ -79,7 +80,28 @@ BAD_INPUT_SPECS = {
                          kinds=("empty", "string", "none")),
 }
 
-EXEMPT = {"n_params": "counts the parameters of an architecture: no data argument"}
+PSY = {"y": np.array([2, 1, 1, 2]), "answer": np.array([2, 2, 1, 2]), "dayLength": np.array([3, 1]),
+       "inputs": {"s1": np.array([[0.5], [0.3], [-1.0], [1.0]]), "s2": np.array([[-0.5], [0.1], [0.2], [0.0]])}}
+
+
+def _two_arch_fits():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return fit_many(ANIMALS, archs=("1L", "2L"), hidden=1, restarts=1, max_iter=5, B=0, seed=0)
+
+
+FITS2 = _two_arch_fits().fits
+BAD_INPUT_SPECS.update({
+    "calibrate_selection": S(calibrate_selection, dict(fits=FITS2, B=2, restarts=1, max_iter=5, seed=0),
+                             data=("fits",), paired=False),
+    "heldout_loglik": S(heldout_loglik, dict(trials=TRIALS, archs=("1L",), folds=1, restarts=1, max_iter=5, seed=0),
+                        data=("trials",), paired=False),
+    "session_folds": S(session_folds, dict(trials=TRIALS, folds=1), data=("trials",), paired=False),
+    "from_psytrack": S(from_psytrack, dict(dat=PSY), data=("dat",), paired=False),
+})
+
+EXEMPT = {"n_params": "counts the parameters of an architecture: no data argument",
+          "psytrack_sample_rat": "loads a file shipped with psytrack: no argument"}
 
 
 def _fit_example():
@@ -90,6 +112,8 @@ def _fit_example():
 
 RESULT_EXAMPLES = {
     "LearningRuleFit": _fit_example,
+    "CalibratedSelection": lambda: calibrate_selection(FITS2, B=2, restarts=1, max_iter=5, seed=0),
+    "HeldOutLoglik": lambda: heldout_loglik(TRIALS, archs=("1L",), folds=1, restarts=1, max_iter=5, seed=0),
     "BehaviourMetrics": lambda: behaviour_metrics(TRIALS, P_RIGHT),
 }
 
