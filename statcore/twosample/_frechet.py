@@ -290,9 +290,9 @@ def frechet_distance(x, y, *, B=0, conf_level=0.95, seed=None, method="auto", in
     -----
     pytorch-fid (``calculate_frechet_distance``) takes ``scipy.linalg.sqrtm(S_x @ S_y)``, adds
     ``eps * I`` to both covariances when the result is not finite and drops an imaginary part; on
-    well-conditioned covariances it agrees with this function to about 1e-10 relative, on
-    rank-deficient ones (n < d) it may not (tests/statcore/twosample/test_frechet.py shows where,
-    against an mpmath reference).
+    well-conditioned covariances it agrees with this function to about 1e-15 relative; on
+    rank-deficient ones (n < d) it was off by -2.4e-8 relative where this function matched a 40-digit
+    mpmath reference to 2e-16 (tests/statcore/twosample/test_frechet.py).
 
     References
     ----------
