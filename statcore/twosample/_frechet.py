@@ -510,6 +510,9 @@ def fid_infinity(x, y, *, ns, reps=1, conf_level=0.95, seed=None, method="auto")
     if np.unique(ns_arr).size < 2:
         raise ValueError("ns must hold at least two distinct sizes to fit a line in 1/n")
     reps = check_positive_int(reps, "reps")
+    if ns_arr.size * reps < 3:
+        raise ValueError("fid_infinity needs at least three fitted points for an interval: add sizes to ns "
+                         "or raise reps")
     conf_level = check_probability(conf_level, "conf_level", open_left=True, open_right=True)
     method = check_choice(method, "method", FRECHET_METHODS)
     rng = check_seed(seed)
@@ -528,16 +531,11 @@ def fid_infinity(x, y, *, ns, reps=1, conf_level=0.95, seed=None, method="auto")
     coef, *_ = np.linalg.lstsq(design, values, rcond=None)
     resid = values - design @ coef
     dof = sizes.size - 2
-    if dof > 0:
-        from scipy import stats
-        s2 = float(resid @ resid / dof)
-        cov = s2 * np.linalg.inv(design.T @ design)
-        se = float(math.sqrt(cov[0, 0]))
-        q = float(stats.t.ppf((1 + conf_level) / 2, dof))
-    else:
-        se, q = float("nan"), float("nan")
-        raise ValueError("fid_infinity needs at least three fitted points for an interval: add sizes to ns "
-                         "or raise reps")
+    from scipy.special import stdtrit  # the t quantile, without importing scipy.stats
+    s2 = float(resid @ resid / dof)
+    cov = s2 * np.linalg.inv(design.T @ design)
+    se = float(math.sqrt(cov[0, 0]))
+    q = float(stdtrit(dof, (1 + conf_level) / 2))
     return FIDInfinityResult(estimate=float(coef[0]), slope=float(coef[1]), std_error=se,
                              conf_int=(float(coef[0] - q * se), float(coef[0] + q * se)),
                              conf_level=float(conf_level), ns=sizes, values=values)
