@@ -11,7 +11,8 @@ The peers' functions are executed from their installed source files (tests/statc
 their packages import torchvision at import time, and no torchvision wheel on PyPI matches the CPU
 torch used here. Install them with ``pip install --no-deps pytorch-fid torch-fidelity``.
 
-    python benchmarks/bench_twosample.py [--runs 3] [--n 10000] [--kid-subsets 100]
+    python benchmarks/bench_twosample.py [--runs 3] [--n 10000] [--d 2048] [--kid-subsets 100]
+                                         [--skip-fd] [--skip-kid]
 """
 import argparse
 import sys
@@ -66,17 +67,23 @@ def main():
     ap.add_argument("--d", type=int, default=2048)
     ap.add_argument("--kid-subsets", type=int, default=100)
     ap.add_argument("--skip-kid", action="store_true")
+    ap.add_argument("--skip-fd", action="store_true")
     args = ap.parse_args()
-
-    import torch
-
-    from _peers import pytorch_fid_frechet
-    from statcore import frechet_distance, kid
 
     rng = np.random.default_rng(0)
     x = features(rng, args.n, args.d)
     y = features(rng, args.n, args.d, shift=0.05)
     print(f"features: n = {args.n} per sample, d = {args.d}; medians of {args.runs} runs")
+
+    if not args.skip_fd:
+        time_fd(x, y, args.runs)
+    if not args.skip_kid:
+        time_kid(x, y, args.runs, args.kid_subsets, min(1000, args.n))
+
+
+def time_fd(x, y, runs):
+    from _peers import pytorch_fid_frechet
+    from statcore import frechet_distance
 
     calc = pytorch_fid_frechet()
 
@@ -85,21 +92,26 @@ def main():
             warnings.simplefilter("ignore")
             return calc(x.mean(0), np.cov(x, rowvar=False), y.mean(0), np.cov(y, rowvar=False))
 
-    t_ours, ours = median_time(lambda: frechet_distance(x, y).distance, args.runs, with_output=True)
-    t_peer, peer = median_time(peer_fd, args.runs, with_output=True)
+    # no warm-up call: nothing is compiled, and the peer's call takes minutes at d = 2048
+    t_ours, ours = median_time(lambda: frechet_distance(x, y).distance, runs, warmup=False, with_output=True)
+    t_peer, peer = median_time(peer_fd, runs, warmup=False, with_output=True)
     print(f"FD        statcore {t_ours:8.2f} s   pytorch-fid (np.cov + sqrtm) {t_peer:8.2f} s   "
           f"ratio {t_peer / t_ours:5.1f}x   values {ours:.10g} vs {peer:.10g} (rel. diff {(ours - peer) / peer:.2e})")
 
-    if not args.skip_kid:
-        m = min(1000, args.n)
-        tf = torch_fidelity_kid()
-        xt, yt = torch.from_numpy(x), torch.from_numpy(y)
-        t_ours, ours = median_time(lambda: kid(x, y, subsets=args.kid_subsets, subset_size=m, seed=1).estimate,
-                                   args.runs, warmup=False, with_output=True)
-        t_peer, peer = median_time(lambda: tf(xt, yt, kid_subsets=args.kid_subsets, kid_subset_size=m)["kid_mean"],
-                                   args.runs, warmup=False, with_output=True)
-        print(f"KID       statcore {t_ours:8.2f} s   torch-fidelity {t_peer:8.2f} s   ratio {t_peer / t_ours:5.1f}x   "
-              f"({args.kid_subsets} subsets of {m}; values {ours:.6g} vs {peer:.6g}, different random subsets)")
+
+def time_kid(x, y, runs, subsets, m):
+    import torch
+
+    from statcore import kid
+
+    tf = torch_fidelity_kid()
+    xt, yt = torch.from_numpy(x), torch.from_numpy(y)
+    t_ours, ours = median_time(lambda: kid(x, y, subsets=subsets, subset_size=m, seed=1).estimate,
+                               runs, warmup=False, with_output=True)
+    t_peer, peer = median_time(lambda: tf(xt, yt, kid_subsets=subsets, kid_subset_size=m)["kid_mean"],
+                               runs, warmup=False, with_output=True)
+    print(f"KID       statcore {t_ours:8.2f} s   torch-fidelity {t_peer:8.2f} s   ratio {t_peer / t_ours:5.1f}x   "
+          f"({subsets} subsets of {m}; values {ours:.6g} vs {peer:.6g}, different random subsets)")
 
 
 if __name__ == "__main__":

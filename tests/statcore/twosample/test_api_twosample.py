@@ -123,6 +123,8 @@ def test_other_arguments_name_themselves():
         fid_infinity(BIG_X, Y, ns=[50, 50])
     with pytest.raises(ValueError, match="ns"):
         fid_infinity(BIG_X, Y, ns=[50, 500])
+    with pytest.raises(ValueError, match="three fitted points"):
+        fid_infinity(BIG_X, Y, ns=[50, 100])
     with pytest.raises(ValueError, match="sigma1"):
         frechet_distance_stats(MU, np.ones((3, 2)), MU, SIGMA)
     with pytest.raises(ValueError, match="sigma2 must be symmetric"):

@@ -24,7 +24,7 @@ def test_one_dimensional_closed_form():
     x = np.random.default_rng(1).normal(size=50)
     y = np.random.default_rng(2).normal(2.0, 3.0, size=70)
     want = (x.mean() - y.mean()) ** 2 + (x.std(ddof=1) - y.std(ddof=1)) ** 2
-    for method in ("eigh", "nuclear"):
+    for method in ("cholesky", "eigh", "nuclear"):
         assert frechet_distance(x, y, method=method).distance == pytest.approx(want, rel=1e-12)
 
 
@@ -47,7 +47,7 @@ def test_singular_covariances_have_no_ridge():
 @pytest.mark.parametrize("n, d", [(200, 5), (15, 40)])
 def test_distance_to_itself_is_zero(n, d):
     x = _gauss(np.random.default_rng(3), n, d)
-    for method in ("eigh", "nuclear"):
+    for method in ("cholesky", "eigh", "nuclear"):
         res = frechet_distance(x, x, method=method)
         assert abs(res.distance) < 1e-12 * d * max(1.0, float(np.var(x)))
 
@@ -85,7 +85,7 @@ def test_pytorch_fid_parity_well_conditioned():
         x = _gauss(rng, n1, d) @ (np.eye(d) + 0.2 * rng.normal(size=(d, d)))  # well conditioned
         y = _gauss(rng, n2, d, shift=0.1, scale=1.2)
         peer = calc(x.mean(0), np.cov(x, rowvar=False), y.mean(0), np.cov(y, rowvar=False))
-        for method in ("auto", "eigh", "nuclear"):
+        for method in ("auto", "cholesky", "eigh", "nuclear"):
             assert frechet_distance(x, y, method=method).distance == pytest.approx(peer, rel=1e-8)
 
 
@@ -120,8 +120,9 @@ def _mpmath_fd(x, y, dps=40):
 def test_rank_deficient_against_mpmath():
     """n < d: the covariances are singular. pytorch-fid's sqrtm of S1 S2 is off by about 2e-8 relative
     (measured -2.4e-8: 10^8 times the rounding error); the nuclear-norm route, which ``method="auto"``
-    takes here, matches the 40-digit reference to 2e-16 and the eigh route (rounding-noise eigenvalues
-    set to 0) to 1.3e-14. Without that rank tolerance the eigh route was off by -6.7e-9."""
+    takes here, matches the 40-digit reference to 2e-16, the eigh route (rounding-noise eigenvalues
+    set to 0) to 1.3e-14, and so does the pivoted Cholesky route (rank at LAPACK's tolerance). Without
+    the rank tolerance the eigh route was off by -6.7e-9."""
     rng = np.random.default_rng(0)
     x, y = _gauss(rng, 8, 24), _gauss(rng, 8, 24, shift=0.1)
     ref = _mpmath_fd(x, y)
@@ -133,6 +134,7 @@ def test_rank_deficient_against_mpmath():
     assert ours.method == "nuclear"
     assert abs(ours.distance - ref) / ref < 1e-14
     assert abs(frechet_distance(x, y, method="eigh").distance - ref) / ref < 1e-13
+    assert abs(frechet_distance(x, y, method="cholesky").distance - ref) / ref < 1e-13
     assert abs(peer - ref) / ref > 1e-9  # where pytorch-fid is off (measured: -2.4e-8)
 
 
@@ -164,7 +166,7 @@ def test_bootstrap_is_seeded_and_reported():
 @pytest.mark.slow
 def test_bootstrap_interval_covers():
     """Basic bootstrap interval, d = 2, n = 300 per sample: true FD = 2 * 0.5^2 + 2 (1 - sqrt(2))^2.
-    200 data sets x B = 199; coverage must be >= 0.95 - 3 MC s.e. (measured: 0.93 at n = 150 over 400
+    200 data sets x B = 99; coverage must be >= 0.95 - 3 MC s.e. (measured: 0.93 at n = 150 over 400
     data sets, percentile interval 0.92)."""
     truth = 2 * 0.25 + 2 * (1 - np.sqrt(2.0)) ** 2
     rng = np.random.default_rng(2026)
@@ -172,7 +174,7 @@ def test_bootstrap_interval_covers():
     for _ in range(reps):
         x = rng.normal(size=(300, 2))
         y = rng.normal(0.5, np.sqrt(2.0), size=(300, 2))
-        lo, hi = frechet_distance(x, y, B=199, seed=rng).conf_int
+        lo, hi = frechet_distance(x, y, B=99, seed=rng).conf_int
         hits += lo <= truth <= hi
     cover = hits / reps
     assert cover >= 0.95 - 3 * np.sqrt(0.95 * 0.05 / reps), cover
@@ -191,3 +193,9 @@ def test_fid_infinity_line_and_extrapolation():
     assert res.slope > 0  # FD's plug-in bias shrinks like 1/n
     assert abs(res.estimate - truth) < abs(frame["fd"][frame["n"] == 250].mean() - truth)
     assert res.conf_int[0] < res.estimate < res.conf_int[1]
+    from scipy import stats
+    fit = stats.linregress(1.0 / frame["n"], frame["fd"])
+    assert res.std_error == pytest.approx(fit.intercept_stderr, rel=1e-8)
+    q = stats.t.ppf(0.975, len(frame) - 2)
+    assert res.conf_int == pytest.approx((fit.intercept - q * fit.intercept_stderr,
+                                          fit.intercept + q * fit.intercept_stderr), rel=1e-8)
