@@ -8,8 +8,9 @@ from typing import Any
 
 import numpy as np
 
-from .._checks import (as_feature_samples, check_choice, check_positive_int, check_positive_real, check_seed,
-                       check_subset_size)
+from .._checks import (as_feature_samples, check_choice, check_positive_int, check_positive_real, check_progress,
+                       check_seed, check_subset_size)
+from .._progress import progress_bar
 from .._result import HTest, Result
 from ._common import blas_threads
 
@@ -182,6 +183,21 @@ def _permutations(rng: np.random.Generator, B: int, n: int) -> np.ndarray:
     return perms
 
 
+def _permuted_stats(m: np.ndarray, n1: int, rng: np.random.Generator, B: int, stat, progress) -> np.ndarray:
+    """stat of the block sums of the B permutations, drawn in order from ``rng`` (the same
+    permutations whatever the batching) and summed in batches of about B / 20 (at most 2^22 indices),
+    each batch advancing the progress bar."""
+    n = m.shape[0]
+    batch = max(1, min(-(-B // 20), (1 << 22) // max(n, 1)))
+    out = np.empty(B)
+    with progress_bar(progress, B, desc="permutations", unit="perm") as bar:
+        for lo in range(0, B, batch):
+            hi = min(B, lo + batch)
+            out[lo:hi] = stat(_block_sums(m, _permutations(rng, hi - lo, n), n1))
+            bar.update(hi - lo)
+    return out
+
+
 def _block_sums(m: np.ndarray, perms: np.ndarray, n1: int) -> np.ndarray:
     """The permuted block sums; threads only when the work (B n^2) is large enough to pay for them.
     Both kernels sum every permutation in the same order, so the answer is the same."""
@@ -190,7 +206,7 @@ def _block_sums(m: np.ndarray, perms: np.ndarray, n1: int) -> np.ndarray:
     return (perm_block_sums if work > 5_000_000 else perm_block_sums_serial)(m, perms, n1)
 
 
-def mmd_test(x, y, *, kernel="gaussian", bandwidth="median", B=999, seed=None):
+def mmd_test(x, y, *, kernel="gaussian", bandwidth="median", B=999, seed=None, progress=None):
     """Permutation test of equal distributions with the unbiased MMD^2 statistic.
 
     Parameters
@@ -207,6 +223,9 @@ def mmd_test(x, y, *, kernel="gaussian", bandwidth="median", B=999, seed=None):
         Permutations; p = (1 + #{T_b >= T}) / (B + 1).
     seed : None, int or numpy.random.Generator
         Randomness of the permutations.
+    progress : bool, optional
+        A progress bar (tqdm) over the permutations, advancing per batch of about B / 20. Default
+        (None): only when standard error is a terminal.
 
     Returns
     -------
@@ -231,6 +250,7 @@ def mmd_test(x, y, *, kernel="gaussian", bandwidth="median", B=999, seed=None):
     kernel = check_choice(kernel, "kernel", MMD_KERNELS)
     B = check_positive_int(B, "B")
     rng = check_seed(seed)
+    progress = check_progress(progress)
     n1, n2 = x.shape[0], y.shape[0]
     z = np.vstack([x, y])
     if kernel == "polynomial":
@@ -259,7 +279,7 @@ def mmd_test(x, y, *, kernel="gaussian", bandwidth="median", B=999, seed=None):
         return (sxx - dxx) / (n1 * (n1 - 1)) + (syy - dyy) / (n2 * (n2 - 1)) - 2 * sxy / (n1 * n2)
 
     obs = float(stat(_block_sums(k, np.arange(n1 + n2, dtype=np.int64)[None, :], n1))[0])
-    reps = stat(_block_sums(k, _permutations(rng, B, n1 + n2), n1))
+    reps = _permuted_stats(k, n1, rng, B, stat, progress)
     p = (1 + int(np.sum(reps >= obs))) / (B + 1)
     kname = {"gaussian": "Gaussian", "laplace": "Laplace", "polynomial": "cubic polynomial"}[kernel]
     return HTest(statistic=obs, statistic_name="MMD^2", p_value=p,
@@ -268,7 +288,7 @@ def mmd_test(x, y, *, kernel="gaussian", bandwidth="median", B=999, seed=None):
                  extras={"replicates": reps, "bandwidth": bw, "kernel": kernel, "B": B})
 
 
-def energy_test(x, y, *, B=999, seed=None):
+def energy_test(x, y, *, B=999, seed=None, progress=None):
     """Energy test of equal distributions (R energy's ``eqdist.etest`` for two samples).
 
     The statistic is R energy's two-sample E-statistic
@@ -285,6 +305,9 @@ def energy_test(x, y, *, B=999, seed=None):
     seed : None, int or numpy.random.Generator
         Randomness of the permutations (R draws its own: p-values agree in distribution, not digit for
         digit).
+    progress : bool, optional
+        A progress bar (tqdm) over the permutations, advancing per batch of about B / 20. Default
+        (None): only when standard error is a terminal.
 
     Returns
     -------
@@ -308,6 +331,7 @@ def energy_test(x, y, *, B=999, seed=None):
     x, y = as_feature_samples(x, y, min_n=1)
     B = check_positive_int(B, "B")
     rng = check_seed(seed)
+    progress = check_progress(progress)
     n1, n2 = x.shape[0], y.shape[0]
     with blas_threads(x.shape[1]):
         dist = np.ascontiguousarray(np.sqrt(_sqdist(np.vstack([x, y]))))
@@ -320,7 +344,7 @@ def energy_test(x, y, *, B=999, seed=None):
         return c * (2 * sxy / (n1 * n2) - sxx / n1 ** 2 - syy / n2 ** 2)
 
     obs = float(stat(_block_sums(dist, np.arange(n1 + n2, dtype=np.int64)[None, :], n1))[0])
-    reps = stat(_block_sums(dist, _permutations(rng, B, n1 + n2), n1))
+    reps = _permuted_stats(dist, n1, rng, B, stat, progress)
     p = (1 + int(np.sum(reps >= obs))) / (B + 1)
     return HTest(statistic=obs, statistic_name="E-statistic", p_value=p,
                  method=f"{'Univariate' if x.shape[1] == 1 else 'Multivariate'} 2-sample E-test of equal distributions",
