@@ -66,6 +66,8 @@ dominance = abs(abs_b.comonotone - ate) < 1e-6 * abs(ate)
 print(f"comonotone E|Y1 - Y0| minus the average effect: {abs_b.comonotone - ate:.1e} "
       f"(trainees' earnings dominate at every quantile: {dominance})")
 axes = abs_b.plot()
+axes[0].set_ylabel("quantile of 1978 earnings (US$)")
+axes[1].set_ylabel("|Y1 - Y0| (US$)")
 axes[0].figure.savefig(FIG / "nsw_couplings.png", dpi=120)
 
 # %% [markdown]

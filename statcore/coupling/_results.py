@@ -244,6 +244,8 @@ class JointBounds(Result):
         a2.set_ylabel(self.f_label)
         a2.set_title(f"bounds [{self.lower:.4g}, {self.upper:.4g}]", fontsize=10)
         a2.legend(fontsize=8)
+        for a in (a1, a2):  # plain tick labels: no "+1e4" offset to decode
+            a.ticklabel_format(axis="y", style="plain", useOffset=False)
         fig.tight_layout()
         return np.asarray(axes)
 
