@@ -217,7 +217,7 @@ def rpcit(x: Any, y: Any = None, z: Any = None, *, k: int = 50, base: str | Call
         for one release with a ``FutureWarning``) or "maxboot": the
         Gaussian multiplier bootstrap of the maximum of the k standardised projected GCM statistics,
         valid under their dependence and less conservative than Bonferroni (``base="gcm"`` only);
-        or "topr_boot": the r-th largest of the k |T_j|, calibrated by the r-th largest of the same
+        or "topr_boot": the r-th largest of the k ``|T_j|``, calibrated by the r-th largest of the same
         multiplier draws (``base="gcm"`` only). Ruger's "topr" is valid under any dependence but
         very conservative for the strongly dependent projections of RP-CIT (size 0.000 at
         alpha = 0.05 in the linear null of benchmarks/bench_cit.py, k = 50, r = 5); "topr_boot"

@@ -127,7 +127,7 @@ class FrechetResult(Result):
     distance : float
         FD = ``mean_term + trace_term``.
     mean_term : float
-        |mu1 - mu2|^2.
+        ``|mu1 - mu2|^2``.
     trace_term : float
         tr S1 + tr S2 - 2 tr (S1^1/2 S2 S1^1/2)^1/2.
     n1, n2, d : int
@@ -245,7 +245,7 @@ def _bootstrap(x: np.ndarray, y: np.ndarray, B: int, rng: np.random.Generator, r
 def frechet_distance(x, y, *, B=0, conf_level=0.95, seed=None, method="auto", interval="basic"):
     """Frechet distance between Gaussians fitted to two feature samples (FID from features).
 
-    FD = |mu_x - mu_y|^2 + tr S_x + tr S_y - 2 tr (S_x^1/2 S_y S_x^1/2)^1/2, with sample means and
+    ``FD = |mu_x - mu_y|^2 + tr S_x + tr S_y - 2 tr (S_x^1/2 S_y S_x^1/2)^1/2``, with sample means and
     unbiased (n - 1) covariances, as pytorch-fid computes them. The trace of the square root never
     goes through ``sqrtm`` of the non-symmetric product S_x S_y: see ``method``. No ridge is added.
 

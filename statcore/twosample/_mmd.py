@@ -214,7 +214,7 @@ def mmd_test(x, y, *, kernel="gaussian", bandwidth="median", B=999, seed=None, p
     x, y : array_like, shape (n1, d) and (n2, d)
         The two samples, one row per observation.
     kernel : {"gaussian", "laplace", "polynomial"}
-        Gaussian exp(-|a - b|^2 / (2 s^2)), Laplace exp(-|a - b| / s), or KID's cubic polynomial
+        Gaussian ``exp(-|a - b|^2 / (2 s^2))``, Laplace ``exp(-|a - b| / s)``, or KID's cubic polynomial
         (a.b / d + 1)^3 (no bandwidth).
     bandwidth : "median" or float
         The scale s: "median" is the median heuristic, the median of the pairwise Euclidean distances
@@ -292,7 +292,7 @@ def energy_test(x, y, *, B=999, seed=None, progress=None):
     """Energy test of equal distributions (R energy's ``eqdist.etest`` for two samples).
 
     The statistic is R energy's two-sample E-statistic
-    E = n1 n2 / (n1 + n2) * (2 mean|X - Y| - mean|X - X'| - mean|Y - Y'|), with the within-sample means
+    ``E = n1 n2 / (n1 + n2) * (2 mean|X - Y| - mean|X - X'| - mean|Y - Y'|)``, with the within-sample means
     over all n^2 pairs (V-statistics), Euclidean distances; the p-value is by permutation,
     (1 + #{E_b >= E}) / (B + 1), as ``eqdist.etest(rbind(x, y), sizes = c(n1, n2), R = B)``.
 
