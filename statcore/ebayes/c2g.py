@@ -184,6 +184,14 @@ def c2g(y: Any, treat: Any, X: Any = None, *, model: str = "additive", alpha: fl
             from ._c2g_nonparametric import fit_nonparametric
 
             fit = _NonparametricModel(fit_nonparametric(Z, yv, tv, B, boot_quantile, rng, n_jobs))
+    if model == "additive" and not fit.em.converged:
+        import warnings
+
+        from .._warnings import ConvergenceWarning
+
+        warnings.warn(f"C2G additive: the EM stopped at its cap of {fit.em.n_iter} iterations before the "
+                      "observed-data log-likelihood settled (loglik_trace on the result shows its path)",
+                      ConvergenceWarning, stacklevel=2)
     lfdr_all = fit.lfdr
     lfdr_t = lfdr_all[tv]
     erpf = float(np.mean(fit.pi[tv]))
@@ -197,6 +205,10 @@ def c2g(y: Any, treat: Any, X: Any = None, *, model: str = "additive", alpha: fl
         # where an overestimated ERPF would shrink the calibration towards zero
         null_frac = 1.0 - erpf if model == "nonparametric" else 1.0
         q_t = _empirical_qvalues(lfdr_t, lfdr_all[~tv], q_t, null_frac)
+    if model == "additive":
+        # the split-sample test of "somebody responded": no unit is selected at a level below its
+        # p-value, which holds the FDR under the global null (``response_gate``)
+        q_t = np.maximum(q_t, fit.em.gate_p_value)
     q = np.ones(yv.size)
     q[tv] = q_t
     lfdr_out = np.ones(yv.size)
@@ -227,7 +239,7 @@ def _fit_additive(Z, y, treat, noise_method, rng):
     from scipy.special import expit
 
     from ._c2g_additive import (fit_kernel_ridge, fit_noise, fit_treated_em, identified_pi,
-                                make_random_features, median_distance)
+                                make_random_features, median_distance, pooled_null_mean)
 
     ctrl = ~treat
     n = y.size
@@ -258,7 +270,18 @@ def _fit_additive(Z, y, treat, noise_method, rng):
                   min_kernel_sd=spacing)
     rff = make_random_features(Zc.shape[1], bandwidth, rng)
     F = rff(Zc)
-    em = fit_treated_em(F[treat], y[treat], mu0[treat], g, rng)
+    n1 = int(treat.sum())
+    perm = rng.permutation(n1)
+    halves = [np.sort(perm[: n1 // 2]), np.sort(perm[n1 // 2:])]
+    if krr is None:
+        # no covariates: the pooled null mean is the mean of the controls and the other half
+        y0, y1 = y[ctrl], y[treat]
+        mu0_pooled = np.empty(n1)
+        for h in (0, 1):
+            mu0_pooled[halves[h]] = (y0.sum() + y1[halves[1 - h]].sum()) / (y0.size + halves[1 - h].size)
+    else:
+        mu0_pooled = pooled_null_mean(krr, Z, y, treat, halves)
+    em = fit_treated_em(F[treat], y[treat], mu0[treat], g, rng, gate=(mu0_pooled, halves))
     mu1 = F @ em.beta_mu
     pi = expit(F @ em.beta_pi)
     mu1[treat] = em.mu1_cf
