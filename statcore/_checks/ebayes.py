@@ -126,7 +126,7 @@ def check_indexes_aligned(**named: Any) -> None:
     ``X.loc[y.index]``, or pass arrays to match by position on purpose."""
     indexed = [(name, v.index) for name, v in named.items()
                if v is not None and hasattr(v, "index") and (hasattr(v, "iloc"))]
-    for (name_a, ia), (name_b, ib) in zip(indexed, indexed[1:]):
+    for (name_a, ia), (name_b, ib) in ((indexed[0], other) for other in indexed[1:]):
         if not ia.equals(ib):
             raise ValueError(f"the pandas indexes of {name_a} and {name_b} are not aligned (different labels "
                              f"or order); reorder one to the other (e.g. {name_b}.loc[{name_a}.index]) or "
