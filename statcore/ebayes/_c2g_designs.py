@@ -36,7 +36,7 @@ def additive_setting(n, tau, seed, P=10):
     return X, y, t, h, mu0
 
 
-def nonadditive_setting(n, tau, seed, P=10):
+def nonadditive_setting(n, tau, seed, P=10, return_pi=False):
     rng = np.random.default_rng(seed)
     beta, gamma = (rng.normal(0, 1 / np.sqrt(P), P) for _ in range(2))
     c = abs(rng.normal(0, 2))
@@ -49,6 +49,8 @@ def nonadditive_setting(n, tau, seed, P=10):
     offset0 = c * w
     offset = offset0 + np.sqrt(1 + tau) / 2 * h * (1 + inter) * rng.uniform(0, 2, n)
     y = rng.normal(offset ** 2, 1.0)
+    if return_pi:
+        return X, y, t, h, offset0 ** 2, expit(X @ beta)
     return X, y, t, h, offset0 ** 2
 
 

@@ -99,3 +99,16 @@ def test_pandas_inputs_with_different_indexes_are_refused():
     # plain arrays next to pandas objects match by position, as documented
     c = c2g(ys, t, X, seed=0)
     np.testing.assert_allclose(np.asarray(c.q_values), np.asarray(b.q_values), rtol=1e-9)
+
+
+@pytest.mark.slow
+def test_nonparametric_pistar_bounds_the_erpf_in_the_paper_design():
+    """The paper's promise for pi*(x) (Tosh, Zhang & Tansey 2025, Section 4): a lower bound of the
+    response probability, so its mean over the treated stays below the true ERPF. Checked on the
+    paper's confounded non-additive design (P = 10, n = 1000, tau = 3), two data sets."""
+    from statcore.ebayes._c2g_designs import nonadditive_setting
+
+    for seed in (30_001, 30_002):
+        X, y, t, h, _, pi = nonadditive_setting(1000, 3, seed, return_pi=True)
+        res = c2g(y, t, X, model="nonparametric", seed=seed, B=50)
+        assert res.erpf <= float(pi[t].mean()), (seed, res.erpf, float(pi[t].mean()))
