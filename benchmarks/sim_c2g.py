@@ -3,7 +3,8 @@
 Two settings, P = 10 covariates X ~ N(0, I / P), unit-variance Gaussian noise:
 
 * additive: randomised treatment T ~ Bernoulli(1/2), mu0(x) = x beta,
-  mu1(x) = mu0(x) + tau |x gamma|, responders h = T * Bernoulli(logistic(x theta));
+  mu1(x) = mu0(x) + tau |x| . |gamma| (absolute values taken elementwise, as the authors'
+  simulator, causal2groups/simulated_data.py), responders h = T * Bernoulli(logistic(x theta));
 * non-additive, confounded: T ~ Bernoulli(logistic(x gamma)), responders as above,
   y = (c logistic(x gamma) + tau' h (1 + |x' B x|) U)^2 + N(0, 1) with U ~ U(0, 2),
   tau' = sqrt(1 + tau) / 2, c = |N(0, 4)|, B a sparse matrix of t_3 entries (10% non-zero).

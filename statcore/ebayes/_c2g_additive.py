@@ -2,14 +2,14 @@
 
 y | x, h = 0 ~ mu0(x) + eps and y | x, h = 1 ~ mu1(x) + eps with eps ~ g, h | x, t = 1 ~
 Bernoulli(pi(x)) (Tosh, Zhang & Tansey 2025, Section 3). mu0 is a kernel ridge regression on the
-controls (Gaussian kernel plus an unpenalised linear part, tuning by GCV); g a Gaussian-mixture
+controls (Gaussian kernel plus an unpenalised linear part, tuning by leave-one-out error); g a Gaussian-mixture
 density estimate of the controls' leave-one-out residuals; mu1 and pi random-feature regressions
 fitted on the treated by EM with K-fold cross-fitting (each treated unit's mu1 and pi come from the
 fold that did not see it).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from scipy.special import expit
@@ -43,7 +43,7 @@ def median_distance(Z: np.ndarray, rng: np.random.Generator) -> float:
 
 # ---------------------------------------------------------------------------------------------
 # mu0: kernel ridge regression (Nystrom features on at most 500 landmarks: exact below that),
-# linear part unpenalised when the controls are plenty, tuning (bandwidth, lambda) by GCV.
+# linear part unpenalised when the controls are plenty, tuning (bandwidth, lambda) by the exact leave-one-out error.
 # ---------------------------------------------------------------------------------------------
 
 @dataclass
@@ -55,7 +55,7 @@ class KernelRidge:
     beta: np.ndarray            # coefficients of the kernel features
     gamma: np.ndarray           # coefficients of the unpenalised part [1, x] (or [1])
     linear: bool
-    gcv: float
+    press: float                # mean squared leave-one-out error of the chosen fit
     df: float
     loo: np.ndarray             # leave-one-out predictions at the training points
 
@@ -101,23 +101,64 @@ def fit_kernel_ridge(Z: np.ndarray, y: np.ndarray, rng: np.random.Generator) -> 
         U, s, Vt = U[:, keep], s[keep], Vt[keep]
         s2 = s * s
         uy = U.T @ y_t
-        rss_perp = float(y_t @ y_t - uy @ uy)
-        for lam in (s2.max() if s2.size else 1.0) * np.logspace(-8, 0, 17):
+        r_perp = y_t - U @ uy
+        U2 = U * U
+        # penalties up to 10^4 times the largest eigenvalue: the kernel part switched off in
+        # effect (the linear or constant fit), which the smallest n often needs
+        for lam in (s2.max() if s2.size else 1.0) * np.logspace(-8, 4, 25):
             d = s2 / (s2 + lam)
-            rss = rss_perp + float(((1.0 - d) * uy) @ ((1.0 - d) * uy))
             df = Q0.shape[1] + float(d.sum())
             if df >= n - 1:
                 continue
-            gcv = n * rss / (n - df) ** 2
-            if best is None or gcv < best[0]:
-                best = (gcv, bw, lam, proj, F, U, s, Vt, uy, d, df)
-    gcv, bw, lam, proj, F, U, s, Vt, uy, d, df = best
+            lev = lev0 + U2 @ d
+            if np.max(lev) >= 1.0 - 1e-8:
+                continue
+            # exact leave-one-out error (PRESS), not GCV: GCV replaces each leverage by the mean
+            # and at small n chose near-interpolating fits (df 53 on 55 controls, GCV below the
+            # noise variance), whose predictions at new points were wild
+            resid = r_perp + U @ ((1.0 - d) * uy)
+            press = float(np.mean((resid / (1.0 - lev)) ** 2))
+            if best is None or press < best[0]:
+                best = (press, bw, lam, proj, F, U, s, Vt, uy, d, df)
+    press, bw, lam, proj, F, U, s, Vt, uy, d, df = best
     beta = Vt.T @ ((s / (s * s + lam)) * uy)
     gamma = np.linalg.lstsq(U0, y - F @ beta, rcond=None)[0]
     fitted = U0 @ gamma + F @ beta
     lev = lev0 + (U * U) @ d
     loo = y - (y - fitted) / np.maximum(1.0 - lev, 1e-8)
-    return KernelRidge(lm, proj, float(bw), float(lam), beta, gamma, linear, float(gcv), df, loo)
+    return KernelRidge(lm, proj, float(bw), float(lam), beta, gamma, linear, float(press), df, loo)
+
+
+def refit_kernel_ridge(krr: KernelRidge, Z: np.ndarray, y: np.ndarray, n_tuned: int) -> KernelRidge:
+    """The kernel ridge ``krr`` (its landmarks, bandwidth and linear part) refitted to (Z, y), the
+    penalty scaled by n / n_tuned so that each observation weighs as in the tuning fit."""
+    n = len(y)
+    U0 = krr.unpenalized(Z)
+    Q0 = _orthonormal_basis(U0)
+    F = krr.features(Z)
+    F_t = F - Q0 @ (Q0.T @ F)
+    y_t = y - Q0 @ (Q0.T @ y)
+    A = F_t.T @ F_t
+    A[np.diag_indices_from(A)] += krr.lam * n / n_tuned
+    beta = np.linalg.solve(A, F_t.T @ y_t)
+    gamma = np.linalg.lstsq(U0, y - F @ beta, rcond=None)[0]
+    return KernelRidge(krr.landmarks, krr.proj, krr.bandwidth, krr.lam, beta, gamma, krr.linear, np.nan,
+                       np.nan, np.empty(0))
+
+
+def pooled_null_mean(krr: KernelRidge, Z: np.ndarray, y: np.ndarray, treat: np.ndarray,
+                     halves: list) -> np.ndarray:
+    """Null-model means at the treated, half by half: the regression of "nobody responded" fitted
+    on the controls and the other half of the treated (under that model every unit is a null unit).
+    ``halves`` index the treated."""
+    trt = np.flatnonzero(treat)
+    ctrl = np.flatnonzero(~treat)
+    out = np.empty(trt.size)
+    for h in (0, 1):
+        train = np.concatenate([ctrl, trt[halves[1 - h]]])
+        fit = refit_kernel_ridge(krr, Z[train], y[train], ctrl.size)
+        out[halves[h]] = fit.predict(Z[trt[halves[h]]])
+    return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -279,6 +320,9 @@ class TreatedFit:
     converged: bool
     evidence: float             # held-out log-likelihood gain over the null model, in standard errors
     null_chosen: bool           # gain within one standard error: no response (pi = 0) is kept
+    loglik: np.ndarray = field(default_factory=lambda: np.empty(0))  # observed-data log-lik per iteration
+    gate_statistic: float = np.nan    # split-sample test of "somebody responded": z statistic
+    gate_p_value: float = 0.0         # and its one-sided p-value (floors every q-value)
 
 
 def _cv_mu(F, z, w, folds, lam_idx):
@@ -333,25 +377,11 @@ def _one_se_choice(ll):
     return int(i[k]), int(j[k])
 
 
-def fit_treated_em(F: np.ndarray, y: np.ndarray, mu0: np.ndarray, noise: NoiseDensity,
-                   rng: np.random.Generator, max_iter: int = 50, tol: float = 1e-3) -> TreatedFit:
-    """EM for mu1(x) and pi(x) on the treated (Tosh, Zhang & Tansey 2025, Alg. 1).
-
-    E-step: posterior response probabilities r_i = pi_i g(y_i - mu1_i) / (pi_i g(y_i - mu1_i) +
-    (1 - pi_i) g(y_i - mu0_i)). M-step for mu1 (one ECM step for a Gaussian-mixture noise): weighted
-    ridge of y_i - E[atom | y_i - mu1_i] on the features, weights r_i; for pi: ridge logistic
-    regression on the soft labels r_i. Both are K-fold cross-fitted. Every fifth iteration the
-    pair of penalties is re-chosen by the held-out marginal likelihood of the treated outcomes,
-    sum_i log((1 - pi_i) g(y_i - mu0_i) + pi_i g(y_i - mu1_i)) with cross-fitted pi_i and mu1_i
-    (the mixture's own criterion), taking the most penalised pair within one standard error of
-    the best. Noisy pi(x) and mu1(x) are not harmless here: selecting the smallest posterior null
-    probabilities picks the units whose pi(x) noise happens to be upward (a winner's curse; see
-    benchmarks/README.md, ebayes).
-    """
+def _em_core(F, y, log_null, noise, rng, max_iter, tol):
+    """The cross-fitted EM; returns (mu1, pi, lam_mu, lam_pi, shift, resp, n_iter, converged, loglik)."""
     n = len(y)
     perm = rng.permutation(n)
     folds = [np.sort(f) for f in np.array_split(perm, min(_N_FOLDS, n))]
-    log_null = noise.logpdf(y - mu0)
     lo_q, hi_q = np.quantile(log_null, [0.25, 0.75])
     resp = np.full(n, 0.5)
     resp[log_null < lo_q] = 0.9
@@ -361,6 +391,7 @@ def fit_treated_em(F: np.ndarray, y: np.ndarray, mu0: np.ndarray, noise: NoiseDe
     lam_mu = lam_pi = None
     betas = {}
     converged = False
+    trace = []
     it = 0
     for it in range(1, max_iter + 1):
         reselect = (it - 1) % 5 == 0
@@ -374,13 +405,43 @@ def fit_treated_em(F: np.ndarray, y: np.ndarray, mu0: np.ndarray, noise: NoiseDe
             pi = _cv_pi(F, resp, folds, lam_pi, betas)
         pi = np.clip(pi, 1e-6, 1 - 1e-6)
         log_alt = noise.logpdf(y - mu1)
-        new = expit(np.log(pi) - np.log1p(-pi) + log_alt - log_null)
+        a = np.log1p(-pi) + log_null
+        b = np.log(pi) + log_alt
+        trace.append(float(np.logaddexp(a, b).sum()))
+        resp = np.exp(b - np.logaddexp(a, b))
         shift = noise.atom_mean(y - mu1)
-        delta = float(np.mean(np.abs(new - resp)))
-        resp = new
-        if delta < tol and not reselect:
+        # stop on the observed-data log-likelihood sum_i log((1 - pi_i) g0_i + pi_i g1_i): its
+        # change per unit below tol (not right after the penalties were re-chosen)
+        if not reselect and len(trace) >= 2 and abs(trace[-1] - trace[-2]) <= tol * n:
             converged = True
             break
+    return mu1, pi, lam_mu, lam_pi, shift, resp, it, converged, np.array(trace)
+
+
+def fit_treated_em(F: np.ndarray, y: np.ndarray, mu0: np.ndarray, noise: NoiseDensity,
+                   rng: np.random.Generator, max_iter: int = 200, tol: float = 1e-4,
+                   gate: tuple | None = None) -> TreatedFit:
+    """EM for mu1(x) and pi(x) on the treated (Tosh, Zhang & Tansey 2025, Alg. 1).
+
+    E-step: posterior response probabilities r_i = pi_i g(y_i - mu1_i) / (pi_i g(y_i - mu1_i) +
+    (1 - pi_i) g(y_i - mu0_i)). M-step for mu1 (one ECM step for a Gaussian-mixture noise): weighted
+    ridge of y_i - E[atom | y_i - mu1_i] on the features, weights r_i; for pi: ridge logistic
+    regression on the soft labels r_i. Both are K-fold cross-fitted. Every fifth iteration the
+    pair of penalties is re-chosen by the held-out marginal likelihood of the treated outcomes,
+    sum_i log((1 - pi_i) g(y_i - mu0_i) + pi_i g(y_i - mu1_i)) with cross-fitted pi_i and mu1_i
+    (the mixture's own criterion), taking the most penalised pair within one standard error of
+    the best. Noisy pi(x) and mu1(x) are not harmless here: selecting the smallest posterior null
+    probabilities picks the units whose pi(x) noise happens to be upward (a winner's curse; see
+    benchmarks/README.md, ebayes). The iteration stops when the observed-data log-likelihood
+    changes by at most ``tol`` per unit between two iterations (``max_iter`` at most).
+
+    ``gate = (mu0_pooled_halves, halves)``: the split-sample test of "somebody responded" (see
+    ``response_gate``).
+    """
+    n = len(y)
+    log_null = noise.logpdf(y - mu0)
+    mu1, pi, lam_mu, lam_pi, shift, resp, it, converged, trace = _em_core(F, y, log_null, noise, rng,
+                                                                           max_iter, tol)
     beta_mu = _weighted_ridge(F, y - shift, resp, _LAMS_MU[[lam_mu]])[:, 0]
     beta_pi = _soft_logistic(F, resp, _LAMS_PI[lam_pi], np.zeros(F.shape[1]))
     # The null model (nobody responded) is the most parsimonious candidate of all: keep it unless
@@ -390,13 +451,56 @@ def fit_treated_em(F: np.ndarray, y: np.ndarray, mu0: np.ndarray, noise: NoiseDe
     gain = posterior_loglik_gain(pi, noise.logpdf(y - mu1), log_null)
     se = float(gain.std()) * np.sqrt(n)
     evidence = float(gain.sum() / se) if se > 0 else 0.0
-    null_chosen = evidence <= 1.0
+    z, p = (np.nan, 0.0) if gate is None else response_gate(F, y, mu0, noise, rng, *gate)
+    # ... nor unless the split-sample (held-out) gain is positive
+    null_chosen = evidence <= 1.0 or bool(z <= 0.0)
     if null_chosen:
         pi = np.zeros(n)
         resp = np.zeros(n)
         beta_pi = np.zeros(F.shape[1])
         beta_pi[0] = -np.inf
-    return TreatedFit(mu1, pi, beta_mu, beta_pi, resp, it, converged, evidence, null_chosen)
+    return TreatedFit(mu1, pi, beta_mu, beta_pi, resp, it, converged, evidence,
+                      null_chosen, trace, z, p)
+
+
+def response_gate(F, y, mu0, noise, rng, mu0_pooled, halves, max_iter=50, tol=1e-4):
+    """Split-sample test of "somebody responded" on the treated (one-sided z test).
+
+    The treated are split in two halves; on each, the mixture (pi, mu1) fitted by EM on the other
+    half is compared with the null model by the held-out log-likelihood gain
+    log((1 - pi_i) g(y_i - mu0_i) + pi_i g(y_i - mu1_i)) - log g(y_i - m_i). The null mean m is
+    taken twice: mu0 from the controls, and the pooled null regression (controls and the other
+    half's treated: under "nobody responded" every unit is a null unit), whose extra data the
+    mixture's mu1 would otherwise get for free. z is the smaller of the two standardised sums
+    and p = 1 - Phi(z). Under the global null the held-out gain has mean at most 0 (the fitted
+    mixture is independent of the held-out half), so P(p <= alpha) <= alpha up to the normal
+    approximation, and flooring the q-values at p keeps the FDR (= the probability of any
+    selection) at alpha. With fewer than 2 x 5 treated there is nothing to split: p = 1. The gain seen by the EM's own cross-fitting is not held out (the
+    responsibilities of one iteration carry every unit's outcome into the next), and under the
+    global null at n = 100 it exceeded one standard error in about 4 runs of 10.
+    """
+    from scipy.stats import norm
+
+    if min(len(halves[0]), len(halves[1])) < _N_FOLDS:
+        return np.nan, 1.0                      # too few treated to test: nothing is selected
+    log_null = noise.logpdf(y - mu0)
+    gains = [np.empty(len(y)), np.empty(len(y))]
+    for h in (0, 1):
+        test, train = halves[h], halves[1 - h]
+        mu1, pi, lam_mu, lam_pi, shift, resp, *_ = _em_core(F[train], y[train], log_null[train], noise, rng,
+                                                            max_iter, tol)
+        b_mu = _weighted_ridge(F[train], y[train] - shift, resp, _LAMS_MU[[lam_mu]])[:, 0]
+        b_pi = _soft_logistic(F[train], resp, _LAMS_PI[lam_pi], np.zeros(F.shape[1]))
+        pi_t = np.clip(expit(F[test] @ b_pi), 1e-6, 1 - 1e-6)
+        mix = np.logaddexp(np.log1p(-pi_t) + log_null[test], np.log(pi_t) + noise.logpdf(y[test] - F[test] @ b_mu))
+        gains[0][test] = mix - log_null[test]
+        gains[1][test] = mix - noise.logpdf(y[test] - mu0_pooled[test])
+    zs = []
+    for g in gains:
+        se = float(g.std()) * np.sqrt(g.size)
+        zs.append(float(g.sum() / se) if se > 0 else 0.0)
+    z = min(zs)
+    return z, float(norm.sf(z))
 
 
 def posterior_loglik_gain(pi, log_alt, log_null):

@@ -4,7 +4,8 @@ test (tests/statcore/ebayes/test_c2g_paper_sims.py) and the full run (benchmarks
 Two settings, P = 10 covariates X ~ N(0, I / P), unit-variance Gaussian noise:
 
 * additive: randomised treatment T ~ Bernoulli(1/2), mu0(x) = x beta,
-  mu1(x) = mu0(x) + tau |x gamma|, responders h = T * Bernoulli(logistic(x theta));
+  mu1(x) = mu0(x) + tau |x| . |gamma| (absolute values taken elementwise, as the authors'
+  simulator, causal2groups/simulated_data.py), responders h = T * Bernoulli(logistic(x theta));
 * non-additive, confounded: T ~ Bernoulli(logistic(x gamma)), responders as above,
   y = (c logistic(x gamma) + tau' h (1 + |x' B x|) U)^2 + N(0, 1) with U ~ U(0, 2),
   tau' = sqrt(1 + tau) / 2, c = |N(0, 4)|, B a sparse matrix of t_3 entries (10% non-zero).
@@ -31,11 +32,11 @@ def additive_setting(n, tau, seed, P=10):
     t = rng.random(n) < 0.5
     h = t & (rng.random(n) < expit(X @ theta))
     mu0 = X @ beta
-    y = rng.normal(mu0 + tau * np.abs(X @ gamma) * h, 1.0)
+    y = rng.normal(mu0 + tau * (np.abs(X) @ np.abs(gamma)) * h, 1.0)
     return X, y, t, h, mu0
 
 
-def nonadditive_setting(n, tau, seed, P=10):
+def nonadditive_setting(n, tau, seed, P=10, return_pi=False):
     rng = np.random.default_rng(seed)
     beta, gamma = (rng.normal(0, 1 / np.sqrt(P), P) for _ in range(2))
     c = abs(rng.normal(0, 2))
@@ -48,6 +49,8 @@ def nonadditive_setting(n, tau, seed, P=10):
     offset0 = c * w
     offset = offset0 + np.sqrt(1 + tau) / 2 * h * (1 + inter) * rng.uniform(0, 2, n)
     y = rng.normal(offset ** 2, 1.0)
+    if return_pi:
+        return X, y, t, h, offset0 ** 2, expit(X @ beta)
     return X, y, t, h, offset0 ** 2
 
 

@@ -51,6 +51,19 @@ class C2GResult(Result):
     kept : ndarray of bool or None
         With ``nan_policy="omit"``: which input units were kept (the per-unit outputs and
         ``responders`` refer to the kept units); None when every unit was used.
+    loglik : float or None
+        Additive model: the observed-data log-likelihood of the treated outcomes,
+        sum_i log((1 - pi_i) g(y_i - mu0_i) + pi_i g(y_i - mu1_i)), at the last EM iteration
+        (cross-fitted pi and mu1); ``loglik_trace`` holds it at every iteration.
+    converged : bool or None
+        Additive model: whether the EM stopped because the observed-data log-likelihood changed by
+        at most 1e-4 per treated unit between two iterations (rather than at the 200-iteration cap);
+        ``n_iter`` the iterations run. A run that did not converge warns.
+    n_iter : int or None
+    response_p_value : float or None
+        Additive model: one-sided p-value of the split-sample test of "somebody responded" (the
+        held-out log-likelihood gain of the mixture over the null model); every q-value is at
+        least this, which holds the FDR when nobody responded.
 
     Examples
     --------
@@ -79,6 +92,11 @@ class C2GResult(Result):
     erpf_interval: tuple | None = None
     erpf_ci: tuple | None = None
     kept: np.ndarray | None = None
+    loglik: float | None = None
+    converged: bool | None = None
+    n_iter: int | None = None
+    response_p_value: float | None = None
+    loglik_trace: np.ndarray | None = field(default=None, repr=False)
     _y: np.ndarray = field(default=None, repr=False)
     _treat: np.ndarray = field(default=None, repr=False)
     _fit: Any = field(default=None, repr=False)
@@ -102,7 +120,14 @@ class C2GResult(Result):
             erpf_ci = (float(npf.pi_star_lo[treat].mean()), float(npf.pi_star_hi[treat].mean()))
         else:
             erpf_interval = erpf_ci = None
-        return cls(model=model, control=control, alpha=alpha, erpf=erpf, n_treated=int(treat.sum()),
+        conv = {}
+        if model == "additive":
+            em = fit.em
+            trace = np.array(em.loglik, dtype=float)
+            trace.flags.writeable = False
+            conv = dict(loglik=float(trace[-1]) if trace.size else None, converged=bool(em.converged),
+                        n_iter=int(em.n_iter), response_p_value=float(em.gate_p_value), loglik_trace=trace)
+        return cls(**conv,model=model, control=control, alpha=alpha, erpf=erpf, n_treated=int(treat.sum()),
                    n_controls=int(treat.size - treat.sum()), lfdr=wrap(lfdr, "lfdr"),
                    q_values=wrap(q_values, "q_value"), selected=wrap(selected, "selected"),
                    responders=np.flatnonzero(selected).astype(np.int64),
@@ -211,8 +236,11 @@ class C2GResult(Result):
             g = self._fit.noise
             lines.append(f"noise density: {g.method}, kernel sd {format_number(g.sd, digits)}")
             em = self._fit.em
-            lines.append(f"EM: {em.n_iter} iterations{'' if em.converged else ' (not converged)'}; "
+            lines.append(f"EM: {em.n_iter} iterations{'' if em.converged else ' (not converged)'}, "
+                         f"observed-data log-likelihood {format_number(self.loglik, digits + 3)}; "
                          f"held-out gain over no response: {format_number(em.evidence, 3)} s.e.")
+            lines.append("test of any response (split sample): p-value "
+                         + format_number(self.response_p_value, digits))
             if em.null_chosen:
                 lines.append("no evidence of response (gain within one s.e.): pi(x) set to 0")
         else:

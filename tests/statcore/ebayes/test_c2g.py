@@ -425,7 +425,7 @@ def test_no_evidence_of_response_reports_pi_zero():
     """When the fit keeps "nobody responded", pi(x) and the ERPF are 0 as the summary says (they
     were 1e-6, the clip guarding the logarithms), and nothing is selected."""
     y, t, h = oracle_data(600, 7001, pi=0.0)
-    res = c2g(y, t, seed=1)
+    res = c2g(y, t, seed=0)   # a run in which the null model is kept (seed 1 no longer is: the gate changed)
     assert "pi(x) set to 0" in res.summary()
     assert res.erpf == 0.0 and np.all(np.asarray(res.pi) == 0.0)
     assert np.all(np.asarray(res.lfdr) == 1.0) and res.n_selected == 0
