@@ -97,7 +97,10 @@ for ax, col in zip(axes, ("accuracy", "sensitivity", "bias")):
         ax.plot(days, m[col], color=color, lw=1.5, label=arch)
     ax.set_xlabel("day")
     ax.set_title(col)
+    ax.set_ylabel({"accuracy": "fraction correct", "sensitivity": "logistic slope (per unit stimulus)",
+                   "bias": "logistic intercept (log-odds right)"}[col])
 axes[0].legend(fontsize=8)
+fig.suptitle("Rat W053: daily accuracy, sensitivity and bias, data and fitted learning rules", fontsize=11)
 fig.tight_layout()
 fig.savefig(FIG / "learning_rules_rat_curves.png", dpi=120)
 

@@ -132,7 +132,9 @@ class HeldOutLoglik(Result):
             ax.plot(g["fold"], g["loglik_per_trial"], marker="o", label=arch, **kwargs)
         ax.axhline(-np.log(2), color="grey", ls="--", lw=0.8, label="chance")
         ax.set_xlabel("fold (held-out block of sessions)")
-        ax.set_ylabel("held-out log-likelihood per trial")
+        ax.set_ylabel("held-out log-likelihood per trial (nats)")
+        ax.set_xticks(sorted(self.table["fold"].unique()))
+        ax.set_title("Held-out predictive log-likelihood (higher is better)", fontsize=10)
         ax.legend(fontsize=8)
         fig.tight_layout()
         return ax
