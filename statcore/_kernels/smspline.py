@@ -17,6 +17,7 @@ import numpy as np
 from numba.extending import register_jitable
 
 from . import lazy_njit
+from .spline import bvalue_one
 
 
 @register_jitable
@@ -157,41 +158,6 @@ def leverage_basis(xs, t, nk, first, basis):
             basis[q, r] = b[r]
 
 
-@register_jitable
-def _bvalue(t, coef, nk, x):
-    """As ``statcore._kernels.spline.bvalue_many`` for one point."""
-    n_t = nk + 4
-    if x == t[nk] and t[nk] == t[nk + 3]:
-        i = nk
-    else:
-        lo = 0
-        hi = n_t - 1
-        while hi - lo > 1:
-            mid = (lo + hi) // 2
-            if x >= t[mid]:
-                lo = mid
-            else:
-                hi = mid
-        i = lo + 1
-    dm1 = x - t[i - 1]
-    dm2 = x - t[i - 2]
-    dm3 = x - t[i - 3]
-    dp1 = t[i] - x
-    dp2 = t[i + 1] - x
-    dp3 = t[i + 2] - x
-    a0 = coef[i - 4]
-    a1 = coef[i - 3]
-    a2 = coef[i - 2]
-    a3 = coef[i - 1]
-    a0 = (a1 * dm3 + a0 * dp1) / (dm3 + dp1)
-    a1 = (a2 * dm2 + a1 * dp2) / (dm2 + dp2)
-    a2 = (a3 * dm1 + a2 * dp3) / (dm1 + dp3)
-    a0 = (a1 * dm2 + a0 * dp1) / (dm2 + dp1)
-    a1 = (a2 * dm1 + a1 * dp2) / (dm1 + dp2)
-    a0 = (a1 * dm1 + a0 * dp1) / (dm1 + dp1)
-    return a0
-
-
 @lazy_njit
 def solve_penalised(hs, sg, lam, xwy, t, nk, xs, ws, first, basis, coef, fitted, lev):
     """Coefficients, fitted values and leverages for penalty ``lam``; False if X'WX + lam Sigma is not PD.
@@ -238,7 +204,7 @@ def solve_penalised(hs, sg, lam, xwy, t, nk, xs, ws, first, basis, coef, fitted,
             row = k - lm + q
             coef[row] = coef[row] + tk * R[k - row, k]
     for q in range(xs.shape[0]):
-        fitted[q] = _bvalue(t, coef, nk, xs[q])
+        fitted[q] = bvalue_one(t, coef, nk, xs[q])
     # band of the inverse
     P = np.zeros((4, nk))
     w3a = 0.0
