@@ -202,6 +202,8 @@ class FrechetResult(Result):
         ax.axvline(self.distance, color="C3", label="estimate")
         ax.axvspan(*self.conf_int, color="C0", alpha=0.15, label=f"{100 * self.conf_level:g}% interval")
         ax.set_xlabel("Frechet distance (bootstrap)")
+        ax.set_ylabel("bootstrap replicates")
+        ax.set_title("Frechet distance with its bootstrap distribution", fontsize=10)
         ax.legend(frameon=False)
         return ax
 
@@ -446,6 +448,7 @@ class FIDInfinityResult(Result):
                     fmt="s", color="C3", capsize=4, label=r"FD$_\infty$")
         ax.set_xlabel("1 / n")
         ax.set_ylabel("Frechet distance")
+        ax.set_title("FID extrapolated to infinite sample size", fontsize=10)
         ax.legend(frameon=False)
         return ax
 

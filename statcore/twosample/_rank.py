@@ -118,6 +118,8 @@ class RankStabilityResult(Result):
         ax.set_xticks(xs)
         ax.set_xticklabels([str(c) for c in cols], rotation=30, ha="right")
         ax.set_ylabel("rank (1 = best)")
+        ax.set_xlabel("evaluation protocol")
+        ax.set_title(f"Rank of each model under each protocol (Kendall's W = {self.w:.3f})", fontsize=10)
         ax.invert_yaxis()
         ax.set_xlim(-0.3, len(cols) - 0.4)
         return ax
