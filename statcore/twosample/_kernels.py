@@ -7,70 +7,56 @@ from __future__ import annotations
 
 import numpy as np
 from numba import prange
+from numba.extending import register_jitable
 
 from .._kernels import lazy_njit
 
 
+@register_jitable
+def _one_perm_block_sums(m, p, n1, out):
+    """The sums of M over p[:n1] x p[:n1] and p[n1:] x p[n1:] (diagonals included) and the traces of
+    the two blocks, into out[0:4], in a fixed order."""
+    n = p.shape[0]
+    sxx = 0.0
+    dxx = 0.0
+    for i in range(n1):
+        row = p[i]
+        dxx += m[row, row]
+        for j in range(n1):
+            sxx += m[row, p[j]]
+    syy = 0.0
+    dyy = 0.0
+    for i in range(n1, n):
+        row = p[i]
+        dyy += m[row, row]
+        for j in range(n1, n):
+            syy += m[row, p[j]]
+    out[0] = sxx
+    out[1] = syy
+    out[2] = dxx
+    out[3] = dyy
+
+
 @lazy_njit(parallel=True, nogil=True)
 def perm_block_sums(m, perms, n1):
-    """For each permutation p (a row of ``perms``), the sums of M over the first-sample block
-    (p[:n1] x p[:n1]) and the second-sample block (p[n1:] x p[n1:]), diagonals included, and the
-    traces of the two blocks. Each permutation is summed in a fixed order (threads split the
-    permutations only), so the answer does not depend on the number of threads."""
-    B, n = perms.shape
+    """For each permutation p (a row of ``perms``), the block sums and traces of
+    ``_one_perm_block_sums``. Threads split the permutations only, so the answer does not depend
+    on the number of threads."""
+    B = perms.shape[0]
     out = np.empty((B, 4))
     for b in prange(B):
-        p = perms[b]
-        sxx = 0.0
-        dxx = 0.0
-        for i in range(n1):
-            row = p[i]
-            dxx += m[row, row]
-            for j in range(n1):
-                sxx += m[row, p[j]]
-        syy = 0.0
-        dyy = 0.0
-        for i in range(n1, n):
-            row = p[i]
-            dyy += m[row, row]
-            for j in range(n1, n):
-                syy += m[row, p[j]]
-        out[b, 0] = sxx
-        out[b, 1] = syy
-        out[b, 2] = dxx
-        out[b, 3] = dyy
+        _one_perm_block_sums(m, perms[b], n1, out[b])
     return out
 
 
 @lazy_njit(nogil=True)
 def perm_block_sums_serial(m, perms, n1):
     """``perm_block_sums`` on one thread (small problems, where a thread pool costs more than it
-    saves on a busy machine). For each permutation p (a row of ``perms``), the sums of M over the first-sample block
-    (p[:n1] x p[:n1]) and the second-sample block (p[n1:] x p[n1:]), diagonals included, and the
-    traces of the two blocks. Each permutation is summed in a fixed order (threads split the
-    permutations only), so the answer does not depend on the number of threads."""
-    B, n = perms.shape
+    saves on a busy machine); the same numbers."""
+    B = perms.shape[0]
     out = np.empty((B, 4))
     for b in range(B):
-        p = perms[b]
-        sxx = 0.0
-        dxx = 0.0
-        for i in range(n1):
-            row = p[i]
-            dxx += m[row, row]
-            for j in range(n1):
-                sxx += m[row, p[j]]
-        syy = 0.0
-        dyy = 0.0
-        for i in range(n1, n):
-            row = p[i]
-            dyy += m[row, row]
-            for j in range(n1, n):
-                syy += m[row, p[j]]
-        out[b, 0] = sxx
-        out[b, 1] = syy
-        out[b, 2] = dxx
-        out[b, 3] = dyy
+        _one_perm_block_sums(m, perms[b], n1, out[b])
     return out
 
 
