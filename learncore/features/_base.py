@@ -5,6 +5,8 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from ._checks import check_seed, load_state_dict_strict
+
 
 class _Extractor(nn.Module):
     """Base of the extractors: ``input_size`` ((height, width) or None for any size), ``layer``
@@ -15,6 +17,17 @@ class _Extractor(nn.Module):
 
     def train(self, mode: bool = True):  # an extractor never leaves evaluation mode (BatchNorm statistics)
         return super().train(False)
+
+    def _load_or_init(self, weights, seed) -> None:
+        """Load a state dict strictly (``weights`` not None) or draw the subclass's
+        ``_random_init(rng)`` from ``seed``; then evaluation mode and no gradients."""
+        if weights is None:
+            self._random_init(check_seed(seed))
+        else:
+            load_state_dict_strict(self, weights, "weights")
+        self.eval()
+        for p in self.parameters():
+            p.requires_grad_(False)
 
     def extra_repr(self) -> str:
         return f"layer={self.layer!r}, input_size={self.input_size}"

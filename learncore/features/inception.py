@@ -11,7 +11,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from ._base import _Extractor, spatial_pool
-from ._checks import check_choice, check_layer, check_seed, check_size, load_state_dict_strict
+from ._checks import check_choice, check_layer, check_size
 
 __all__ = ["InceptionV3FID"]
 
@@ -206,13 +206,7 @@ class InceptionV3FID(_Extractor):
         self.Mixed_7b = _InceptionE(1280, max_pool=False)
         self.Mixed_7c = _InceptionE(2048, max_pool=True)
         self.fc = nn.Linear(2048, 1008)
-        if weights is None:
-            self._random_init(check_seed(seed))
-        else:
-            load_state_dict_strict(self, weights, "weights")
-        self.eval()
-        for p in self.parameters():
-            p.requires_grad_(False)
+        self._load_or_init(weights, seed)
 
     def _random_init(self, rng) -> None:
         g = torch.Generator().manual_seed(int(rng.integers(2**63 - 1)))

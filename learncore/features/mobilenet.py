@@ -13,7 +13,7 @@ import torch
 from torch import nn
 
 from ._base import _Extractor, spatial_pool
-from ._checks import check_choice, check_layer, check_seed, check_size, load_state_dict_strict
+from ._checks import check_choice, check_layer, check_size
 
 __all__ = ["MobileNetV2", "mobilenet_v2_weights"]
 
@@ -159,14 +159,8 @@ class MobileNetV2(_Extractor):
         self.register_buffer("_mean", torch.tensor(IMAGENET_MEAN).view(1, 3, 1, 1), persistent=False)
         self.register_buffer("_std", torch.tensor(IMAGENET_STD).view(1, 3, 1, 1), persistent=False)
         if isinstance(weights, str) and weights == "imagenet":
-            load_state_dict_strict(self, mobilenet_v2_weights(), "weights")
-        elif weights is None:
-            self._random_init(check_seed(seed))
-        else:
-            load_state_dict_strict(self, weights, "weights")
-        self.eval()
-        for p in self.parameters():
-            p.requires_grad_(False)
+            weights = mobilenet_v2_weights()
+        self._load_or_init(weights, seed)
 
     def _random_init(self, rng) -> None:
         g = torch.Generator().manual_seed(int(rng.integers(2**63 - 1)))
