@@ -12,3 +12,8 @@ __all__ += ["auc_ci", "AUCInterval"]
 
 from ._test import ROCTest, roc_test  # noqa: E402
 __all__ += ["roc_test", "ROCTest"]
+
+from ._uncertainty_metrics import (CalibrationResult, RiskCoverageResult, auprc, calibration_error,  # noqa: E402
+                                   prediction_rejection_ratio, risk_coverage)
+__all__ += ["auprc", "prediction_rejection_ratio", "calibration_error", "CalibrationResult", "risk_coverage",
+            "RiskCoverageResult"]

@@ -332,14 +332,14 @@ def roc(y, score, *, direction="auto", levels=None, partial_auc=None, partial_au
     >>> score = rng.normal(size=100) + y
     >>> r = statcore.roc(y, score)
     >>> round(r.auc, 4), r.direction
-    (0.7744, '<')
+    (0.7408, '<')
     >>> print(r)
     <BLANKLINE>
     Data: score in 50 controls (y 0) < 50 cases (y 1).
-    Area under the curve: 0.7744
+    Area under the curve: 0.7408
     <BLANKLINE>
     >>> round(statcore.roc(y, score, partial_auc=(1, 0.8), partial_auc_correct=True).auc, 4)
-    0.6219
+    0.6433
     """
     s, is_case, lv, kept = as_roc_data(y, score, levels, nan_policy)
     direction = check_direction(direction)
@@ -399,7 +399,7 @@ def auc(roc, *, partial_auc=None, partial_auc_focus="specificity", partial_auc_c
     >>> import statcore
     >>> r = statcore.roc([0, 0, 0, 1, 1, 1], [1, 2, 4, 3, 5, 6])
     >>> statcore.auc(r), statcore.auc(r, partial_auc=(1, 0.5))
-    (0.8888888888888888, 0.3333333333333333)
+    (0.8888888888888888, 0.38888888888888884)
     """
     check_roc_object(roc, "roc", ROCCurve)
     bounds, focus, correct = check_partial_auc(partial_auc, partial_auc_focus, partial_auc_correct)
