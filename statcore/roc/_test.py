@@ -263,19 +263,20 @@ def _venkatraman_E(r1: np.ndarray, r2: np.ndarray, case: np.ndarray) -> float:
     return float(np.abs(e).sum())
 
 
-def _oriented(r: ROCCurve) -> np.ndarray:
-    """The scores of all observations in input order, oriented so that higher means case."""
+def _scores(r: ROCCurve) -> np.ndarray:
+    """The scores of all observations in input order."""
     case = np.asarray(r.is_case)
     s = np.empty(case.size)
     s[case] = r.cases
     s[~case] = r.controls
-    return s if r.direction == "<" else -s
+    return s
 
 
 def _venkatraman_paired(roc1, roc2, B, rng):
+    # the ranks of the scores as given, whatever the curves' direction (pROC's test ignores it too)
     case = np.asarray(roc1.is_case)
-    r1 = _ranks_first(_oriented(roc1))
-    r2 = _ranks_first(_oriented(roc2))
+    r1 = _ranks_first(_scores(roc1))
+    r2 = _ranks_first(_scores(roc2))
     E = _venkatraman_E(r1, r2, case)
     count = 0
     for _ in range(B):
