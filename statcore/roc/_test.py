@@ -40,6 +40,9 @@ class ROCTest(HTest):
     (0.7071, 0.4795)
     """
 
+    def __repr__(self) -> str:
+        return "ROCTest" + HTest.__repr__(self)[len("HTest"):]
+
     def summary(self, digits: int = R_DIGITS) -> str:
         if len(self.parameter) <= 1:
             return HTest.summary(self, digits)
