@@ -15,7 +15,7 @@ from .._checks.roc import check_roc_object
 from .._result import Result
 from ._bootstrap import boot_areas
 from ._curve import ROCCurve, ROCWarning, _fmt4, _spec_text
-from ._delong import delong_cov
+from ._delong import delong_var
 
 __all__ = ["AUCInterval", "auc_ci"]
 
@@ -110,7 +110,7 @@ def _delong_se(r: ROCCurve, what: str) -> float:
     if r.n_cases < 2 or r.n_controls < 2:
         raise ValueError(f"{what}: DeLong's variance needs at least 2 cases and 2 controls, got "
                          f"{r.n_cases} cases and {r.n_controls} controls")
-    return math.sqrt(max(float(delong_cov(r)[0, 0]), 0.0))
+    return math.sqrt(max(delong_var(r), 0.0))
 
 
 def auc_ci(roc, *, method="delong", conf_level=0.95, B=2000, seed=None, stratified=True):

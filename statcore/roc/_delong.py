@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["placements", "delong_cov"]
+__all__ = ["placements", "delong_cov", "delong_var"]
 
 
 def placements(r) -> tuple[np.ndarray, np.ndarray]:
@@ -27,14 +27,46 @@ def placements(r) -> tuple[np.ndarray, np.ndarray]:
     return v10_group[g[case]], v01_group[g[~case]]
 
 
+def delong_var(r, *, kernel: bool | None = None) -> float:
+    """DeLong's variance of one curve's AUC from the per-group placements (O(G), no per-observation
+    arrays: every case of a group has the same placement)."""
+    from ._curve import _use_kernel
+
+    if _use_kernel(np.asarray(r.group_cases).size, kernel):
+        from .._kernels.roc import delong_var_groups
+
+        return float(delong_var_groups(np.asarray(r.group_cases), np.asarray(r.group_controls))[1])
+    c = np.asarray(r.group_cases, dtype=np.float64)
+    d = np.asarray(r.group_controls, dtype=np.float64)
+    m, n = c.sum(), d.sum()
+    below = np.cumsum(d) - d
+    above = m - np.cumsum(c)
+    v10 = (below + 0.5 * d) / n
+    v01 = (above + 0.5 * c) / m
+    a10 = np.dot(c, v10) / m
+    a01 = np.dot(d, v01) / n
+    s10 = np.dot(c, (v10 - a10) ** 2) / (m - 1)
+    s01 = np.dot(d, (v01 - a01) ** 2) / (n - 1)
+    return float(s10 / m + s01 / n)
+
+
 def _cov(a: np.ndarray, b: np.ndarray) -> float:
     k = a.size
     return float(np.dot(a - a.mean(), b - b.mean()) / (k - 1))
 
 
-def delong_cov(*rocs) -> np.ndarray:
+def delong_cov(*rocs, kernel: bool | None = None) -> np.ndarray:
     """The DeLong covariance matrix of the AUCs of curves built on the same observations (one curve:
     a 1 x 1 matrix holding its variance)."""
+    from ._curve import _use_kernel
+
+    if len(rocs) == 2 and _use_kernel(np.asarray(rocs[0].is_case).size, kernel):
+        from .._kernels.roc import delong_cov_paired
+
+        r1, r2 = rocs
+        return delong_cov_paired(np.asarray(r1.group), np.asarray(r1.group_cases), np.asarray(r1.group_controls),
+                                 np.asarray(r2.group), np.asarray(r2.group_cases), np.asarray(r2.group_controls),
+                                 np.asarray(r1.is_case))
     pl = [placements(r) for r in rocs]
     m = pl[0][0].size
     n = pl[0][1].size

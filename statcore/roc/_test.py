@@ -16,7 +16,7 @@ from .._r.rformat import R_DIGITS, format_number
 from .._result import HTest
 from ._bootstrap import boot_areas
 from ._curve import ROCCurve, ROCWarning, _fmt4
-from ._delong import delong_cov, placements
+from ._delong import delong_cov, delong_var
 
 __all__ = ["ROCTest", "roc_test"]
 
@@ -203,8 +203,8 @@ def _delong(roc1, roc2, paired, alternative, conf_level, estimate, null):
                        estimate=estimate, null_value=null, alternative=alternative,
                        conf_int=(d - q * sig, d + q * sig), conf_level=conf_level,
                        extras={"std_error": sig, "covariance": S})
-    v1 = float(delong_cov(roc1)[0, 0])
-    v2 = float(delong_cov(roc2)[0, 0])
+    v1 = delong_var(roc1)
+    v2 = delong_var(roc2)
     sd = math.sqrt(v1 + v2)
     stat = 0.0 if (d == 0 and sd == 0) else (d / sd if sd > 0 else math.copysign(math.inf, d))
     n1 = roc1.n_cases + roc1.n_controls

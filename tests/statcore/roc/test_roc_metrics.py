@@ -199,3 +199,24 @@ def test_calibration_table_equals_sklearn(strategy):
 
     res.plot()
     plt.close("all")
+
+
+def test_numba_kernels_equal_the_numpy_path():
+    """From statcore.roc._curve.KERNEL_MIN_N observations on, the passes after the sort are numba
+    kernels; they give the numpy path's groups exactly and its DeLong (co)variances to rounding."""
+    from statcore.roc._curve import KERNEL_MIN_N, _groups
+    from statcore.roc._delong import delong_cov, delong_var
+
+    rng = np.random.default_rng(13)
+    n = KERNEL_MIN_N + 17
+    y = rng.random(n) < 0.35
+    s1 = np.round(rng.normal(size=n) + y, 2)
+    s2 = rng.normal(size=n) + 0.5 * y
+    for s in (s1, s2):
+        a, b = _groups(s, y, kernel=False), _groups(s, y, kernel=True)
+        assert all(np.array_equal(u, v) for u, v in zip(a, b))
+    r1, r2 = statcore.roc(y.astype(float), s1), statcore.roc(y.astype(float), s2)
+    assert abs(delong_var(r1, kernel=True) - delong_var(r1, kernel=False)) < 1e-18
+    np.testing.assert_allclose(delong_cov(r1, r2, kernel=True), delong_cov(r1, r2, kernel=False), rtol=1e-12,
+                               atol=1e-18)
+    assert abs(r1.auc - roc_auc_score(y, s1)) < 1e-12
