@@ -176,6 +176,12 @@ class ROCCurve(Result):
         The area's specification (``partial_auc`` None: the full area).
     full_auc : float
         The full area under the curve, whatever the specification.
+    kept : numpy.ndarray or None
+        With ``nan_policy="omit"``, the input rows used (None: all).
+    is_case, group, group_cases, group_controls : numpy.ndarray
+        Per observation used, whether it is a case and the index of its distinct score; per distinct
+        score (ascending in the direction of the curve), the numbers of cases and controls. DeLong's
+        placements, the bootstrap and ``roc_test`` are computed from these.
 
     Examples
     --------

@@ -62,6 +62,12 @@ def _p_from_z(z: float, alternative: str) -> float:
 
 
 def _same_observations(r1: ROCCurve, r2: ROCCurve) -> bool:
+    """The same labels in the same order, and the same rows kept by nan_policy="omit"."""
+    if r1.kept is not None or r2.kept is not None:
+        k1 = np.ones(np.asarray(r2.kept).size, bool) if r1.kept is None else np.asarray(r1.kept)
+        k2 = np.ones(np.asarray(r1.kept).size, bool) if r2.kept is None else np.asarray(r2.kept)
+        if k1.shape != k2.shape or not np.array_equal(k1, k2):
+            return False
     return (np.asarray(r1.is_case).shape == np.asarray(r2.is_case).shape
             and bool(np.array_equal(r1.is_case, r2.is_case)))
 

@@ -220,3 +220,15 @@ def test_numba_kernels_equal_the_numpy_path():
     np.testing.assert_allclose(delong_cov(r1, r2, kernel=True), delong_cov(r1, r2, kernel=False), rtol=1e-12,
                                atol=1e-18)
     assert abs(r1.auc - roc_auc_score(y, s1)) < 1e-12
+
+
+def test_paired_test_refuses_curves_with_different_rows_omitted():
+    y, s = _data(14, n=60)
+    a, b = s.copy(), s.copy()
+    a[3], b[5] = np.nan, np.nan
+    y[[3, 4, 5]] = 1.0  # the same labels either way: only the rows kept differ
+    r1, r2 = statcore.roc(y, a, nan_policy="omit"), statcore.roc(y, b, nan_policy="omit")
+    assert np.array_equal(r1.is_case, r2.is_case)
+    with pytest.raises(ValueError, match="same observations"):
+        statcore.roc_test(r1, r2)
+    statcore.roc_test(r1, r2, paired=False)
