@@ -53,6 +53,15 @@ class ROCTest(HTest):
         return bare.replace(head + ", ", head + ", " + params + ", ", 1)
 
 
+def _estimate_label(r: ROCCurve) -> str:
+    """pROC's name of a curve's area: "AUC", "pAUC (1-0.8 specificity)", "Corrected pAUC (...)"."""
+    if r.partial_auc is None:
+        return "AUC"
+    hi, lo = max(r.partial_auc), min(r.partial_auc)
+    label = f"pAUC ({hi:.15g}-{lo:.15g} {r.partial_auc_focus})"
+    return "Corrected " + label if r.partial_auc_correct else label
+
+
 def _p_from_z(z: float, alternative: str) -> float:
     if alternative == "two.sided":
         return float(2 * ndtr(-abs(z)))
@@ -171,7 +180,12 @@ def roc_test(roc1, roc2, *, paired=True, method="delong", alternative="two.sided
     if roc1.auc == 1 and roc2.auc == 1:
         warnings.warn("both ROC curves have an AUC of 1: their variances and covariance are 0 and the "
                       "p-value is 1, which is misleading (pROC warns likewise)", ROCWarning, stacklevel=2)
-    estimate = {"AUC of roc1": roc1.auc, "AUC of roc2": roc2.auc}
+    spec1 = (roc1.partial_auc, roc1.partial_auc_focus, roc1.partial_auc_correct)
+    spec2 = (roc2.partial_auc, roc2.partial_auc_focus, roc2.partial_auc_correct)
+    if (spec1[0] is None) != (spec2[0] is None) or (spec1[0] is not None and spec1 != spec2):
+        warnings.warn("Different AUC specifications in the ROC curves (full or partial, focus, correction); "
+                      "the comparison is run as asked, as pROC runs it, but may mislead", ROCWarning, stacklevel=2)
+    estimate = {f"{_estimate_label(roc1)} of roc1": roc1.auc, f"{_estimate_label(roc2)} of roc2": roc2.auc}
     null = {"difference in AUC": 0.0}
     if method == "delong":
         for name, r in (("roc1", roc1), ("roc2", roc2)):

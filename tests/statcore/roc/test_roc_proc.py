@@ -180,3 +180,23 @@ def test_live_r_proc():
             lines = out.splitlines()
             start = lines.index(f"PRINT{i}")
             _print_equal(tp.summary(), "\n".join(lines[start + 1:lines.index("END", start)]))
+
+
+@requires_r("pROC")
+def test_live_r_partial_auc_bootstrap_print():
+    """roc.test of partial areas (bootstrap): pROC's estimate names ("Corrected pAUC (1-0.8
+    specificity) of roc1"), their values and the layout, the random D and p-value masked."""
+    rng = np.random.default_rng(5)
+    y = np.tile([0.0, 1.0], 30)
+    x1, x2 = np.round(rng.normal(size=60) + y, 2), np.round(rng.normal(size=60) + y / 2, 2)
+    code = ("suppressPackageStartupMessages(library(pROC))\n"
+            f"y <- {r_vector(y)}; x1 <- {r_vector(x1)}; x2 <- {r_vector(x2)}\n"
+            "roc1 <- roc(y, x1, partial.auc = c(1, .8), partial.auc.correct = TRUE, quiet = TRUE, direction = '<')\n"
+            "roc2 <- roc(y, x2, partial.auc = c(.9, .6), partial.auc.focus = 'se', quiet = TRUE, direction = '<')\n"
+            "print(suppressWarnings(roc.test(roc1, roc2, boot.n = 50, progress = 'none')))\n")
+    out = run_r(code)
+    r1 = statcore.roc(y, x1, partial_auc=(1, 0.8), partial_auc_correct=True, direction="<")
+    r2 = statcore.roc(y, x2, partial_auc=(0.9, 0.6), partial_auc_focus="se", direction="<")
+    with pytest.warns(statcore.ROCWarning, match="Different AUC specifications"):
+        res = statcore.roc_test(r1, r2, method="bootstrap", B=50, seed=1)
+    _print_equal(_mask_random(res.summary()), _mask_random(out))
