@@ -97,7 +97,7 @@ def test_golden_roc_test(name):
         _print_equal(t.summary(), a["test_paired"]["print"])
         t = statcore.roc_test(roc1, roc2, paired=False)
         _close([t.statistic, t.parameter["df"], t.p_value],
-               [a["test_unpaired"]["statistic"], a["test_unpaired"]["df"], a["test_unpaired"]["p_value"]], 1e-9)
+               [a["test_unpaired"]["statistic"], a["test_unpaired"]["df"], a["test_unpaired"]["p_value"]])
         _print_equal(t.summary(), a["test_unpaired"]["print"])
         t = statcore.roc_test(roc1, roc2, alternative="less", conf_level=0.9)
         _close([t.statistic, t.p_value], [a["test_less"]["statistic"], a["test_less"]["p_value"]])
@@ -172,7 +172,7 @@ def test_live_r_proc():
             tp = statcore.roc_test(roc1, roc2)
             _close([tp.statistic, tp.p_value, *tp.conf_int], _r_num(out, f"tp{i}"))
             tu = statcore.roc_test(roc1, roc2, paired=False)
-            _close([tu.statistic, tu.parameter["df"], tu.p_value], _r_num(out, f"tu{i}"), 1e-9)
+            _close([tu.statistic, tu.parameter["df"], tu.p_value], _r_num(out, f"tu{i}"))
             pauc = [statcore.auc(roc1, partial_auc=(1, .8)), statcore.auc(roc1, partial_auc=(1, .8), partial_auc_correct=True),
                     statcore.auc(roc2, partial_auc=(.9, .7), partial_auc_focus="se"),
                     statcore.auc(roc2, partial_auc=(.9, .7), partial_auc_focus="se", partial_auc_correct=True)]
