@@ -172,6 +172,13 @@ def roc_test(roc1, roc2, *, paired=True, method="delong", alternative="two.sided
         raise ValueError("paired=True needs two curves on the same observations (the same labels in the same "
                          f"order): roc1 has {roc1.n_controls} controls and {roc1.n_cases} cases, roc2 "
                          f"{roc2.n_controls} and {roc2.n_cases}, or their labels differ; pass paired=False")
+    if method == "delong":  # refusals first, warnings after
+        for name, r in (("roc1", roc1), ("roc2", roc2)):
+            if r.partial_auc is not None:
+                raise ValueError(f"method='delong' compares full AUCs only (as in pROC); {name} has a partial "
+                                 "AUC: use method='bootstrap'")
+            if r.n_cases < 2 or r.n_controls < 2:
+                raise ValueError(f"method='delong' needs at least 2 cases and 2 controls in {name}")
     if roc1.direction != roc2.direction and method != "bootstrap":
         name = "DeLong" if method == "delong" else "Venkatraman"
         warnings.warn(f"{name}'s test should not be applied to ROC curves with different directions "
@@ -188,12 +195,6 @@ def roc_test(roc1, roc2, *, paired=True, method="delong", alternative="two.sided
     estimate = {f"{_estimate_label(roc1)} of roc1": roc1.auc, f"{_estimate_label(roc2)} of roc2": roc2.auc}
     null = {"difference in AUC": 0.0}
     if method == "delong":
-        for name, r in (("roc1", roc1), ("roc2", roc2)):
-            if r.partial_auc is not None:
-                raise ValueError(f"method='delong' compares full AUCs only (as in pROC); {name} has a partial "
-                                 "AUC: use method='bootstrap'")
-            if r.n_cases < 2 or r.n_controls < 2:
-                raise ValueError(f"method='delong' needs at least 2 cases and 2 controls in {name}")
         return _delong(roc1, roc2, paired, alternative, conf_level, estimate, null)
     B = check_positive_int(B, "B", minimum=2)
     stratified = check_flag(stratified, "stratified")
