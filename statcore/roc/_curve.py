@@ -226,7 +226,8 @@ class ROCCurve(Result):
         return self.to_frame()
 
     def summary(self) -> str:
-        lv0, lv1 = self.levels
+        lv0, lv1 = (str(v).upper() if isinstance(v, (bool, np.bool_)) else f"{v:.15g}" if isinstance(v, float)
+                    else str(v) for v in self.levels)  # as R's as.character prints them
         lines = ["", f"Data: {self.data_name} in {self.n_controls} controls ({self.response_name} {lv0}) "
                      f"{self.direction} {self.n_cases} cases ({self.response_name} {lv1}).",
                  f"{_spec_text(self.partial_auc, self.partial_auc_focus, self.partial_auc_correct)}: "
