@@ -15,7 +15,7 @@ from .._checks.roc import check_roc_object
 from .._r.rformat import R_DIGITS, format_number
 from .._result import HTest
 from ._bootstrap import boot_areas
-from ._curve import ROCCurve, ROCWarning, _fmt4
+from ._curve import ROCCurve, ROCWarning
 from ._delong import delong_cov, delong_var
 
 __all__ = ["ROCTest", "roc_test"]

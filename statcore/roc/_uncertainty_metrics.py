@@ -10,9 +10,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._checks import InputWrapper, apply_nan_policy, check_choice, check_nan_policy, check_positive_int
-from .._checks.roc import (ROC_NAN_POLICIES, as_binary_outcome, as_probabilities, as_roc_data)
-from .._checks import as_vector
+from .._checks import apply_nan_policy, as_vector, check_choice, check_nan_policy, check_positive_int
+from .._checks.roc import ROC_NAN_POLICIES, as_binary_outcome, as_probabilities, as_roc_data
 from .._result import Result
 from ._curve import _groups
 

@@ -3,7 +3,6 @@ scikit-learn's calibration_curve, PRR and AURC equal brute force (averaging over
 tied scores), the DeLong placements equal the O(n^2) definition, and the curve's conventions
 (direction, levels, pandas, missing values)."""
 import itertools
-import warnings
 
 import numpy as np
 import pandas as pd
