@@ -29,6 +29,8 @@ from .conformal import *  # noqa: F401,F403  (statcore.conformal.__all__ is publ
 from .conformal import __all__ as _conformal_all
 from .twosample import *  # noqa: F401,F403  (statcore.twosample.__all__ is public at the top level)
 from .twosample import __all__ as _twosample_all
+from .roc import *  # noqa: F401,F403  (statcore.roc.__all__ is public at the top level)
+from .roc import __all__ as _roc_all
 from .uncertainty import *  # noqa: F401,F403  (statcore.uncertainty.__all__ is public at the top level)
 from .uncertainty import __all__ as _uncertainty_all
 
@@ -49,6 +51,7 @@ __all__ = [
     *_indep_all,
     *_conformal_all,
     *_twosample_all,
+    *_roc_all,
     *_uncertainty_all,
 ]
 

@@ -1,0 +1,122 @@
+"""Bootstrap replicates of ROC areas without re-sorting: a replicate resamples observations, and
+its curve is a function of the resampled counts per distinct score of the original sort (the group
+of an observation does not change when it is drawn again). Replicates are computed in blocks, one
+``bincount`` per block."""
+from __future__ import annotations
+
+import numpy as np
+
+from ._curve import _curve_from_counts, _mcclish_bounds
+
+__all__ = ["boot_areas", "sensitivity_band"]
+
+_BLOCK_CELLS = 2_000_000  # replicates x (groups or observations) per block
+
+
+def _draw(rng, case_idx, ctrl_idx, n_total, stratified, k):
+    """Row indices (k x n_total) of k bootstrap samples."""
+    if stratified:
+        a = case_idx[rng.integers(0, case_idx.size, size=(k, case_idx.size))]
+        b = ctrl_idx[rng.integers(0, ctrl_idx.size, size=(k, ctrl_idx.size))]
+        return np.concatenate([a, b], axis=1)
+    return rng.integers(0, n_total, size=(k, n_total))
+
+
+def _counts(group, is_case, rows, n_groups):
+    """Per-replicate counts of cases and controls per group, as (k, G) float matrices."""
+    k = rows.shape[0]
+    g = group[rows] + (np.arange(k) * n_groups)[:, None]
+    case = is_case[rows]
+    total = np.bincount(g.ravel(), minlength=k * n_groups).reshape(k, n_groups)
+    c = np.bincount(g.ravel(), weights=case.ravel(), minlength=k * n_groups).reshape(k, n_groups)
+    return c, total - c
+
+
+def _areas_from_counts(c, d, bounds, focus, correct):
+    """The full or partial area of each row's curve (the McClish correction is applied without
+    pROC's NaN below the diagonal, so that the bootstrap is not biased against low areas: pROC's
+    ``allow.invalid.partial.auc.correct``)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        se, sp = _curve_from_counts(c, d)
+        if bounds is None:
+            return np.sum((sp[:, 1:] - sp[:, :-1]) * (se[:, 1:] + se[:, :-1]) / 2, axis=1)
+        lo, hi = min(bounds), max(bounds)
+        if focus == "specificity":
+            x, y = sp, se
+        else:
+            x, y = se[:, ::-1], sp[:, ::-1]
+        x0, x1, y0, y1 = x[:, :-1], x[:, 1:], y[:, :-1], y[:, 1:]
+        a = np.clip(x0, lo, hi)
+        b = np.clip(x1, lo, hi)
+        width = x1 - x0
+        slope = np.where(width > 0, (y1 - y0) / np.where(width > 0, width, 1.0), 0.0)
+        ya = y0 + slope * (a - x0)
+        yb = y0 + slope * (b - x0)
+        p = np.sum(np.where((b > a) & (width > 0), (b - a) * (ya + yb) / 2, 0.0), axis=1)
+    if not correct:
+        return p
+    lo_area, hi_area = _mcclish_bounds(bounds)
+    return (1 + (p - lo_area) / (hi_area - lo_area)) / 2
+
+
+def boot_areas(rocs, rng, B, *, stratified=True, paired=True):
+    """B bootstrap replicates of the area (as each curve specifies it) of one curve or of curves on
+    the same observations (``paired``: the same rows are drawn for all); returns a (B, k) array.
+    A replicate without a case or a control (possible when not ``stratified``) is NaN."""
+    r0 = rocs[0]
+    is_case = np.asarray(r0.is_case)
+    case_idx = np.flatnonzero(is_case)
+    ctrl_idx = np.flatnonzero(~is_case)
+    n_total = is_case.size
+    out = np.empty((B, len(rocs)))
+    widest = max([n_total] + [np.asarray(r.group_cases).size for r in rocs])
+    block = max(1, min(B, _BLOCK_CELLS // widest))
+    done = 0
+    while done < B:
+        k = min(block, B - done)
+        rows = _draw(rng, case_idx, ctrl_idx, n_total, stratified, k)
+        for j, r in enumerate(rocs):
+            c, d = _counts(np.asarray(r.group), is_case, rows, np.asarray(r.group_cases).size)
+            out[done:done + k, j] = _areas_from_counts(c, d, r.partial_auc, r.partial_auc_focus,
+                                                       r.partial_auc_correct)
+        done += k
+    return out
+
+
+def sensitivity_band(r, *, conf_level=0.95, B=200, seed=0, grid=101):
+    """A stratified-bootstrap band of the sensitivity at each specificity of a grid (pROC's
+    ``ci.se``): the percentile interval of the replicates' sensitivity at each grid point (the upper
+    end of the curve where it is vertical)."""
+    from .._checks import check_positive_int, check_probability, check_seed
+
+    conf_level = check_probability(conf_level, "conf_level", open_left=True, open_right=True)
+    B = check_positive_int(B, "B", minimum=2)
+    rng = check_seed(seed)
+    is_case = np.asarray(r.is_case)
+    case_idx = np.flatnonzero(is_case)
+    ctrl_idx = np.flatnonzero(~is_case)
+    G = np.asarray(r.group_cases).size
+    sp_grid = np.linspace(0, 1, grid)
+    se_at = np.empty((B, grid))
+    block = max(1, min(B, _BLOCK_CELLS // max(G, is_case.size)))
+    done = 0
+    while done < B:
+        k = min(block, B - done)
+        rows = _draw(rng, case_idx, ctrl_idx, is_case.size, True, k)
+        c, d = _counts(np.asarray(r.group), is_case, rows, G)
+        se, sp = _curve_from_counts(c, d)
+        for i in range(k):
+            # sp ascends (with repeats on vertical steps); the right-most index at each grid value
+            # gives the highest sensitivity there
+            j = np.searchsorted(sp[i], sp_grid, side="left")
+            j = np.clip(j, 0, sp.shape[1] - 1)
+            x0 = sp[i][np.maximum(j - 1, 0)]
+            x1 = sp[i][j]
+            y0 = se[i][np.maximum(j - 1, 0)]
+            y1 = se[i][j]
+            w = np.where(x1 > x0, (sp_grid - x0) / np.where(x1 > x0, x1 - x0, 1.0), 1.0)
+            se_at[done + i] = np.where(j == 0, se[i][0], y0 + w * (y1 - y0))
+        done += k
+    alpha = 1 - conf_level
+    lo, hi = np.quantile(se_at, [alpha / 2, 1 - alpha / 2], axis=0)
+    return sp_grid, lo, hi
