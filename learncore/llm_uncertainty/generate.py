@@ -309,7 +309,8 @@ def score_generations(model, inputs, *, tokenizer=None, max_new_tokens, k=10, al
     alpha = check_renyi_order(alpha)
     eos = resolve_eos(model, tokenizer, eos_token_id)
     index = inputs.index if isinstance(inputs, pd.Series) else None
-    prompts = list(inputs) if isinstance(inputs, (pd.Series, Sequence)) and not isinstance(inputs, str) else None
+    seq = isinstance(inputs, (pd.Series, Sequence, np.ndarray)) and not isinstance(inputs, (str, bytes))
+    prompts = list(inputs) if seq else None
     if not prompts:
         raise (TypeError if prompts is None else ValueError)(
             "inputs must be a non-empty sequence of prompts (strings or token-id sequences)")

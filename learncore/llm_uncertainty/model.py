@@ -41,6 +41,15 @@ class CharTokenizer:
     ----------
     chars : str
         The alphabet; token ``i`` is ``chars[i]`` and the end-of-sequence token is ``len(chars)``.
+
+    Examples
+    --------
+    >>> from learncore.llm_uncertainty import CharTokenizer
+    >>> tok = CharTokenizer()
+    >>> tok.encode("12+3="), tok.eos_token_id
+    ([1, 2, 10, 3, 11], 12)
+    >>> tok.decode([4, 2, 12])
+    '42'
     """
 
     def __init__(self, chars: str = "0123456789+="):
@@ -198,6 +207,11 @@ def load_arith_model() -> ArithTransformer:
     ArithTransformer
         The model, with its :class:`CharTokenizer` as ``model.tokenizer``.
 
+    References
+    ----------
+    Radford, A. et al. (2019). Language models are unsupervised multitask learners (GPT-2: the
+    pre-LN layout and the hidden-state convention followed here).
+
     Examples
     --------
     >>> from learncore.llm_uncertainty import load_arith_model
@@ -233,6 +247,11 @@ def addition_prompts(n: int, *, max_digits: int = 3, seed=None) -> tuple[list[st
     -------
     prompts, answers : list of str
         The prompts and the correct sums.
+
+    References
+    ----------
+    Nogueira, R., Jiang, Z. and Lin, J. (2021). Investigating the limitations of transformers with
+    simple arithmetic tasks. arXiv 2102.13019 (multi-digit addition as a checkable task).
 
     Examples
     --------
