@@ -114,7 +114,8 @@ def _evidential(logits: np.ndarray, k: int) -> dict[str, np.ndarray]:
     p = ev / safe0[:, None]
     # expected entropy of a categorical under Dirichlet(ev): the aleatoric term
     aleatoric = -(p * (digamma(ev + 1.0) - digamma(safe0 + 1.0)[:, None])).sum(axis=1)
-    aleatoric = np.where(zero, math.log(k), aleatoric)
+    # an expected entropy is >= 0; rounding leaves -1e-17 when one token holds all the evidence
+    aleatoric = np.where(zero, math.log(k), np.maximum(aleatoric, 0.0))
     logp = log_softmax(top, axis=1)
     entropy = -(np.exp(logp) * logp).sum(axis=1) / math.log(2.0)  # bits, as the paper's code
     return {"epistemic": epistemic, "aleatoric": aleatoric, "entropy": entropy,
