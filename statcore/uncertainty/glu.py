@@ -37,10 +37,10 @@ def _renyi_from_gram_eigs(eigs: np.ndarray, alpha: float) -> float:
         return float(-(lam * np.log(lam)).sum()) + 0.0
     if math.isinf(alpha):
         return float(-np.log(lam.max())) + 0.0
-    # log-sum-exp form of log(sum lam^alpha): no underflow for large alpha
-    z = alpha * np.log(lam)
-    zmax = z.max()
-    return float((zmax + np.log(np.exp(z - zmax).sum())) / (1.0 - alpha)) + 0.0  # never -0.0
+    # sum lam^alpha = 1 + sum lam (lam^(alpha - 1) - 1): with expm1/log1p the ratio stays exact as
+    # alpha -> 1 (the paper's code switches to von Neumann for |alpha - 1| < 1e-6 instead)
+    s = np.sum(lam * np.expm1((alpha - 1.0) * np.log(lam)))
+    return float(np.log1p(s) / (1.0 - alpha)) + 0.0  # + 0.0: never -0.0
 
 
 def _gram_eigs(H: np.ndarray) -> np.ndarray:
@@ -63,7 +63,10 @@ def renyi_matrix_entropy(H, *, alpha=2):
     the rows are collinear (rank 1) and :math:`\log T` when they are orthogonal with equal norms.
     The eigenvalues are computed from the smaller of :math:`H H^\top` (T x T) and :math:`H^\top H`
     (d x d), which share their non-zero eigenvalues; normalised eigenvalues at or below 1e-12 are
-    dropped as numerical zeros, as in the paper's code. The rows are not centred (the paper's
+    dropped as numerical zeros, as in the paper's code; the sum is evaluated as
+    :math:`\log(1 + \sum_i \lambda_i (\lambda_i^{\alpha-1} - 1))` so that orders close to 1 lose no
+    precision (the code switches to von Neumann's formula for :math:`|\alpha - 1| < 10^{-6}`
+    instead). The rows are not centred (the paper's
     Gram matrix is the raw :math:`H H^\top`), and the entropy is invariant to scaling H.
 
     Parameters

@@ -59,6 +59,9 @@ def test_alpha_to_one_limit_is_von_neumann():
         # S_alpha = H1 - (alpha - 1)/2 * Var(-log lam) + O((alpha - 1)^2)
         for a in (1 - eps, 1 + eps):
             assert renyi_matrix_entropy(H, alpha=a) == pytest.approx(von_neumann, abs=5 * eps)
+    # no loss of precision right next to 1
+    for a in (1 - 1e-9, 1 + 1e-9):
+        assert renyi_matrix_entropy(H, alpha=a) == pytest.approx(von_neumann, abs=1e-8)
     # and Renyi entropies decrease in the order
     vals = [renyi_matrix_entropy(H, alpha=a) for a in (0.5, 1, 2, 5, math.inf)]
     assert all(np.diff(vals) < 0)
