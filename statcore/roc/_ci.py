@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy.stats import norm
+from scipy.special import ndtri
 
 from .._checks import check_choice, check_flag, check_positive_int, check_probability, check_seed
 from .._checks.roc import check_roc_object
@@ -93,7 +93,8 @@ class AUCInterval(Result):
         else:
             se = self.std_error if self.std_error > 0 else 1e-3
             grid = np.linspace(max(0, self.estimate - 4 * se), min(1, self.estimate + 4 * se), 200)
-            ax.plot(grid, norm.pdf(grid, self.estimate, se), color="0.4", **kwargs)
+            dens = np.exp(-0.5 * ((grid - self.estimate) / se) ** 2) / (se * np.sqrt(2 * np.pi))
+            ax.plot(grid, dens, color="0.4", **kwargs)
             ax.set_ylabel("density (normal approximation)")
         ax.axvline(self.estimate, color="C3", label="AUC")
         ax.axvspan(*self.conf_int, color="C0", alpha=0.15, label=f"{100 * self.conf_level:g}% interval")
@@ -184,7 +185,7 @@ def auc_ci(roc, *, method="delong", conf_level=0.95, B=2000, seed=None, stratifi
             warnings.warn(f"auc_ci: the AUC is {roc.auc:g}, so DeLong's variance is 0 and the interval is "
                           "a point; it understates the uncertainty (pROC warns likewise)", ROCWarning,
                           stacklevel=2)
-        z = norm.ppf(1 - alpha / 2)
+        z = ndtri(1 - alpha / 2)
         lo, hi = roc.auc - z * se, roc.auc + z * se
         return AUCInterval(estimate=roc.auc, conf_int=(max(0.0, lo), min(1.0, hi)), conf_level=conf_level,
                            method="delong", std_error=se, spec=spec)

@@ -8,8 +8,7 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import norm
-from scipy.stats import t as t_dist
+from scipy.special import ndtr, ndtri, stdtr
 
 from .._checks import (check_choice, check_flag, check_positive_int, check_probability, check_seed)
 from .._checks.roc import check_roc_object
@@ -40,6 +39,9 @@ class ROCTest(HTest):
     (0.7071, 0.4795)
     """
 
+    def __repr__(self) -> str:
+        return "ROCTest" + HTest.__repr__(self)[len("HTest"):]
+
     def summary(self, digits: int = R_DIGITS) -> str:
         if len(self.parameter) <= 1:
             return HTest.summary(self, digits)
@@ -53,10 +55,10 @@ class ROCTest(HTest):
 
 def _p_from_z(z: float, alternative: str) -> float:
     if alternative == "two.sided":
-        return float(2 * norm.cdf(-abs(z)))
+        return float(2 * ndtr(-abs(z)))
     if alternative == "less":
-        return float(norm.cdf(z))
-    return float(norm.sf(z))
+        return float(ndtr(z))
+    return float(ndtr(-z))
 
 
 def _same_observations(r1: ROCCurve, r2: ROCCurve) -> bool:
@@ -195,7 +197,7 @@ def _delong(roc1, roc2, paired, alternative, conf_level, estimate, null):
         var = S[0, 0] + S[1, 1] - 2 * S[0, 1]
         sig = math.sqrt(max(var, 0.0))
         z = 0.0 if (d == 0 and sig == 0) else (d / sig if sig > 0 else math.copysign(math.inf, d))
-        q = norm.ppf(1 - (1 - conf_level) / 2)
+        q = ndtri(1 - (1 - conf_level) / 2)
         return ROCTest(statistic=z, statistic_name="Z", p_value=_p_from_z(z, alternative),
                        method="DeLong's test for two correlated ROC curves", data_name="roc1 and roc2",
                        estimate=estimate, null_value=null, alternative=alternative,
@@ -209,11 +211,11 @@ def _delong(roc1, roc2, paired, alternative, conf_level, estimate, null):
     n2 = roc2.n_cases + roc2.n_controls
     df = (v1 + v2) ** 2 / (v1 ** 2 / (n1 - 1) + v2 ** 2 / (n2 - 1)) if (v1 + v2) > 0 else float("nan")
     if alternative == "two.sided":
-        p = 2 * t_dist.sf(abs(stat), df)
+        p = 2 * stdtr(df, -abs(stat))
     elif alternative == "less":
-        p = t_dist.cdf(stat, df)
+        p = stdtr(df, stat)
     else:
-        p = t_dist.sf(stat, df)
+        p = stdtr(df, -stat)
     return ROCTest(statistic=stat, statistic_name="D", parameter={"df": df}, p_value=float(p),
                    method="DeLong's test for two ROC curves", data_name="roc1 and roc2", estimate=estimate,
                    null_value=null, alternative=alternative, extras={"variances": (v1, v2)})
@@ -263,19 +265,20 @@ def _venkatraman_E(r1: np.ndarray, r2: np.ndarray, case: np.ndarray) -> float:
     return float(np.abs(e).sum())
 
 
-def _oriented(r: ROCCurve) -> np.ndarray:
-    """The scores of all observations in input order, oriented so that higher means case."""
+def _scores(r: ROCCurve) -> np.ndarray:
+    """The scores of all observations in input order."""
     case = np.asarray(r.is_case)
     s = np.empty(case.size)
     s[case] = r.cases
     s[~case] = r.controls
-    return s if r.direction == "<" else -s
+    return s
 
 
 def _venkatraman_paired(roc1, roc2, B, rng):
+    # the ranks of the scores as given, whatever the curves' direction (pROC's test ignores it too)
     case = np.asarray(roc1.is_case)
-    r1 = _ranks_first(_oriented(roc1))
-    r2 = _ranks_first(_oriented(roc2))
+    r1 = _ranks_first(_scores(roc1))
+    r2 = _ranks_first(_scores(roc2))
     E = _venkatraman_E(r1, r2, case)
     count = 0
     for _ in range(B):
