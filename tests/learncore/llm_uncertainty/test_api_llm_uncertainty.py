@@ -12,6 +12,7 @@ from helpers import require_torch
 torch = require_torch()
 
 import apicheck  # noqa: E402
+from statcore.utils import thread_limit  # noqa: E402
 from learncore.llm_uncertainty import (GenerationTrace, ScoreEvaluation, addition_prompts,  # noqa: E402
                                        evaluate_scores, greedy_generate, load_arith_model, score_generations)
 
@@ -38,6 +39,13 @@ RESULT_EXAMPLES = {
     "GenerationTrace": lambda: greedy_generate(MODEL, "345+78=", max_new_tokens=5),
     "ScoreEvaluation": lambda: evaluate_scores(TABLE, CORRECT, B=19, seed=0),
 }
+
+
+@pytest.fixture(autouse=True)
+def _one_thread():
+    """Tiny per-token forward passes: a thread pool on a loaded machine only costs time."""
+    with thread_limit(1):
+        yield
 
 
 @pytest.mark.parametrize("name", sorted(BAD_INPUT_SPECS))
