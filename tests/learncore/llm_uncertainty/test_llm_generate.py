@@ -1,7 +1,7 @@
 """The single-pass adapter: the hidden states and logits it records during greedy generation equal a
 manual forward pass over the finished sequence, for a randomly initialised tiny GPT-2 (transformers,
-KV cache) and for learncore's ArithTransformer (no cache); its tokens equal transformers' own greedy
-``generate``; the score table's columns are the documented functions of the trace."""
+KV cache) and for learncore's ArithTransformer (no cache); its tokens, hidden states and logits equal
+what transformers' own greedy ``generate`` records (the GLU paper's pipeline); the score table's columns are the documented functions of the trace."""
 import math
 
 import numpy as np
@@ -58,9 +58,16 @@ def test_gpt2_adapter_matches_a_manual_forward_pass():
     logp = torch.log_softmax(logits, -1)
     np.testing.assert_allclose(trace.token_logprob, logp.max(-1).values.numpy(), rtol=0, atol=2e-5)
     np.testing.assert_allclose(trace.token_entropy, -(logp.exp() * logp).sum(-1).numpy(), rtol=0, atol=2e-5)
-    # greedy tokens equal transformers' generate
-    ref = model.generate(torch.tensor([prompt]), do_sample=False, max_new_tokens=12, pad_token_id=0)
-    assert trace.token_ids.tolist() == ref[0, len(prompt):].tolist()
+    # greedy tokens, hidden states and logits equal what transformers' generate records, read as the
+    # GLU paper's pipeline reads them (hidden_states[t][layer][0, -1], logits[t])
+    ref = model.generate(torch.tensor([prompt]), do_sample=False, max_new_tokens=12, pad_token_id=0,
+                         return_dict_in_generate=True, output_hidden_states=True, output_logits=True)
+    assert trace.token_ids.tolist() == ref.sequences[0, len(prompt):].tolist()
+    H_gen = np.stack([[ref.hidden_states[t][layer][0, -1].double().numpy() for t in range(12)]
+                      for layer in range(4)])
+    np.testing.assert_allclose(trace.hidden_states, H_gen, rtol=0, atol=2e-5)
+    logits_gen = torch.stack([lg[0] for lg in ref.logits]).double()
+    np.testing.assert_allclose(trace.top_logits, torch.topk(logits_gen, 6).values.numpy(), rtol=0, atol=2e-5)
 
 
 def test_arith_adapter_matches_a_manual_forward_pass_and_stops_at_eos():
