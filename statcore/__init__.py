@@ -31,6 +31,8 @@ from .twosample import *  # noqa: F401,F403  (statcore.twosample.__all__ is publ
 from .twosample import __all__ as _twosample_all
 from .roc import *  # noqa: F401,F403  (statcore.roc.__all__ is public at the top level)
 from .roc import __all__ as _roc_all
+from .uncertainty import *  # noqa: F401,F403  (statcore.uncertainty.__all__ is public at the top level)
+from .uncertainty import __all__ as _uncertainty_all
 
 __version__ = "0.1.0"
 
@@ -50,6 +52,7 @@ __all__ = [
     *_conformal_all,
     *_twosample_all,
     *_roc_all,
+    *_uncertainty_all,
 ]
 
 #: former public names, kept one release with a FutureWarning

@@ -58,6 +58,12 @@ def _public():
         features = None
     if features is not None:
         names.update({f"learncore.features.{n}": getattr(features, n) for n in features.__all__})
+    try:
+        import learncore.llm_uncertainty as llm_uncertainty
+    except ImportError:  # pragma: no cover (learncore.llm_uncertainty needs torch)
+        llm_uncertainty = None
+    if llm_uncertainty is not None:
+        names.update({f"learncore.llm_uncertainty.{n}": getattr(llm_uncertainty, n) for n in llm_uncertainty.__all__})
     return names
 
 

@@ -43,6 +43,11 @@ def _public():
     except ImportError:  # pragma: no cover (learncore.features needs torch)
         return out
     out.update({f"learncore.features.{n}": getattr(features, n) for n in features.__all__})
+    try:
+        import learncore.llm_uncertainty as llm_uncertainty
+    except ImportError:  # pragma: no cover (learncore.llm_uncertainty needs torch)
+        return out
+    out.update({f"learncore.llm_uncertainty.{n}": getattr(llm_uncertainty, n) for n in llm_uncertainty.__all__})
     return out
 
 

@@ -27,6 +27,8 @@ from .twosample import *  # noqa: F401,F403
 from .twosample import __all__ as _twosample_all
 from .roc import *  # noqa: F401,F403
 from .roc import __all__ as _roc_all
+from .uncertainty import *  # noqa: F401,F403
+from .uncertainty import __all__ as _uncertainty_all
 
 __all__ = [*_core_all, *_multitest_all, *_modelsel_all, *_cit_all, *_coupling_all, *_ebayes_all, *_indep_all, *_conformal_all,
-           *_progress_all, *_twosample_all, *_roc_all]
+           *_progress_all, *_twosample_all, *_roc_all, *_uncertainty_all]
