@@ -58,6 +58,12 @@ def _public():
         features = None
     if features is not None:
         names.update({f"learncore.features.{n}": getattr(features, n) for n in features.__all__})
+    try:
+        import learncore.deepgp as deepgp
+    except ImportError:  # pragma: no cover (learncore.deepgp needs torch)
+        deepgp = None
+    if deepgp is not None:
+        names.update({f"learncore.deepgp.{n}": getattr(deepgp, n) for n in deepgp.__all__})
     return names
 
 

@@ -43,6 +43,11 @@ def _public():
     except ImportError:  # pragma: no cover (learncore.features needs torch)
         return out
     out.update({f"learncore.features.{n}": getattr(features, n) for n in features.__all__})
+    try:
+        import learncore.deepgp as deepgp
+    except ImportError:  # pragma: no cover (learncore.deepgp needs torch)
+        return out
+    out.update({f"learncore.deepgp.{n}": getattr(deepgp, n) for n in deepgp.__all__})
     return out
 
 

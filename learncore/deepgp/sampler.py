@@ -185,10 +185,11 @@ def sample_deep_gp(X, *, depth, r, sigma=1.0, n_samples=1, method="eigh", jitter
     Notes
     -----
     The numerical floor: once two images agree to about 1e-8 sigma their Gram rows are equal in
-    float64 (exp(-x) = 1 for x below 1e-16) and rounding in the eigendecomposition, of relative size
-    about the machine epsilon 2.2e-16, puts their next images about sqrt(eps) sigma = 1.5e-8 sigma
-    apart; distances of the exact prior below that are not resolved (they collapse to the floor).
-    Above the bandwidth threshold (:func:`bandwidth_threshold`) every distance falls to this floor.
+    float64 (exp(-u) rounds to 1 for u below 1e-16), the eigendecomposition treats them as one
+    point, and their next images differ by rounding only (about 1e-16 sigma, often exactly 0).
+    Distances of the exact prior below about 1e-8 sigma are therefore not resolved; above the
+    bandwidth threshold (:func:`bandwidth_threshold`) every distance falls to this floor within a
+    few hundred layers, while :func:`distance_chain` follows the exact distance further down.
 
     References
     ----------
