@@ -26,6 +26,7 @@ import time
 
 import numpy as np
 import torch
+from threadpoolctl import threadpool_limits
 
 from _timing import median_time
 from learncore.deepgp import (bandwidth_threshold, limit_distribution, sample_deep_gp, threshold_scan)
@@ -103,12 +104,15 @@ def study_limit(quick: bool) -> None:
 def bench_time(reps: int) -> None:
     X = np.random.default_rng(0).normal(size=(200, 2))
     r = 0.8 * bandwidth_threshold(2).estimate
-    rows = []
-    with torch.inference_mode():
+    # one thread for both (statcore's thread_limit inside the dHSIC calls of section 3 may leave
+    # OpenMP, which torch shares, at the machine's count)
+    torch.set_num_threads(1)
+    with threadpool_limits(1), torch.inference_mode():
         t_eigh = median_time(lambda: sample_deep_gp(X, depth=100, r=r, seed=0), reps)
         t_chol = median_time(lambda: sample_deep_gp(X, depth=100, r=r, method="cholesky", seed=0), reps)
     rng = np.random.default_rng(0)
-    t_np = median_time(lambda: numpy_sampler(X, 100, r, rng), reps)
+    with threadpool_limits(1):
+        t_np = median_time(lambda: numpy_sampler(X, 100, r, rng), reps)
     rows = [("learncore eigh (torch)", t_eigh), ("learncore cholesky (torch)", t_chol), ("numpy eigh (peer)", t_np)]
     print(f"\n== 4. one exact draw, 200 inputs in R^2, 100 layers, r = 0.8 r_c (median of {reps}; "
           f"torch threads {torch.get_num_threads()})")
