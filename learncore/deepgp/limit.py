@@ -279,7 +279,8 @@ def limit_distribution(d, r, *, depth=100, n_samples=2000, kind="difference", si
     and D'Agostino-Pearson's normality test (scipy), the correlation of coordinates 1 and 2 with its
     t-test, statcore's :func:`statcore.dhsic_test` of their joint independence (gamma
     approximation) and :func:`statcore.dcor_test` of coordinates 1 and 2 (B permutations), and the
-    modes of each coordinate's kernel density with their bootstrap support (:func:`count_modes`).
+    modes of each coordinate's kernel density and how many of them the bootstrap keeps
+    (:func:`count_modes`).
 
     Parameters
     ----------
@@ -303,7 +304,8 @@ def limit_distribution(d, r, *, depth=100, n_samples=2000, kind="difference", si
     B : int
         Permutations of the dcor test and bootstrap resamples of the mode count.
     stability : float
-        The bootstrap support a mode needs to count as stable.
+        The share of bootstrap resamples that must show at least m modes for m to count
+        (:func:`count_modes`).
     seed : None, int or numpy.random.Generator
         Randomness (one Generator for the samples, the permutations and the bootstrap).
 

@@ -147,6 +147,16 @@ def test_above_threshold_distances_collapse_to_the_numerical_floor():
     assert np.median(ch.log_distance[-1]) < math.log(1e-12)   # the exact chain goes further still
 
 
+@pytest.mark.slow
+def test_one_draw_turns_multimodal_near_the_threshold_in_d_2():
+    # the centred images of 300 inputs under one draw (30 layers): one mode far below r_c, several
+    # near it (benchmarks/README.md: 1111 at 0.3 r_c, 3223 at 0.9 r_c over four draws)
+    rc = bandwidth_threshold(2).estimate
+    far = limit_distribution(2, 0.3 * rc, depth=30, n_samples=300, kind="centred", B=99, max_coords=1, seed=0)
+    near = limit_distribution(2, 0.9 * rc, depth=30, n_samples=300, kind="centred", B=99, max_coords=1, seed=0)
+    assert far.stable_modes[0] == 1 and near.stable_modes[0] >= 2
+
+
 def test_count_modes_finds_two_separated_modes_and_one_normal_mode():
     rng = np.random.default_rng(3)
     x2 = np.concatenate([rng.normal(-2.5, 1, 600), rng.normal(2.5, 1, 600)])
