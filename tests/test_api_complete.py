@@ -64,6 +64,12 @@ def _public():
         llm_uncertainty = None
     if llm_uncertainty is not None:
         names.update({f"learncore.llm_uncertainty.{n}": getattr(llm_uncertainty, n) for n in llm_uncertainty.__all__})
+    try:
+        import learncore.deepgp as deepgp
+    except ImportError:  # pragma: no cover (learncore.deepgp needs torch)
+        deepgp = None
+    if deepgp is not None:
+        names.update({f"learncore.deepgp.{n}": getattr(deepgp, n) for n in deepgp.__all__})
     return names
 
 

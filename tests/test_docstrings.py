@@ -48,6 +48,11 @@ def _public():
     except ImportError:  # pragma: no cover (learncore.llm_uncertainty needs torch)
         return out
     out.update({f"learncore.llm_uncertainty.{n}": getattr(llm_uncertainty, n) for n in llm_uncertainty.__all__})
+    try:
+        import learncore.deepgp as deepgp
+    except ImportError:  # pragma: no cover (learncore.deepgp needs torch)
+        return out
+    out.update({f"learncore.deepgp.{n}": getattr(deepgp, n) for n in deepgp.__all__})
     return out
 
 
