@@ -97,6 +97,11 @@ class OperatorDataset:
         object.__setattr__(self, "grid_shape", tuple(int(s) for s in self.grid_shape))
         object.__setattr__(self, "params", MappingProxyType(dict(self.params)))
 
+    def __reduce__(self):  # the read-only params mapping does not pickle; a plain dict does
+        return (OperatorDataset, (self.name, self.dim, self.grid_shape, np.array(self.grid), np.array(self.inputs),
+                                  np.array(self.targets), np.array(self.sensor_idx), np.array(self.train_idx),
+                                  np.array(self.test_idx), self.seed, dict(self.params)))
+
     @property
     def n_samples(self) -> int:
         """The number of samples N."""

@@ -1,6 +1,7 @@
 """learncore.operators data and corruptions: the PDE solvers against exact solutions, the corruption
 scales as documented, determinism under a seed, and bad input (issue 16, section 2)."""
 import math
+import pickle
 
 import numpy as np
 import pytest
@@ -173,6 +174,9 @@ def test_dataset_geometry_split_and_determinism(gen, kw):
     assert len(np.unique(rnd.sensor_idx)) == 16 and not np.array_equal(rnd.sensor_idx, ds.sensor_idx)
     g = np.random.default_rng(7)
     assert gen(20, seed=g, **kw).seed is None
+    back = pickle.loads(pickle.dumps(ds))  # datasets travel to worker processes
+    assert np.array_equal(back.targets, ds.targets) and not back.targets.flags.writeable
+    assert dict(back.params) == dict(ds.params) and back.describe() == ds.describe()
 
 
 def test_uniform_sensor_layouts():
