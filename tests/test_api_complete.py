@@ -60,10 +60,9 @@ def _public():
         names.update({f"learncore.features.{n}": getattr(features, n) for n in features.__all__})
     try:
         import learncore.operators as operators
-    except ImportError:  # pragma: no cover (learncore.operators needs torch)
-        operators = None
-    if operators is not None:
-        names.update({f"learncore.operators.{n}": getattr(operators, n) for n in operators.__all__})
+    except ImportError:  # pragma: no cover (learncore.operators' models need torch)
+        return names
+    names.update({f"learncore.operators.{n}": getattr(operators, n) for n in operators.__all__})
     return names
 
 

@@ -45,7 +45,7 @@ def _public():
     out.update({f"learncore.features.{n}": getattr(features, n) for n in features.__all__})
     try:
         import learncore.operators as operators
-    except ImportError:  # pragma: no cover (learncore.operators needs torch)
+    except ImportError:  # pragma: no cover (learncore.operators' models need torch)
         return out
     out.update({f"learncore.operators.{n}": getattr(operators, n) for n in operators.__all__})
     return out
