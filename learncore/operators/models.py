@@ -102,7 +102,7 @@ class _Operator(nn.Module):
             raise ValueError(f"grid must be a finite (n_grid, dim) array of coordinates, got shape {g.shape}")
         self.n_grid, self.dim = int(g.shape[0]), int(g.shape[1])
         dt = torch.get_default_dtype()
-        self.register_buffer("grid", torch.as_tensor(g, dtype=dt))
+        self.register_buffer("grid", torch.tensor(np.array(g), dtype=dt))
         for name, val, size in (("x_mean", x_mean, self.n_sensors), ("x_std", x_std, self.n_sensors),
                                 ("y_mean", y_mean, self.n_grid), ("y_std", y_std, self.n_grid)):
             default = 0.0 if name.endswith("mean") else 1.0
@@ -111,7 +111,7 @@ class _Operator(nn.Module):
                 raise ValueError(f"{name} must be a finite vector of length {size}, got shape {arr.shape}")
             if name.endswith("std") and np.any(arr <= 0):
                 raise ValueError(f"{name} must be positive")
-            self.register_buffer(name, torch.as_tensor(arr, dtype=dt))
+            self.register_buffer(name, torch.tensor(np.array(arr), dtype=dt))
 
     @property
     def latent_dim(self) -> int:
@@ -339,8 +339,8 @@ class PODDeepONet(_Operator):
         if mean.shape != (self.n_grid,):
             raise ValueError(f"basis_mean must have length {self.n_grid}, got shape {mean.shape}")
         dt = torch.get_default_dtype()
-        self.register_buffer("basis", torch.as_tensor(b, dtype=dt))
-        self.register_buffer("basis_mean", torch.as_tensor(mean, dtype=dt))
+        self.register_buffer("basis", torch.tensor(np.array(b), dtype=dt))
+        self.register_buffer("basis_mean", torch.tensor(np.array(mean), dtype=dt))
         activation = check_choice(activation, "activation", tuple(_ACTIVATIONS))
         self.branch = _mlp(self.n_sensors, check_widths(branch_hidden, "branch_hidden"), b.shape[1], activation,
                            False)
@@ -465,7 +465,7 @@ class PCANet(_Operator):
             mats[name] = a
         dt = torch.get_default_dtype()
         for name, a in mats.items():
-            self.register_buffer(name, torch.as_tensor(a, dtype=dt))
+            self.register_buffer(name, torch.tensor(np.array(a), dtype=dt))
         activation = check_choice(activation, "activation", tuple(_ACTIVATIONS))
         self.mlp = _mlp(mats["in_basis"].shape[1], check_widths(hidden, "hidden"), mats["out_basis"].shape[1],
                         activation, False)
@@ -655,7 +655,7 @@ class FNO(_Operator):
             raise ValueError(f"sensor_idx must be {self.n_sensors} integer grid indices, got {idx.dtype} {idx.shape}")
         if idx.min() < 0 or idx.max() >= self.n_grid or np.unique(idx).size != idx.size:
             raise ValueError(f"sensor_idx must hold distinct indices in [0, {self.n_grid})")
-        self.register_buffer("sensor_idx", torch.as_tensor(idx, dtype=torch.int64))
+        self.register_buffer("sensor_idx", torch.tensor(np.array(idx), dtype=torch.int64))
         self.width = check_positive_int(width, "width")
         self.n_layers = check_positive_int(n_layers, "n_layers")
         if isinstance(modes, (int, np.integer)) and not isinstance(modes, bool):

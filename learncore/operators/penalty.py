@@ -296,9 +296,3 @@ def independence_penalty(z, *, kind: str = "hsic", estimator: str = "biased", ba
     mats = _hsic_matrices(z, bandwidth, detach_bandwidth) if kind == "hsic" else _dcor_matrices(z, index)
     centred = _double_centre(mats) if estimator == "biased" else _u_centre(mats)
     return _reduce(_pair_matrix(centred), reduction)
-
-
-def _gaussian_tc(z) -> float:
-    """-1/2 log det of the correlation matrix of the rows of z (numpy or torch, (n, p)), as a float."""
-    t = torch.as_tensor(z, dtype=torch.float64)
-    return float(_total_correlation(t, 0.0))

@@ -114,3 +114,18 @@ def test_dead_units_are_counted_and_left_out():
 def test_bad_arguments_are_named(call, err, match):
     with pytest.raises(err, match=match):
         call()
+
+
+def test_with_the_five_corruptions_of_the_data_module():
+    from learncore.operators import CORRUPTIONS, diffusion_1d
+
+    ds = diffusion_1d(40, resolution=32, n_sensors=8, seed=0)
+    net = DeepONet.from_dataset(ds, **SMALL)
+    tab = evaluate(net, ds, levels=(0.0, 0.2), seed=0)
+    assert set(tab["corruption"]) == {"none", *CORRUPTIONS}
+    clean = tab.loc[tab.corruption == "none", "rel_l2"].to_numpy()
+    for kind in CORRUPTIONS:          # corrupt(level=0) is an exact copy: the clean errors
+        assert np.array_equal(tab.loc[(tab.corruption == kind) & (tab.level == 0.0), "rel_l2"].to_numpy(), clean)
+        assert not np.array_equal(tab.loc[(tab.corruption == kind) & (tab.level == 0.2), "rel_l2"].to_numpy(), clean)
+    sig = latent_signature(net, ds, level=0.2, method="t", seed=0)
+    assert sig.condition == ("clean", *CORRUPTIONS) and np.isfinite(sig.participation_ratio).all()
