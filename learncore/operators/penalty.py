@@ -51,11 +51,11 @@ def _as_latent(z: Any) -> torch.Tensor:
 
 def _median(v: torch.Tensor) -> torch.Tensor:
     """numpy's median along the last axis: the middle value, or the mean of the two middle values."""
-    s, _ = torch.sort(v, dim=-1)
-    k = s.shape[-1]
+    k = v.shape[-1]
     if k % 2:
-        return s[..., k // 2]
-    return 0.5 * (s[..., k // 2 - 1] + s[..., k // 2])
+        return torch.kthvalue(v, k // 2 + 1, dim=-1).values
+    # two selections are about twice as fast as a sort of the B (B - 1) / 2 pairs
+    return 0.5 * (torch.kthvalue(v, k // 2, dim=-1).values + torch.kthvalue(v, k // 2 + 1, dim=-1).values)
 
 
 def _median_scale(sq: torch.Tensor) -> torch.Tensor:

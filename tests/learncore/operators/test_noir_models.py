@@ -120,3 +120,41 @@ def test_float64_models():
 def test_bad_arguments_are_named(call, err, match):
     with pytest.raises(err, match=match):
         call()
+
+
+def _dft_oracle(x, w_blocks, modes):
+    """The spectral convolution written as explicit DFT sums (no FFT): Y_o(k) = sum_i W_io(k) X_i(k) on the
+    kept modes, y_o = (1/N) sum_k c_k Re(Y_o(k) e^{2 pi i k.s / n}) with c = 1 for a zero last-axis
+    frequency and 2 otherwise (the real signal's conjugate half)."""
+    shape = x.shape[2:]
+    coords = np.stack(np.meshgrid(*[np.arange(s) for s in shape], indexing="ij"), -1).reshape(-1, len(shape))
+    xs = x.reshape(x.shape[0], x.shape[1], -1)
+    if len(shape) == 1:
+        ks = [((k,), w_blocks[0][..., k]) for k in range(modes[0])]
+    else:
+        H = shape[0]
+        ks = [((k1, k2), w_blocks[0][..., k1, k2]) for k1 in range(modes[0]) for k2 in range(modes[1])]
+        ks += [((H - modes[0] + j, k2), w_blocks[1][..., j, k2]) for j in range(modes[0]) for k2 in range(modes[1])]
+    out = np.zeros((x.shape[0], w_blocks[0].shape[1], coords.shape[0]))
+    for k, W in ks:
+        phase = np.exp(-2j * np.pi * (coords / np.array(shape)) @ np.array(k, dtype=float))
+        X = xs @ phase                                           # (B, C_in)
+        Y = X @ W                                                # (B, C_out)
+        c = 1.0 if k[-1] == 0 else 2.0
+        out += c * np.real(Y[:, :, None] * np.conj(phase)[None, None, :])
+    return out.reshape(x.shape[0], -1, *shape) / coords.shape[0]
+
+
+@pytest.mark.parametrize("shape, modes", [((12,), (4,)), ((8, 10), (3, 4))])
+def test_spectral_convolution_equals_the_explicit_dft(shape, modes):
+    from learncore.operators.models import _SpectralConv
+
+    torch.manual_seed(1)
+    conv = _SpectralConv(3, modes).double()
+    with torch.no_grad():
+        conv.weight.normal_()
+    x = torch.randn(2, 3, *shape, dtype=torch.float64)
+    wt = conv.weight.detach().numpy()
+    blocks = [wt[b, 0] + 1j * wt[b, 1] for b in range(wt.shape[0])]
+    ref = _dft_oracle(x.numpy(), blocks, modes)
+    assert np.abs(conv(x).detach().numpy() - ref).max() < 1e-12
