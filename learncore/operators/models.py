@@ -12,7 +12,8 @@ Every model is a ``torch.nn.Module`` with
 Normalisation (``normalize=True``, every model): the sensors are standardised by their pointwise
 mean and standard deviation over the training samples, and the network predicts the output
 standardised by its pointwise training mean and standard deviation (Li et al. 2021's
-"UnitGaussianNormalizer"); a standard deviation of 0 (a Dirichlet boundary) is replaced by 1. The
+"UnitGaussianNormalizer"); a standard deviation of 0 (a Dirichlet boundary) is replaced by the median
+standard deviation of the other points (1 if all are 0). The
 statistics are buffers of the module (saved with its state), never updated after construction.
 """
 from __future__ import annotations
@@ -51,7 +52,10 @@ def _mlp(n_in: int, hidden: tuple, n_out: int, activation: str, final_activation
 def _stats(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     mean = values.mean(axis=0)
     std = values.std(axis=0)
-    std = np.where(std > 1e-12 * max(float(np.abs(values).max()), 1e-300), std, 1.0)
+    live = std > 1e-12 * max(float(np.abs(values).max()), 1e-300)
+    # a constant point (Darcy's boundary) gets the median scale of the others, not 1: with 1 its
+    # normalised-space errors would count (1 / typical sd) times more than everywhere else
+    std = np.where(live, std, float(np.median(std[live])) if live.any() else 1.0)
     return mean, std
 
 

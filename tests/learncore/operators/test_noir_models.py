@@ -1,5 +1,7 @@
 """The operators: shapes, gradients, determinism under a seed, the offline bases and the FNO's
 translation equivariance (the fit to a stated error is in test_noir_training.py)."""
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -46,6 +48,12 @@ def test_normalisation_uses_the_training_split_only():
     tr = DS.train_idx
     assert np.allclose(net.x_mean.numpy(), DS.sensors[tr].mean(0), atol=1e-6)
     assert np.allclose(net.y_std.numpy(), DS.targets[tr].std(0), rtol=1e-5)
+    # a point constant over the training samples (a Dirichlet boundary) gets the median scale of the others
+    fixed = DS.targets.copy()
+    fixed[:, 0] = 1.0
+    net_b = DeepONet.from_dataset(dataclasses.replace(DS, targets=fixed), **SMALL[DeepONet])
+    sd = DS.targets[tr].std(0)
+    assert net_b.y_std[0].item() == pytest.approx(np.median(sd[1:]), rel=1e-6)
     raw = DeepONet.from_dataset(DS, normalize=False, **SMALL[DeepONet])
     assert torch.equal(raw.x_mean, torch.zeros(DS.sensor_idx.size)) and torch.equal(raw.y_std, torch.ones(32))
 
