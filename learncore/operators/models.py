@@ -51,7 +51,10 @@ def _mlp(n_in: int, hidden: tuple, n_out: int, activation: str, final_activation
 def _stats(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     mean = values.mean(axis=0)
     std = values.std(axis=0)
-    std = np.where(std > 1e-12 * max(float(np.abs(values).max()), 1e-300), std, 1.0)
+    live = std > 1e-12 * max(float(np.abs(values).max()), 1e-300)
+    # a constant point (Darcy's boundary) gets the median scale of the others, not 1: with 1 its
+    # normalised-space errors would count (1 / typical sd) times more than everywhere else
+    std = np.where(live, std, float(np.median(std[live])) if live.any() else 1.0)
     return mean, std
 
 
