@@ -166,3 +166,10 @@ def test_spectral_convolution_equals_the_explicit_dft(shape, modes):
     blocks = [wt[b, 0] + 1j * wt[b, 1] for b in range(wt.shape[0])]
     ref = _dft_oracle(x.numpy(), blocks, modes)
     assert np.abs(conv(x).detach().numpy() - ref).max() < 1e-12
+
+
+@pytest.mark.parametrize("ds", [DS, DS2], ids=["1d", "2d"])
+def test_fno_gradcheck_in_float64(ds):
+    net = FNO.from_dataset(ds, width=3, modes=2, n_layers=2, projection_hidden=4, activation="tanh").double()
+    x = torch.tensor(ds.sensors[:2], requires_grad=True)
+    assert torch.autograd.gradcheck(lambda s: net.forward_latent(s), (x,), eps=1e-6, atol=1e-6)
