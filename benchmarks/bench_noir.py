@@ -33,6 +33,20 @@ import pandas as pd  # noqa: E402
 from learncore.operators import _study as study  # noqa: E402
 
 
+def report_degradation(deg: pd.DataFrame, out: Path) -> None:
+    """The paired comparison of each model's degradation (corrupted minus its own clean error)."""
+    deg.to_csv(out / "degradation_comparisons.csv", index=False)
+    print("\ndegradation (error under corruption minus the model's clean error), lam = 0 / lam > 0, mean over "
+          "seeds (* BH-adjusted paired t-test < 0.05):")
+    print(study.error_table(deg).to_string())
+    sig = deg[deg.significant]
+    print(f"significant cells: {len(sig)} of {len(deg)}; lam > 0 degrades less in "
+          f"{int((deg.difference < 0).sum())} of {len(deg)}")
+    if len(sig):
+        print(sig[["pde", "model", "corruption", "level", "rel_l2_lam0", "rel_l2_noir", "p_value", "p_adjusted"]]
+              .to_string(index=False, float_format=lambda v: f"{v:.4g}"))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="the CI smoke design")
@@ -43,7 +57,13 @@ def main() -> None:
     ap.add_argument("--pdes", default=None, help="comma-separated subset of burgers,darcy,advection")
     ap.add_argument("--jobs", type=int, default=int(os.environ.get("NOIR_JOBS", "2")), help="worker processes")
     ap.add_argument("--out", default="noir_study", help="folder for the csv tables and figures")
+    ap.add_argument("--from-csv", action="store_true", help="re-analyse --out's errors.csv (degradation only)")
     args = ap.parse_args()
+    if args.from_csv:
+        out = Path(args.out)
+        pd.set_option("display.width", 250, "display.max_columns", 40, "display.max_rows", 400)
+        report_degradation(study.compare(study.degradation(pd.read_csv(out / "errors.csv"))), out)
+        return
 
     design = study.QUICK if args.quick else study.FULL
     changes = {}
@@ -81,6 +101,7 @@ def main() -> None:
                    "p_adjusted"]].to_string(index=False, float_format=lambda v: f"{v:.4g}"))
     helps = comp[comp.difference < 0]
     print(f"cells where lam > 0 has the lower mean error: {len(helps)} of {len(comp)}")
+    report_degradation(res.degradation_comparisons(), out)
     print("\nlatent signatures (seed 0; dcor t-tests of all latent pairs, BH at 0.05):")
     cols = ["pde", "model", "lam", "condition", "share_dependent", "total_correlation", "participation_ratio",
             "n_constant"]

@@ -104,6 +104,13 @@ print(f"design: {design.n_samples} samples, {design.epochs} epochs, seeds {desig
 print(f"study time: {res.seconds:.0f} s")
 study.error_table(comp).iloc[:, :6]
 
+# %% [markdown]
+# The same comparison of each model's *degradation* (its error under a corruption minus its own
+# clean error), so that a model that is worse when clean but degrades less shows up:
+
+# %%
+study.error_table(res.degradation_comparisons()).iloc[:, :5]
+
 # %%
 for pde in design.pdes:
     ax = study.plot_error_vs_strength(res.errors, pde)
@@ -131,6 +138,11 @@ if (recorded / "comparisons.csv").exists():
     display_cols = ["pde", "model", "corruption", "level", "rel_l2_lam0", "rel_l2_noir", "rel_change", "p_adjusted"]
     print(rcomp[rcomp.corruption.isin(["none", "student_t", "drift"])][display_cols]
           .to_string(index=False, float_format=lambda v: f"{v:.4g}"))
+    rdeg = pd.read_csv(recorded / "degradation_comparisons.csv")
+    print(f"\ndegradation (corrupted minus the model's own clean error): {int(rdeg.significant.sum())} of "
+          f"{len(rdeg)} cells significant after BH; lam > 0 degrades less in {int((rdeg.difference < 0).sum())}")
+    print(rdeg[rdeg.significant][display_cols[:-2] + ["p_adjusted"]].to_string(index=False,
+                                                                           float_format=lambda v: f"{v:.4g}"))
     for pde in rerr.pde.unique():
         ax = study.plot_error_vs_strength(rerr, pde)
         ax[0].figure.tight_layout()

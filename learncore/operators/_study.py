@@ -23,6 +23,9 @@ Design (every number is in :class:`Design`; :data:`FULL` and :data:`QUICK` are t
   paired t-test) and, for reference, the exact Wilcoxon signed-rank test (whose smallest two-sided
   p-value with 5 seeds is 0.0625); the t-test p-values are BH-adjusted over all cells
   (``statcore.p_adjust``).
+- Robustness proper: the same comparison of each model's degradation (error under a corruption
+  minus its own clean error, per seed; :func:`degradation`), so a model that is worse clean but
+  degrades less shows up.
 - Latent signature: ``latent_signature`` of each model at seed 0 (distance-correlation t-tests of all
   latent pairs, BH, alpha 0.05; total correlation; participation ratio), clean and under each
   corruption at the middle level.
@@ -130,6 +133,9 @@ class StudyResult:
     def comparisons(self) -> pd.DataFrame:
         return compare(self.errors)
 
+    def degradation_comparisons(self) -> pd.DataFrame:
+        return compare(degradation(self.errors))
+
 
 def run_study(design: Design = FULL, *, n_jobs: int = 1, progress: bool = False) -> StudyResult:
     """Every (PDE, model, lam, seed) of the design; ``n_jobs`` worker processes (joblib)."""
@@ -152,10 +158,21 @@ def run_study(design: Design = FULL, *, n_jobs: int = 1, progress: bool = False)
     return StudyResult(design, errors, timing, signatures, time.perf_counter() - t0, data_seconds)
 
 
+def degradation(errors: pd.DataFrame) -> pd.DataFrame:
+    """The errors minus the same model's (PDE, model, lam, seed) clean error, corrupted rows only: how
+    much a corruption costs each trained model, whatever its clean accuracy."""
+    keys = ["pde", "model", "lam", "seed"]
+    clean = errors[errors.corruption == "none"].set_index(keys).rel_l2
+    out = errors[errors.corruption != "none"].copy()
+    out["rel_l2"] = out.rel_l2.to_numpy() - clean.reindex(pd.MultiIndex.from_frame(out[keys])).to_numpy()
+    return out.reset_index(drop=True)
+
+
 def compare(errors: pd.DataFrame) -> pd.DataFrame:
     """One row per (PDE, model, corruption, level): mean relative L2 at lam = 0 and lam > 0 over the
     seeds, their paired difference, the paired t-test and Wilcoxon p-values, and the BH-adjusted
-    t-test p-value over all cells."""
+    t-test p-value over all cells. Pass ``degradation(errors)`` to compare the increase over each
+    model's clean error instead."""
     lam_pos = sorted(set(errors.lam) - {0.0})
     if len(lam_pos) != 1:
         raise ValueError(f"expected one lam > 0, got {lam_pos}")
