@@ -14,6 +14,9 @@
 - :mod:`learncore.deepgp`: deep GP priors with the RBF kernel: exact samples, the two-point distance
   chain, its Lyapunov exponent and the bandwidth threshold r_c(d) (Kozdoba & Mannor 2026), and the
   non-Gaussian limit below it.
+- :mod:`learncore.operators`: neural operators (DeepONet, POD-DeepONet, PCA-Net, FNO) from sparse,
+  corrupted sensors, trained with NOIR's independence penalty on their latent features (equal to
+  statcore's HSIC / distance correlation), on seeded Burgers, Darcy, advection and diffusion data.
 
 PyTorch is needed for fitting (install the CPU wheel: ``pip install torch==2.13.0``); importing
 learncore itself does not import torch.

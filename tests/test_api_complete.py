@@ -70,6 +70,11 @@ def _public():
         deepgp = None
     if deepgp is not None:
         names.update({f"learncore.deepgp.{n}": getattr(deepgp, n) for n in deepgp.__all__})
+    try:
+        import learncore.operators as operators
+    except ImportError:  # pragma: no cover (learncore.operators' models need torch)
+        return names
+    names.update({f"learncore.operators.{n}": getattr(operators, n) for n in operators.__all__})
     return names
 
 

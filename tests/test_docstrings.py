@@ -53,6 +53,11 @@ def _public():
     except ImportError:  # pragma: no cover (learncore.deepgp needs torch)
         return out
     out.update({f"learncore.deepgp.{n}": getattr(deepgp, n) for n in deepgp.__all__})
+    try:
+        import learncore.operators as operators
+    except ImportError:  # pragma: no cover (learncore.operators' models need torch)
+        return out
+    out.update({f"learncore.operators.{n}": getattr(operators, n) for n in operators.__all__})
     return out
 
 
