@@ -56,7 +56,8 @@ def one(r, n, B, gamma, marginals, seed):
             res = joint_bounds(y, t, "sq_diff", X=x, assumption="comonotone", B=B, seed=rng, marginals=mg)
             a, b = res.set_conf_int
             pa, pb = res.point_conf_int
-            rows.append(dict(r=r, gamma=gamma, n=n, B=B, marginals=mg, cover_lower=a <= lo <= b, cover_upper=a <= hi <= b,
+            rows.append(dict(r=r, gamma=gamma, n=n, B=B, marginals=mg, cover_lower=a <= lo <= b,
+                             cover_upper=a <= hi <= b,
                              cover_point=pa <= lo <= pb, cover_set=a <= lo and hi <= b, lower=res.lower,
                              upper=res.upper, se_lower=res.std_error["lower"], se_upper=res.std_error["upper"],
                              seconds=time.perf_counter() - t0))

@@ -337,7 +337,8 @@ def _values(design: _Design, counts: np.ndarray, fx: _F, f_class: str,
         for r in range(counts.shape[0]):
             l1, w1, m1 = _dr_marginal(design, counts[r], inv[r], True)
             l0, w0, m0 = _dr_marginal(design, counts[r], inv[r], False)
-            rows.append(_pair_values(l1, w1[None], l0, w0[None], fx, f_class, n_jobs) + (np.array([m1]), np.array([m0])))
+            vals = _pair_values(l1, w1[None], l0, w0[None], fx, f_class, n_jobs)
+            rows.append(vals + (np.array([m1]), np.array([m0])))
         co, counter, lo, hi, m1, m0 = (np.concatenate(c) for c in zip(*rows))
         return _Values(co, counter, lo, hi, co, counter, means=(m1, m0))
     if design.exact and weights is None:

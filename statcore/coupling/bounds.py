@@ -401,9 +401,9 @@ def joint_bounds(y, treat=None, f=None, *, X=None, propensity=None, strata=None,
     0.95, B = 49, the same 1000 data sets for both): the doubly robust marginals covered the lower
     end 0.942, the upper end 0.899, the comonotone point 0.928 and the whole identified set 0.846;
     the "ipw" marginals 0.857, 0.824, 0.892 and 0.729. The doubly robust estimates are nearly
-    unbiased and less skewed (skewness of the upper end 0.31 against 1.41), but where the weights are this heavy their bootstrap standard
-    errors are still about 12% too small at the upper end (0.485 against a standard deviation of
-    0.548), so the upper end still undercovers. (The Imbens-Manski interval covers each point of
+    unbiased and less skewed (skewness of the upper end 0.31 against 1.41), but where the weights
+    are this heavy their bootstrap standard errors are still about 12% too small at the upper end
+    (0.485 against a standard deviation of 0.548), so the upper end still undercovers. (The Imbens-Manski interval covers each point of
     the set at ``conf_level``; the whole set at once only at 1 - 2 (1 - conf_level).) Below a
     smallest Kish fraction of ``KISH_WARN`` = 0.9 an ``OverlapWarning`` says so, with either
     marginals, and the note is kept in the result. Figures in ``benchmarks/README.md``
