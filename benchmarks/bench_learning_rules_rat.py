@@ -2,6 +2,10 @@
 
     python benchmarks/bench_learning_rules_rat.py            # the study quoted in benchmarks/README.md
     python benchmarks/bench_learning_rules_rat.py --quick    # smoke run (first 3,000 trials, tiny B)
+    python benchmarks/bench_learning_rules_rat.py --skip-heldout --fits-cache /tmp/rat.pkl --time-one
+    python benchmarks/bench_learning_rules_rat.py --skip-heldout --fits-cache /tmp/rat.pkl --B 19
+    python benchmarks/bench_learning_rules_rat.py --skip-heldout --fits-cache /tmp/rat.pkl --B 99 --stream /tmp/T.tsv
+    python benchmarks/bench_learning_rules_rat.py --skip-heldout --fits-cache /tmp/rat.pkl --read-stream /tmp/T.tsv
 
 The rat (Akrami et al. 2018; shipped by psytrack, MIT): 20,000 trials over 80 days of an auditory
 two-alternative task, inputs [s2, s1, 1] (learncore.learning_rules.psytrack_sample_rat). It prints:
@@ -18,6 +22,8 @@ two-alternative task, inputs [s2, s1, 1] (learncore.learning_rules.psytrack_samp
 from __future__ import annotations
 
 import argparse
+import os
+import pickle
 import time
 import warnings
 
@@ -68,6 +74,15 @@ def main():
     ap.add_argument("--folds", type=int, default=4)
     ap.add_argument("--restarts", type=int, default=4)
     ap.add_argument("--max-iter", type=int, default=300)
+    ap.add_argument("--skip-heldout", action="store_true", help="fits and calibration only")
+    ap.add_argument("--fits-cache", default=None, help="pickle of the three fits: read if it exists, else written")
+    ap.add_argument("--stream", default=None,
+                    help="calibration replicate by replicate, each statistic appended to this file as it ends "
+                         "(the first k equal calibrate_selection(B=k, seed=2)'s); stop it at any time and read "
+                         "the decision with --read-stream")
+    ap.add_argument("--read-stream", default=None, help="the calibrated decision from a --stream file")
+    ap.add_argument("--time-one", action="store_true",
+                    help="time one bootstrap replicate (simulate from 1L, refit all three) and stop")
     args = ap.parse_args()
     rat = psytrack_sample_rat()
     if args.quick:
@@ -80,7 +95,11 @@ def main():
           f"{R} restarts, max_iter {MI}\n", flush=True)
 
     fits = {}
-    for arch in (() if args.skip_fits else ("1L", "2L", "2NL")):
+    if args.fits_cache and os.path.exists(args.fits_cache):
+        with open(args.fits_cache, "rb") as fh:
+            fits = pickle.load(fh)
+        print("fits read from", args.fits_cache)
+    for arch in (() if args.skip_fits or fits else ("1L", "2L", "2NL")):
         t = time.perf_counter()
         f = fit(rat, arch=arch, hidden=3, restarts=R, max_iter=MI, seed=0, warn=False)
         fits[arch] = f
@@ -88,9 +107,26 @@ def main():
         print(f"{arch}: loglik {f.loglik:.2f}, AIC {f.aic:.2f}, df {f.df}, {st}, {time.perf_counter() - t:.0f} s",
               flush=True)
     if fits:
+        if args.fits_cache and not os.path.exists(args.fits_cache):
+            with open(args.fits_cache, "wb") as fh:
+                pickle.dump(fits, fh)
         aics = {a: f.aic for a, f in fits.items()}
         print(f"raw AIC picks {min(aics, key=aics.get)}\n", flush=True)
+    if args.stream and fits:
+        return stream(fits, args.stream, R, MI, B)
+    if args.read_stream and fits:
+        return read_stream(fits, args.read_stream, args.alpha)
+    if args.time_one and fits:
+        from learncore.learning_rules.calibrate import _replicate
 
+        t = time.perf_counter()
+        T_b = _replicate(fits["1L"], {a: f.hidden for a, f in fits.items()}, "1L", ("2L", "2NL"),
+                         dict(restarts=R, max_iter=MI, gtol=1e-5), np.random.SeedSequence(123))
+        print(f"one replicate: T_b = {T_b:.2f}, {time.perf_counter() - t:.0f} s (one thread)", flush=True)
+        return
+
+    if args.skip_heldout:
+        return calibrate(fits, args, R, MI, B)
     t = time.perf_counter()
     ho = heldout_loglik(rat, folds=FOLDS, hidden=3, restarts=R, max_iter=MI, seed=1)
     t_ho = time.perf_counter() - t
@@ -106,6 +142,48 @@ def main():
 
     if args.skip_calibration or not fits:
         return
+    calibrate(fits, args, R, MI, B)
+
+
+def _seeds(B, seed=2):
+    """The replicates' seed sequences of calibrate_selection({"W053": fits}, B=B, seed=seed)."""
+    from statcore.utils import check_seed
+
+    root = check_seed(seed)
+    return np.random.SeedSequence(int(root.integers(2**63))).spawn(1)[0].spawn(B)
+
+
+def stream(fits, path, R, MI, B, n_jobs=2):
+    from joblib import Parallel, delayed
+
+    from learncore.learning_rules.calibrate import _replicate
+
+    hid = {a: f.hidden for a, f in fits.items()}
+    kw = dict(restarts=R, max_iter=MI, gtol=1e-5)
+    t0 = time.perf_counter()
+    gen = Parallel(n_jobs=n_jobs, return_as="generator")(
+        delayed(_replicate)(fits["1L"], hid, "1L", ("2L", "2NL"), kw, s) for s in _seeds(B))
+    for b, T_b in enumerate(gen):
+        with open(path, "a") as fh:
+            fh.write(f"{b}\t{T_b!r}\t{time.perf_counter() - t0:.1f}\n")
+
+
+def read_stream(fits, path, alpha):
+    from learncore.learning_rules.calibrate import _stat
+
+    tab = pd.read_csv(path, sep="\t", header=None, names=["b", "T_b", "seconds"])
+    tab = tab.sort_values("b")
+    k = int((tab["b"].to_numpy() == np.arange(len(tab))).cumprod().sum())    # the first k, in order
+    boot = tab["T_b"].to_numpy()[:k]
+    T, best = _stat(fits, "1L", ("2L", "2NL"))
+    p = (1 + np.sum(boot >= T)) / (k + 1)
+    print(f"calibration from {path}: B = {k} replicates in {tab['seconds'].iloc[k - 1]:.0f} s; T = AIC(1L) - "
+          f"min AIC(2L, 2NL) = {T:.2f} ({best}); bootstrap T_b: min {boot.min():.2f}, median "
+          f"{np.median(boot):.2f}, max {boot.max():.2f}, {int(np.sum(~np.isfinite(boot)))} failed; p-value "
+          f"{p:.4f}; calibrated choice at alpha = {alpha:g}: {best if p <= alpha else '1L'}")
+
+
+def calibrate(fits, args, R, MI, B):
     t = time.perf_counter()
     res = calibrate_selection({"W053": fits}, simpler="1L", B=B, alpha=args.alpha, restarts=R, max_iter=MI, seed=2,
                               n_jobs=2)

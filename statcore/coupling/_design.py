@@ -63,6 +63,8 @@ class _Design:
     clip: float
     weights_note: str
     perm: np.ndarray                 # unit i of the design is unit perm[i] of the user's data
+    Xo: np.ndarray | None = None     # outcome-model covariates with intercept (doubly robust marginals)
+    dr: bool = False                 # marginals: doubly robust (True) or inverse-propensity weighted
 
     @property
     def exact(self) -> bool:
@@ -84,8 +86,20 @@ class _Design:
 
     def resample(self, rng: np.random.Generator, n_rep: int, ratio: float | None) -> np.ndarray:
         """Counts (n_rep x n): n_cell draws with replacement within every stratum-by-arm cell
-        (round(ratio * n_cell) of them for the m-out-of-n bootstrap)."""
+        (round(ratio * n_cell) of them for the m-out-of-n bootstrap); with doubly robust marginals,
+        n draws from all units (the arms' sizes vary: the outcome models and the propensity are fitted
+        on the pooled sample), a replicate with fewer than p + 2 units in an arm drawn again."""
         from .._kernels.coupling import count_draws
+
+        if self.dr:
+            n = self.y.size
+            counts = np.empty((n_rep, n))
+            count_draws(rng.integers(0, n, size=(n_rep, n), dtype=np.int32), counts)
+            need = self.Xo.shape[1] + 2
+            for r in range(n_rep):
+                while min(counts[r, self.arm].sum(), counts[r, ~self.arm].sum()) < need:
+                    counts[r] = np.bincount(rng.integers(0, n, size=n), minlength=n)
+            return counts
 
         counts = np.empty((n_rep, self.y.size))
         for sl in self.cells.values():
@@ -106,9 +120,10 @@ def _design_of(y, treat, X=None, propensity=None, strata=None, weights=None, cli
 
 
 def _make_design(data: CouplingData, clip: float) -> _Design:
-    """The design of validated data (``statcore._checks.coupling_data_inputs``); ``data.X`` is used
-    only when no propensity is given (to fit it)."""
+    """The design of validated data (``statcore._checks.coupling_data_inputs``); ``data.X`` fits the
+    propensity when none is given, and is kept (``Xo``) for doubly robust marginals."""
     yv, arm, strata, x, propensity = data.y, data.arm, data.strata, data.X, data.propensity
+    xo = x
     if propensity is not None:
         x = None  # the given propensity is used as it is; X would only be needed to fit it
     if strata is None:
@@ -164,7 +179,91 @@ def _make_design(data: CouplingData, clip: float) -> _Design:
         e = np.clip(e, clip, 1 - clip)
         inv_e = np.where(arm, 1 / e, 1 / (1 - e))
         note += f", clipped to [{clip:g}, {1 - clip:g}]"
-    return _Design(yv, arm, codes, levels, p_s, cells, pooled, inv_e, X, beta, clip, note, perm)
+    Xo = None
+    if xo is not None:
+        xv = xo[perm]
+        keep = xv.std(axis=0) > 0
+        Xo = np.column_stack([np.ones(n), xv[:, keep]])
+    return _Design(yv, arm, codes, levels, p_s, cells, pooled, inv_e, X, beta, clip, note, perm, Xo)
+
+
+#: Residual draws per unit in the imputation part of the doubly robust marginals.
+DR_DRAWS = 10
+_GOLDEN = (np.sqrt(5.0) - 1.0) / 2.0
+
+
+_LEVELS: dict = {}
+
+
+def _isotonic(v: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """Weighted least-squares increasing fit (pool adjacent violators): scipy's, else scikit-learn's."""
+    try:
+        from scipy.optimize import isotonic_regression
+    except ImportError:        # scipy < 1.12
+        from sklearn.isotonic import isotonic_regression
+
+        return isotonic_regression(v, sample_weight=w, increasing=True)
+    return isotonic_regression(v, weights=w, increasing=True).x
+
+
+def _dr_levels(n: int, K: int) -> tuple[np.ndarray, np.ndarray]:
+    """The residual quantile levels (k + frac(i * golden ratio)) / K of units i < n, sorted, and
+    their positions in the n x K array (cached: they depend on n and K only)."""
+    if (n, K) not in _LEVELS:
+        lev = ((np.arange(K)[None, :] + ((np.arange(n) * _GOLDEN) % 1.0)[:, None]) / K).ravel()
+        order = np.argsort(lev, kind="stable")
+        if len(_LEVELS) > 8:
+            _LEVELS.clear()
+        _LEVELS[(n, K)] = (lev[order], order)
+    return _LEVELS[(n, K)]
+
+
+def _dr_marginal(design: _Design, counts: np.ndarray, inv_e: np.ndarray, a: bool) -> tuple:
+    """Doubly robust (augmented inverse-propensity weighted) estimate of one arm's marginal law.
+
+    F(y) = mean_i G(y - m(X_i)) + sum_{i in arm} v_i [1{Y_i <= y} - G(y - m(X_i))], with m the
+    least-squares regression of Y on X in the arm, G the empirical law of its residuals (a location
+    shift model), v_i the Hajek-normalised inverse-propensity weights of the arm, all weighted by the
+    replicate's ``counts``. G(y - m(X_i)) is represented by ``DR_DRAWS`` residual quantiles per unit at
+    levels (k + frac(i * golden ratio)) / DR_DRAWS (deterministic, spread evenly over all units). The
+    signed estimate is projected on distribution functions (weighted isotonic regression on [0, 1],
+    weights the gaps between atoms). Returns (sorted atoms, masses summing to 1, mean).
+    """
+    Xo, y = design.Xo, design.y
+    sel = design.arm if a else ~design.arm
+    ca = counts[sel]
+    Xa, ya = Xo[sel], y[sel]
+    sw = np.sqrt(ca)
+    coef = np.linalg.lstsq(Xa * sw[:, None], ya * sw, rcond=None)[0]
+    res = ya - Xa @ coef
+    o = np.argsort(res, kind="stable")
+    rs = res[o]
+    cs = np.cumsum(ca[o])
+    cs /= cs[-1]
+    K = DR_DRAWS
+    n = y.size
+    lev, order = _dr_levels(n, K)
+    eps = np.empty(n * K)
+    eps[order] = rs[np.minimum(np.searchsorted(cs, lev, side="left"), rs.size - 1)]
+    eps = eps.reshape(n, K)
+    m = Xo @ coef
+    imp = m[:, None] + eps
+    v = ca * inv_e[sel]
+    v = v / v.sum()
+    loc = np.concatenate([imp.ravel(), ya, imp[sel].ravel()])
+    w = np.concatenate([np.repeat(counts / counts.sum() / K, K), v, -np.repeat(v / K, K)])
+    nz = w != 0
+    loc, w = loc[nz], w[nz]
+    o = np.argsort(loc)
+    loc, w = loc[o], w[o]
+    F = np.cumsum(w)
+    gaps = np.maximum(np.diff(loc, append=loc[-1]), 1e-12 * max(1.0, float(np.ptp(loc))))
+    F = np.clip(_isotonic(F, gaps), 0.0, 1.0)     # the projection on [0, 1]-valued increasing sequences
+    F[-1] = 1.0
+    mass = np.diff(np.r_[0.0, F])
+    keep = mass > 0
+    loc, mass = loc[keep], mass[keep]
+    return loc, mass, float(mass @ loc)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -180,6 +279,7 @@ class _Values:
     co_x: np.ndarray        # E_X of the per-stratum comonotone values
     counter_x: np.ndarray
     strata_rows: list = field(default_factory=list)   # per stratum (co, counter, lower, upper) for R = 1
+    means: tuple | None = None                         # the arms' means (doubly robust marginals)
 
 
 def _cell_weights(design: _Design, counts: np.ndarray) -> np.ndarray:
@@ -231,6 +331,16 @@ def _values(design: _Design, counts: np.ndarray, fx: _F, f_class: str,
             weights: np.ndarray | None = None, n_jobs: int = 1) -> _Values:
     """Both couplings per replicate from counts, or from final unit ``weights`` (each arm summing to 1)."""
     y = design.y
+    if design.dr:
+        inv = design.inverse_propensity(counts)
+        rows = []
+        for r in range(counts.shape[0]):
+            l1, w1, m1 = _dr_marginal(design, counts[r], inv[r], True)
+            l0, w0, m0 = _dr_marginal(design, counts[r], inv[r], False)
+            vals = _pair_values(l1, w1[None], l0, w0[None], fx, f_class, n_jobs)
+            rows.append(vals + (np.array([m1]), np.array([m0])))
+        co, counter, lo, hi, m1, m0 = (np.concatenate(c) for c in zip(*rows))
+        return _Values(co, counter, lo, hi, co, counter, means=(m1, m0))
     if design.exact and weights is None:
         # integer weights of equal totals: exact merge (counts * size of the other arm)
         i1, i0 = design.pooled[True], design.pooled[False]

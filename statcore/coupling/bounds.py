@@ -7,11 +7,12 @@ import warnings
 
 import numpy as np
 
-from .._checks import (check_positive_int, check_progress, check_seed, coupling_data_inputs, coupling_options,
-                       renamed_arguments)
+from .._checks import (check_choice, check_positive_int, check_progress, check_seed, coupling_data_inputs,
+                       coupling_options, renamed_arguments)
 from .._progress import progress_bar
 from .._checks.formula import formula_door
-from ._design import OverlapWarning, _cell_weights, _make_design, _perturbed_atom_weights, _values, _weighted_means
+from ._design import (DR_DRAWS, OverlapWarning, _cell_weights, _dr_marginal, _make_design, _perturbed_atom_weights,
+                      _values, _weighted_means)
 from ._functions import _F, _check_stated_class, _detect_class, _resolve_f
 from ._inference import _is_discrete, _kink, imbens_manski_interval, stoye_interval
 from ._results import JointBounds
@@ -24,6 +25,11 @@ __all__ = ["JointBounds", "joint_bounds", "ite_variance_bounds"]
 #: at fraction 0.85, 0.829 at 0.47): the weights' tail makes the bootstrap standard errors too small (benchmarks/coverage_coupling_propensity.py;
 #: benchmarks/README.md, "coupling").
 KISH_WARN = 0.9
+#: Coverage at level 0.95 (lower end, upper end, identified set) in the heavy-weight design of
+#: benchmarks/coverage_coupling_propensity.py (gamma = 1.5, n = 2400, B = 49, the same 1000 data sets for
+#: both marginals), quoted by the warning.
+DR_COVERAGE = "0.942, 0.899, 0.846"
+IPW_COVERAGE = "0.857, 0.824, 0.729"
 
 
 def _kish_fractions(design, w: np.ndarray) -> list[float]:
@@ -43,10 +49,32 @@ def _n_threads(n_jobs: int) -> int:
     return max(1, min(k, mx))
 
 
+MARGINALS = ("auto", "ipw", "doubly-robust")
+
+
+def _dr_obstacle(design, strata, f_class: str, bootstrap: str) -> str | None:
+    """Why doubly robust marginals cannot be used here (None: they can)."""
+    if design.Xo is None:
+        return "they need covariates X (for the outcome regressions)"
+    if strata is not None:
+        return "they are not implemented with strata"
+    if f_class not in ("supermodular", "submodular", "modular"):
+        return "they are implemented for supermodular or submodular f (the merges), not the linear program"
+    if bootstrap not in ("auto", "n-out-of-n"):
+        return "they are bootstrapped n-out-of-n only"
+    need = design.Xo.shape[1] + 2
+    if min(int(design.arm.sum()), int((~design.arm).sum())) < 2 * need:
+        return f"an arm has fewer than {2 * need} units for the outcome regression on X"
+    if _is_discrete(design):
+        return "the outcomes are discrete (a location-shift outcome model does not fit them)"
+    return None
+
+
 def _bounds(y, treat, fx: _F, *, X, propensity, strata, assumption, f_class, conf_level, B, ci, seed,
-            n_jobs, bootstrap, m, clip, nan_policy, adjust=None, progress=None) -> JointBounds:
+            n_jobs, bootstrap, m, clip, nan_policy, adjust=None, progress=None, marginals="auto") -> JointBounds:
     conf_level, B, ci, bootstrap, assumption, f_class, n_jobs, clip = coupling_options(
         conf_level, B, ci, bootstrap, assumption, f_class, n_jobs, clip, strata is not None)
+    marginals = check_choice(marginals, "marginals", MARGINALS, {"dr": "doubly-robust", "aipw": "doubly-robust"})
     progress = check_progress(progress)
     data_name = _data_name(y, treat)
     data = coupling_data_inputs(y, treat, X=X, propensity=propensity, strata=strata, nan_policy=nan_policy)
@@ -60,13 +88,26 @@ def _bounds(y, treat, fx: _F, *, X, propensity, strata, assumption, f_class, con
         class_note = _check_stated_class(fx, f_class, u1, u0)
     n1 = int(design.arm.sum())
     n0 = design.y.size - n1
+    if marginals != "ipw":
+        why_not = _dr_obstacle(design, strata, f_class, bootstrap)
+        if why_not is not None and marginals == "doubly-robust":
+            raise ValueError(f"marginals='doubly-robust' cannot be used here: {why_not}; use marginals='ipw'")
+        design.dr = why_not is None
+        if design.dr:
+            bootstrap = "n-out-of-n"
+            design.weights_note = (f"doubly robust marginals (augmented inverse-propensity weighting: a linear "
+                                   f"outcome regression on X per arm with its residual law, {DR_DRAWS} residual "
+                                   f"quantiles per unit; the propensity "
+                                   + ("given" if design.X is None else "fitted by logistic regression on X")
+                                   + f", clipped to [{clip:g}, {1 - clip:g}])")
+    marginals = "doubly-robust" if design.dr else ("ipw" if design.inv_e is not None else "unweighted")
 
     def compute(counts: np.ndarray, weights: np.ndarray | None = None) -> dict:
         v = _values(design, counts, fx, f_class, weights, n_jobs)
         out = {"lower": v.lower, "upper": v.upper, "comonotone": v.co, "countercomonotone": v.counter,
                "comonotone given X": v.co_x, "countercomonotone given X": v.counter_x}
         if adjust is not None:
-            m1, m0 = _weighted_means(design, counts, weights)
+            m1, m0 = v.means if v.means is not None else _weighted_means(design, counts, weights)
             corr = adjust(m1, m0)
             out = {k: val - corr for k, val in out.items()}
         out["_rows"] = v.strata_rows
@@ -90,7 +131,15 @@ def _bounds(y, treat, fx: _F, *, X, propensity, strata, assumption, f_class, con
             notes.append(f"{data.n_dropped} unit(s) with a missing value dropped (nan_policy='omit')")
         if design.inv_e is not None and data.weights is None and B > 0:
             frac = min(_kish_fractions(design, _cell_weights(design, np.ones((1, design.y.size)))[0]))
-            if frac < KISH_WARN:
+            if frac < KISH_WARN and design.dr:
+                msg = (f"unequal inverse-propensity weights (smallest Kish effective fraction of an arm "
+                       f"{frac:.2f} < {KISH_WARN}): the bootstrap standard errors may be too small; in a seeded "
+                       f"confounded normal design (n = 2400, fraction 0.47, conf_level = 0.95) the doubly robust "
+                       f"intervals covered {DR_COVERAGE} (lower end, upper end, whole set; inverse-propensity "
+                       f"weighted marginals: {IPW_COVERAGE}); see benchmarks/README.md, 'coupling'")
+                warnings.warn(msg, OverlapWarning, stacklevel=4)
+                notes.append(msg)
+            elif frac < KISH_WARN:
                 msg = (f"unequal inverse-propensity weights (smallest Kish effective fraction of an arm "
                        f"{frac:.2f} < {KISH_WARN}): the bootstrap intervals may undercover; in a seeded "
                        "confounded normal design (n = 2400, conf_level = 0.95) the upper end of the identified "
@@ -146,18 +195,31 @@ def _bounds(y, treat, fx: _F, *, X, propensity, strata, assumption, f_class, con
         alpha = 1 - conf_level
         if bootstrap == "n-out-of-n":
             se = {k: float(np.std(v, ddof=1)) if B > 1 else 0.0 for k, v in boot.items()}
+            # doubly robust marginals: the intervals are centred at the bootstrap bias-corrected values
+            # 2 theta - mean(theta*) (the plug-in couplings of estimated marginals are biased towards
+            # independence by O(1 / effective n); without the correction the lower end covered 0.92)
+            c_lo, c_hi, c_est = lower, upper, estimate
+            if design.dr and B > 1:
+                c_lo = 2 * lower - float(np.mean(boot["lower"]))
+                c_hi = 2 * upper - float(np.mean(boot["upper"]))
+                if assumption:
+                    c_est = 2 * estimate - float(np.mean(boot[assumption]))
+                notes.append(f"intervals centred at the bootstrap bias-corrected ends {c_lo:.6g}, {c_hi:.6g} "
+                             f"(doubly robust marginals)")
+                if c_lo > c_hi:
+                    c_lo = c_hi = 0.5 * (c_lo + c_hi)
             if ci == "imbens-manski":
-                set_ci = imbens_manski_interval(lower, upper, se["lower"], se["upper"], conf_level=conf_level)
+                set_ci = imbens_manski_interval(c_lo, c_hi, se["lower"], se["upper"], conf_level=conf_level)
             else:
                 rho = float(np.corrcoef(boot["lower"], boot["upper"])[0, 1]) if B > 2 else 0.0
                 rho = 0.0 if not np.isfinite(rho) else rho
-                set_ci = stoye_interval(lower, upper, se["lower"], se["upper"], rho=rho, conf_level=conf_level,
+                set_ci = stoye_interval(c_lo, c_hi, se["lower"], se["upper"], rho=rho, conf_level=conf_level,
                                         n=n1 + n0)
             if assumption:
                 from scipy.stats import norm
 
                 z = norm.ppf(1 - alpha / 2)
-                point_ci = (estimate - z * se[assumption], estimate + z * se[assumption])
+                point_ci = (c_est - z * se[assumption], c_est + z * se[assumption])
         else:
             # m-out-of-n: sqrt(n)(theta_n - theta) is approximated by sqrt(m)(theta*_m - theta_n);
             # numerical delta: by (phi(F_n + step (F* - F_n)) - phi(F_n)) / step (Hong & Li 2018)
@@ -188,6 +250,11 @@ def _bounds(y, treat, fx: _F, *, X, propensity, strata, assumption, f_class, con
     wts = _cell_weights(design, np.ones((1, design.y.size)))[0]
     curves = (design.y[i1], np.cumsum(wts[i1]) / wts[i1].sum(), design.y[i0], np.cumsum(wts[i0]) / wts[i0].sum(),
               fx)
+    if design.dr:
+        ones = np.ones(design.y.size)
+        l1, w1, _ = _dr_marginal(design, ones, design.inverse_propensity(ones[None])[0], True)
+        l0, w0, _ = _dr_marginal(design, ones, design.inverse_propensity(ones[None])[0], False)
+        curves = (l1, np.cumsum(w1), l0, np.cumsum(w0), fx)
     return JointBounds(
         lower=lower, upper=upper, estimate=estimate,
         conf_int=point_ci if assumption else set_ci, set_conf_int=set_ci, point_conf_int=point_ci,
@@ -222,7 +289,7 @@ _OLD_POSITIONAL = ("X", "propensity", "strata", "assumption", "f_class", "conf_l
 @formula_door(lhs="y", rhs="treat", cond="X", single=("y", "treat"), pandas=True)
 def joint_bounds(y, treat=None, f=None, *, X=None, propensity=None, strata=None, assumption=None, f_class="auto",
                  conf_level=0.95, B=999, ci="imbens-manski", seed=None, n_jobs=1, bootstrap="auto", m=None,
-                 clip=0.01, nan_policy="raise", progress=None, data=None) -> JointBounds:
+                 clip=0.01, nan_policy="raise", progress=None, data=None, marginals="auto") -> JointBounds:
     """Sharp bounds on E[f(Y1, Y0)] from the two arms, or its value under a rank assumption.
 
     The marginals of Y1 and Y0 are the (weighted) empirical laws of ``y`` among treated and controls.
@@ -243,10 +310,11 @@ def joint_bounds(y, treat=None, f=None, *, X=None, propensity=None, strata=None,
         Vectorised ``f(y1, y0)`` or a name (see :func:`coupling_mean`).
     X : array_like, optional
         Covariates (n x p, rows are units; formerly ``x``). With no ``propensity`` a logistic
-        regression of ``treat`` on ``X`` gives the propensity; each arm's marginal is then Hajek
-        inverse-propensity weighted.
+        regression of ``treat`` on ``X`` gives the propensity; each arm's marginal is then doubly
+        robust or Hajek inverse-propensity weighted (``marginals``).
     propensity : array_like, optional
-        Known propensity scores P(treat = 1 | X) in (0, 1); ``X`` is then not used.
+        Known propensity scores P(treat = 1 | X) in (0, 1); ``X`` then serves the outcome
+        regressions of doubly robust marginals only.
     strata : array_like, optional
         Discrete covariate: bounds become E_X[bounds given X] (tighter), with the stratum shares of
         the sample. Missing labels (NaN, None, NA) follow ``nan_policy``.
@@ -299,6 +367,21 @@ def joint_bounds(y, treat=None, f=None, *, X=None, propensity=None, strata=None,
         Categorical columns expand to R's treatment-contrast dummies (a two-level treatment column
         becomes 0/1, its first level 0); missing values follow ``nan_policy``; the result equals
         the array call on the formula's columns (docs/conventions.md, "Formulas").
+    marginals : {"auto", "doubly-robust", "ipw"}
+        How each arm's marginal law is estimated when ``X`` is given. "doubly-robust": augmented
+        inverse-propensity weighting (Robins, Rotnitzky & Zhao 1994) of the distribution function,
+        with a linear regression of ``y`` on ``X`` in each arm and its residual law as the outcome
+        model (a location shift; consistent when either that model or the propensity is right),
+        projected on distribution functions (isotonic regression); the bootstrap then resamples
+        units from the pooled sample, refits the propensity and both regressions on every
+        replicate, and centres the intervals at the bootstrap bias-corrected ends. "ipw": Hajek
+        inverse-propensity weighted marginals, resampled within arms (the propensity refitted on
+        every replicate). "auto" (default): "doubly-robust" where it applies (``X`` given, no
+        ``strata``, f supermodular or submodular, continuous outcomes, n-out-of-n bootstrap,
+        each arm at least 2(p + 2) units), else "ipw". Why: with a fitted propensity the "ipw"
+        intervals undercover when the weights are unequal (see Notes), because the countercomonotone
+        end pairs the tails of both arms where the weights are largest, and the estimates there are
+        skewed; the doubly robust marginals lean on the weights only through the residuals.
 
     Returns
     -------
@@ -313,16 +396,18 @@ def joint_bounds(y, treat=None, f=None, *, X=None, propensity=None, strata=None,
 
     Notes
     -----
-    With inverse-propensity weights (fitted or given) the bootstrap intervals undercover, the more
-    the heavier the weights, although the propensity is refitted on every replicate: in a seeded
-    confounded normal design at n = 2400 (1000 data sets at the heaviest) the upper end of the
-    identified set was covered 0.900, 0.883 and 0.829 at conf_level = 0.95 when the smallest Kish
-    effective fraction of an arm was about 0.85, 0.73 and 0.47 (lower end 0.953, 0.907, 0.886);
-    the bootstrap standard errors were up to 20% too small. The m-out-of-n bootstrap did no better
-    (0.98, 0.88). Below a smallest Kish fraction of ``KISH_WARN`` = 0.9 an ``OverlapWarning`` says
-    so and the note is kept in the result. The figures are in ``benchmarks/README.md``
-    ("coupling"), made by
-    ``benchmarks/coverage_coupling_propensity.py``.
+    Coverage with a fitted propensity (``benchmarks/coverage_coupling_propensity.py``: a confounded
+    normal design, n = 2400, smallest Kish effective fraction of an arm about 0.47, conf_level =
+    0.95, B = 49, the same 1000 data sets for both): the doubly robust marginals covered the lower
+    end 0.942, the upper end 0.899, the comonotone point 0.928 and the whole identified set 0.846;
+    the "ipw" marginals 0.857, 0.824, 0.892 and 0.729. The doubly robust estimates are nearly
+    unbiased and less skewed (skewness of the upper end 0.31 against 1.41), but where the weights
+    are this heavy their bootstrap standard errors are still about 12% too small at the upper end
+    (0.485 against a standard deviation of 0.548), so the upper end still undercovers. (The Imbens-Manski interval covers each point of
+    the set at ``conf_level``; the whole set at once only at 1 - 2 (1 - conf_level).) Below a
+    smallest Kish fraction of ``KISH_WARN`` = 0.9 an ``OverlapWarning`` says so, with either
+    marginals, and the note is kept in the result. Figures in ``benchmarks/README.md``
+    ("coupling").
 
     References
     ----------
@@ -345,6 +430,12 @@ def joint_bounds(y, treat=None, f=None, *, X=None, propensity=None, strata=None,
 
     Hong, H. & Li, J. (2018). The numerical delta method. J. Econometrics 206, 379-394.
 
+    Robins, J. M., Rotnitzky, A. & Zhao, L. P. (1994). Estimation of regression coefficients when some
+    regressors are not always observed. J. Amer. Statist. Assoc. 89, 846-866.
+
+    Chernozhukov, V., Fernandez-Val, I. & Melly, B. (2013). Inference on counterfactual distributions.
+    Econometrica 81, 2205-2268.
+
     Examples
     --------
     >>> import numpy as np
@@ -359,7 +450,7 @@ def joint_bounds(y, treat=None, f=None, *, X=None, propensity=None, strata=None,
     """
     return _bounds(y, treat, _resolve_f(f), X=X, propensity=propensity, strata=strata, assumption=assumption,
                    f_class=f_class, conf_level=conf_level, B=B, ci=ci, seed=seed, n_jobs=n_jobs,
-                   bootstrap=bootstrap, m=m, clip=clip, nan_policy=nan_policy, progress=progress)
+                   bootstrap=bootstrap, m=m, clip=clip, nan_policy=nan_policy, progress=progress, marginals=marginals)
 
 
 @renamed_arguments({"x": "X"}, old_positional=("X", "propensity", "strata", "assumption", "conf_level", "B", "ci",
@@ -367,7 +458,7 @@ def joint_bounds(y, treat=None, f=None, *, X=None, propensity=None, strata=None,
 @formula_door(lhs="y", rhs="treat", cond="X", single=("y", "treat"), pandas=True)
 def ite_variance_bounds(y, treat=None, *, X=None, propensity=None, strata=None, assumption=None, conf_level=0.95,
                         B=999, ci="imbens-manski", seed=None, n_jobs=1, bootstrap="auto", m=None, clip=0.01,
-                        nan_policy="raise", progress=None, data=None) -> JointBounds:
+                        nan_policy="raise", progress=None, data=None, marginals="auto") -> JointBounds:
     """Sharp bounds on Var(Y1 - Y0), the variance of individual treatment effects.
 
     Var(Y1 - Y0) = E(Y1 - Y0)^2 - (E Y1 - E Y0)^2; the second term is identified and (Y1 - Y0)^2 is
@@ -421,6 +512,9 @@ def ite_variance_bounds(y, treat=None, *, X=None, propensity=None, strata=None, 
         Categorical columns expand to R's treatment-contrast dummies (a two-level treatment column
         becomes 0/1, its first level 0); missing values follow ``nan_policy``; the result equals
         the array call on the formula's columns (docs/conventions.md, "Formulas").
+    marginals : {"auto", "doubly-robust", "ipw"}
+        The arms' marginals with ``X``, as in :func:`joint_bounds` ("auto": doubly robust where it
+        applies); the means E Y1, E Y0 come from the same marginals.
 
     Returns
     -------
@@ -452,7 +546,8 @@ def ite_variance_bounds(y, treat=None, *, X=None, propensity=None, strata=None, 
     fx = _F(lambda a, b: (a - b) ** 2, "(Y1 - Y0)^2", "submodular", 1)
     res = _bounds(y, treat, fx, X=X, propensity=propensity, strata=strata, assumption=assumption, f_class="auto",
                   conf_level=conf_level, B=B, ci=ci, seed=seed, n_jobs=n_jobs, bootstrap=bootstrap, m=m, clip=clip,
-                  nan_policy=nan_policy, adjust=lambda m1, m0: (m1 - m0) ** 2, progress=progress)
+                  nan_policy=nan_policy, adjust=lambda m1, m0: (m1 - m0) ** 2, progress=progress,
+                  marginals=marginals)
     notes = ("Var(Y1 - Y0) = E[(Y1 - Y0)^2] - (E Y1 - E Y0)^2; the second term is identified and "
              "recomputed on every bootstrap replicate",) + tuple(res.notes)
 

@@ -54,7 +54,7 @@ def test_replicates_with_fitted_propensity_refit_on_each_replicate():
     v = _values(design, counts, fx, "submodular")
     for r in range(3):
         idx = np.repeat(np.arange(n), counts[r].astype(int))
-        direct = joint_bounds(y[idx], t[idx], "sq_diff", X=x[idx], B=0)
+        direct = joint_bounds(y[idx], t[idx], "sq_diff", X=x[idx], B=0, marginals="ipw")
         assert v.co[r] == pytest.approx(direct.comonotone, rel=1e-7)
         assert v.counter[r] == pytest.approx(direct.countercomonotone, rel=1e-7)
 

@@ -40,7 +40,7 @@ def test_fitted_propensity_matches_statsmodels_logit():
     X = np.column_stack([x, rng.normal(size=400)])
     fit = sm.Logit(t, sm.add_constant(X)).fit(disp=0, tol=1e-12)
     e = fit.predict(sm.add_constant(X))
-    a = joint_bounds(y, t, "sq_diff", X=X, B=0)
+    a = joint_bounds(y, t, "sq_diff", X=X, B=0, marginals="ipw")
     b = joint_bounds(y, t, "sq_diff", propensity=e, B=0)
     assert a.lower == pytest.approx(b.lower, rel=1e-8)
     assert a.upper == pytest.approx(b.upper, rel=1e-8)
@@ -52,7 +52,7 @@ def test_ipw_recovers_population_marginals_under_confounding():
     # Y1 ~ N(1, 5), Y0 ~ N(0, 2) in the population: E[Y1 Y0] in [-sqrt(10), sqrt(10)]
     rng = np.random.default_rng(3)
     x, t, y = confounded(rng, 40_000)
-    r = joint_bounds(y, t, "product", X=x, B=0)
+    r = joint_bounds(y, t, "product", X=x, B=0, marginals="ipw")
     naive = joint_bounds(y, t, "product", B=0)
     s = np.sqrt(10)
     # standard errors here are about 0.04; the naive marginals are off by more than 1
