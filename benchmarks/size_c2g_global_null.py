@@ -44,6 +44,9 @@ def run(n, n_rep, levels=(0.05, 0.1)):
             anysel[a].append(bool(np.any(q <= a)))
         conv.append(res.converged)
         iters.append(res.n_iter)
+        if (rep + 1) % 50 == 0:
+            print(f"  n = {n}: {rep + 1} replicates, any selection at alpha = {max(levels)}: "
+                  f"{int(np.sum(anysel[max(levels)]))}", file=sys.stderr, flush=True)
     return {a: np.mean(v) for a, v in anysel.items()}, float(np.mean(conv)), float(np.mean(iters))
 
 
