@@ -59,7 +59,12 @@ class CondKDE:
 def fit_cond_kde(Z: np.ndarray | None, y: np.ndarray, n_boot: int, rng: np.random.Generator) -> CondKDE:
     """Tune k, hx, hy by leave-one-out log-likelihood; draw the bootstrap counts."""
     n = len(y)
-    sd = float(y.std()) or 1.0
+    sd = float(y.std())
+    if sd <= 1e-10 * float(np.max(np.abs(y))):
+        # constant outcomes up to rounding (sd 1e-17 of 0.1): a spread of rounding size would give
+        # the group a spike of a density, and per-group bandwidths would read it as a response
+        sd = 0.0
+    sd = sd or 1.0
     ones = np.ones((1, n))
     empty = np.empty(0)
     best = (-np.inf, None)
@@ -242,26 +247,32 @@ def _query_all(kde0, kde1, Zq, yq, self0, self1, grid, q, band, n_jobs, progress
     return {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}
 
 
-def _covariate_free(kde0, kde1, y, self0, self1, grid, q, band):
-    """X = None: one pair of bootstrap densities, from binned kernel sums on a fine grid."""
-    n = len(y)
-    hgs = [kde.hy if kde.hy_grid is None else kde.hy_grid for kde in (kde0, kde1)]
-    delta = min(hgs + [kde0.hy, kde1.hy]) / 20.0
+def _binned_curves(kde, h, y, grid):
+    """Bootstrap kernel sums at bandwidth h (bins h / 20 wide) on the grid and at the outcomes."""
+    # (near-)constant outcomes choose bandwidths of rounding size: the bins stay resolvable
+    delta = max(h / 20.0, 16.0 * float(np.spacing(max(abs(float(y.min())), abs(float(y.max())), 1.0))))
     lo = float(y.min()) - delta
     n_fine = min(int(np.ceil((float(y.max()) + delta - lo) / delta)) + 2, 200_000)
     delta = (float(y.max()) + delta - lo) / (n_fine - 2)
+    S = np.empty((kde.counts.shape[0], n_fine))
+    binned_boot_sums(kde.y, kde.counts, h, lo, delta, S)
+    return _interp_rows(S, lo, delta, grid), _interp_rows(S, lo, delta, y)
+
+
+def _covariate_free(kde0, kde1, y, self0, self1, grid, q, band):
+    """X = None: one pair of bootstrap densities, from binned kernel sums on a fine grid."""
+    n = len(y)
     res = {}
     curves = []
-    for tag, kde, s, hg in (("0", kde0, self0, hgs[0]), ("t", kde1, self1, hgs[1])):
-        S = np.empty((kde.counts.shape[0], n_fine))
-        binned_boot_sums(kde.y, kde.counts, hg, lo, delta, S)
-        total = kde.counts.sum(axis=1)
-        fg = _interp_rows(S, lo, delta, grid) / total[:, None]
+    for tag, kde, s in (("0", kde0, self0), ("t", kde1, self1)):
+        hg = kde.hy if kde.hy_grid is None else kde.hy_grid
         hy = kde.hy
+        Sg, Sy = _binned_curves(kde, hg, y, grid)
         if hg != hy:
             # the units' own outcomes at the group's own bandwidth
-            binned_boot_sums(kde.y, kde.counts, hy, lo, delta, S)
-        Sy = _interp_rows(S, lo, delta, y)                          # (B, n)
+            Sy = _binned_curves(kde, hy, y, grid[:0])[1]
+        total = kde.counts.sum(axis=1)
+        fg = Sg / total[:, None]
         c_self = np.where(s >= 0, kde.counts[:, np.maximum(s, 0)], 0.0)
         with np.errstate(invalid="ignore", divide="ignore"):
             fy = (Sy - c_self / (np.sqrt(2 * np.pi) * hy)) / (total[:, None] - c_self)
