@@ -47,7 +47,7 @@ class C2GResult(Result):
         Nonparametric: the identification interval [mean pi*, 1].
     erpf_ci : (float, float) or None
         Nonparametric: 95% bootstrap interval of the lower end, the means over the treated of the
-        per-unit intervals of pi*(x) from simultaneous bootstrap bands of log f_t / f0.
+        per-unit intervals of pi*(x) from bootstrap bands of log f_t / f0 (``band`` of ``c2g``).
     kept : ndarray of bool or None
         With ``nan_policy="omit"``: which input units were kept (the per-unit outputs and
         ``responders`` refer to the kept units); None when every unit was used.

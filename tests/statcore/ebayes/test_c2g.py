@@ -288,6 +288,8 @@ def test_noise_npmle_option():
     (dict(alpha=1.5), ValueError, "alpha must lie in"),
     (dict(model="linear"), ValueError, "unknown model"),
     (dict(control="bh"), ValueError, "unknown control"),
+    (dict(bandwidth="median", model="nonparametric"), ValueError, "unknown bandwidth"),
+    (dict(band="uniform", model="nonparametric"), ValueError, "unknown band"),
     (dict(treat="010101"), TypeError, "treat"),
     (dict(n_jobs=0), ValueError, "n_jobs"),
     (dict(n_jobs=1.5), TypeError, "n_jobs"),

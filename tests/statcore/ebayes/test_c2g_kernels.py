@@ -98,3 +98,30 @@ def test_pi_star_exact_on_noise_free_curves():
     np.testing.assert_allclose(pistar, expected, rtol=1e-12)
     np.testing.assert_allclose(lo, expected, rtol=1e-12)
     np.testing.assert_allclose(hi, expected, rtol=1e-12)
+
+
+def test_pi_star_pointwise_is_the_quantile_ratio_formula():
+    """band="pointwise": 1 - min over the supported grid of the upper f_t quantile over the lower f0
+    quantile (numpy transcription); the interval takes the (1 - conf_level) / 2 quantiles."""
+    rng = np.random.default_rng(5)
+    grid = np.linspace(-4, 7, 60)
+    f0 = norm.pdf(grid)
+    ft = 0.7 * norm.pdf(grid) + 0.3 * norm.pdf(grid, 3)
+    f0g = f0[None, None, :] * rng.lognormal(0, 0.1, (3, 40, grid.size))
+    f1g = ft[None, None, :] * rng.lognormal(0, 0.1, (3, 40, grid.size))
+    q = 0.2
+    pistar, lo, hi = _pi_star(f0g, f1g, q, "pointwise")
+    for m in range(3):
+        mask = np.median(f1g[m], 0) >= 0.05 * np.median(f1g[m], 0).max()
+        ratio = np.quantile(f1g[m], 1 - q, 0) / np.quantile(f0g[m], q, 0)
+        np.testing.assert_allclose(pistar[m], 1 - ratio[mask].min(), rtol=1e-12)
+        r_lo = np.quantile(f1g[m], 0.975, 0) / np.quantile(f0g[m], 0.025, 0)
+        r_hi = np.quantile(f1g[m], 0.025, 0) / np.quantile(f0g[m], 0.975, 0)
+        np.testing.assert_allclose(lo[m], min(1 - r_lo[mask].min(), pistar[m]), rtol=1e-12)
+        np.testing.assert_allclose(hi[m], max(1 - r_hi[mask].min(), pistar[m]), rtol=1e-12)
+    # noise-free curves: both bands give the exact minimum
+    f0n = np.repeat(f0[None, None, :], 20, axis=1)
+    f1n = np.repeat(ft[None, None, :], 20, axis=1)
+    mask = ft >= 0.05 * ft.max()
+    for band in ("pointwise", "simultaneous"):
+        np.testing.assert_allclose(_pi_star(f0n, f1n, 0.2, band)[0], 1 - np.min(ft[mask] / f0[mask]), rtol=1e-12)
