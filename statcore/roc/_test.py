@@ -1,5 +1,6 @@
 """Comparison of two ROC curves, as pROC's ``roc.test``: DeLong's test (paired and unpaired), the
-bootstrap test of the AUC difference, and Venkatraman & Begg's permutation test of equal curves."""
+bootstrap test of the AUC difference, and Venkatraman's permutation tests of equal curves (paired:
+Venkatraman & Begg 1996; unpaired: Venkatraman 2000)."""
 from __future__ import annotations
 
 import dataclasses
@@ -102,8 +103,12 @@ def roc_test(roc1, roc2, *, paired=True, method="delong", alternative="two.sided
         (paired: the same observations drawn for both curves; unpaired: each curve resampled on
         its own, s^2 the sum of the two bootstrap variances), referred to the normal distribution;
         full or partial AUCs, as the curves specify them.
-        "venkatraman": Venkatraman & Begg's (1996) permutation test that the two curves are equal at
-        every operating point (paired curves only), with ``B`` permutations.
+        "venkatraman": a permutation test, with ``B`` permutations, that the two curves are equal at
+        every operating point: for paired curves Venkatraman & Begg's (1996) E, the sum over rank
+        cut-offs of the absolute difference of the two tests' error counts; for unpaired curves
+        Venkatraman's (2000) E, the area between the two curves of error rate against the mixture
+        distribution of cases and controls (see Notes), its permutations exchanging the (jittered)
+        ranks of the controls of the two samples among themselves, and those of the cases.
     alternative : {"two.sided", "less", "greater"}
         "less": the AUC of ``roc1`` is smaller than that of ``roc2``. Venkatraman's test is two-sided.
     conf_level : float
@@ -129,6 +134,17 @@ def roc_test(roc1, roc2, *, paired=True, method="delong", alternative="two.sided
     of different direction, runs the test asked for with a ``ROCWarning``, as pROC does when the
     method is given. DeLong's covariance is computed in O(n log n) (Sun & Xu 2014).
 
+    Venkatraman's unpaired E, as pROC computes it: each curve's scores are ranked (ties by order of
+    appearance, whatever the curve's direction); at each rank cut-off k, with F and G the empirical
+    distributions of the ranks of its cases and its controls, the curve has the point
+    p = mp F(k) + (1 - mp) G(k), e = mp F(k) + (1 - mp) (1 - G(k)); both curves are interpolated
+    linearly at the pooled p's and |e1 - e2| is integrated by the trapezoidal rule where both are
+    defined. The mixing proportion ``mp`` is pROC's, (cases of roc1 + cases of roc2) / (2 x size of
+    roc1): the pooled proportion of cases when the two samples have the same size, but not otherwise
+    (it can reach or exceed 1 when roc2 is much larger than roc1; at exactly 1 every curve is e = p
+    and E = 0); statcore keeps it so that E equals pROC's (it is in ``extras["mixing_proportion"]``). The permutations break tied ranks at random by adding
+    U(-1/2, 1/2), as the paper and pROC do; the p-value is the fraction of permuted E's at least E.
+
     References
     ----------
     DeLong, E. R., DeLong, D. M. & Clarke-Pearson, D. L. (1988). Comparing the areas under two or
@@ -140,6 +156,9 @@ def roc_test(roc1, roc2, *, paired=True, method="delong", alternative="two.sided
 
     Venkatraman, E. S. & Begg, C. B. (1996). A distribution-free procedure for comparing receiver
     operating characteristic curves from a paired experiment. Biometrika 83, 835-848.
+
+    Venkatraman, E. S. (2000). A permutation test to compare receiver operating characteristic
+    curves. Biometrics 56, 1134-1138.
 
     Robin, X. et al. (2011). pROC. BMC Bioinformatics 12, 77 (function ``roc.test``).
 
@@ -179,6 +198,11 @@ def roc_test(roc1, roc2, *, paired=True, method="delong", alternative="two.sided
                                  "AUC: use method='bootstrap'")
             if r.n_cases < 2 or r.n_controls < 2:
                 raise ValueError(f"method='delong' needs at least 2 cases and 2 controls in {name}")
+    if method == "venkatraman":
+        for name, r in (("roc1", roc1), ("roc2", roc2)):
+            if r.partial_auc is not None:
+                raise ValueError(f"method='venkatraman' compares whole curves (as in pROC, partial AUCs are not "
+                                 f"supported); {name} has a partial AUC: use method='bootstrap'")
     if roc1.direction != roc2.direction and method != "bootstrap":
         name = "DeLong" if method == "delong" else "Venkatraman"
         warnings.warn(f"{name}'s test should not be applied to ROC curves with different directions "
@@ -201,13 +225,11 @@ def roc_test(roc1, roc2, *, paired=True, method="delong", alternative="two.sided
     rng = check_seed(seed)
     if method == "bootstrap":
         return _bootstrap(roc1, roc2, paired, alternative, B, stratified, rng, estimate, null)
-    if not paired:
-        raise ValueError("method='venkatraman' is implemented for paired curves only (Venkatraman & Begg "
-                         "1996); use paired=True on curves built on the same observations, or "
-                         "method='delong' / 'bootstrap' for unpaired curves")
     if alternative != "two.sided":
         raise ValueError("method='venkatraman' tests equality of the whole curves and is two-sided only; "
                          "pass alternative='two.sided'")
+    if not paired:
+        return _venkatraman_unpaired(roc1, roc2, B, rng)
     return _venkatraman_paired(roc1, roc2, B, rng)
 
 
@@ -316,3 +338,96 @@ def _venkatraman_paired(roc1, roc2, B, rng):
                    method="Venkatraman's test for two paired ROC curves", data_name="roc1 and roc2",
                    null_value={"difference in at least one ROC operating point": 0.0},
                    alternative="two.sided", extras={})
+
+
+def _regularize(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The knots of a linear interpolation through (x, y), as R's ``approxfun``: sorted by x, the y of
+    equal x averaged (``ties = mean``) as R's ``mean`` does it (an extended-precision sum, divided,
+    then corrected by the mean residual), so that equal values average to themselves."""
+    if np.all(np.diff(x) > 0):
+        return x, y
+    o = np.argsort(x, kind="stable")
+    x, y = x[o], y[o]
+    ux, start = np.unique(x, return_index=True)
+    if ux.size == x.size:
+        return x, y
+    count = np.diff(np.append(start, x.size))
+    yl = y.astype(np.longdouble)
+    m = np.add.reduceat(yl, start) / count
+    m = m + np.add.reduceat(yl - np.repeat(m, count), start) / count
+    return ux, m.astype(float)
+
+
+def _interp(v: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Linear interpolation of the knots (x, y) at v, NaN outside [x[0], x[-1]] (R's ``approx`` with
+    ``rule = 1``), computed as y_i + (y_j - y_i) * ((v - x_i) / (x_j - x_i))."""
+    j = np.clip(np.searchsorted(x, v, side="left"), 1, max(x.size - 1, 1))
+    i = j - 1
+    out = np.full(v.shape, np.nan)
+    if x.size == 1:
+        out[v == x[0]] = y[0]
+        return out
+    inside = (v >= x[0]) & (v <= x[-1])
+    xi, xj, yi, yj, vv = x[i], x[j], y[i], y[j], v
+    with np.errstate(invalid="ignore", divide="ignore"):
+        val = yi + (yj - yi) * ((vv - xi) / (xj - xi))
+    val = np.where(vv == xj, yj, np.where(vv == xi, yi, val))
+    out[inside] = val[inside]
+    return out
+
+
+def _error_curve(case_by_rank: np.ndarray, mp: float) -> tuple[np.ndarray, np.ndarray]:
+    """Venkatraman's (2000) curve of one test: at each rank cut-off k = 1..n, the mixture distribution
+    p(k) = mp F(k) + (1 - mp) G(k) and the error rate e(k) = mp F(k) + (1 - mp) (1 - G(k)), F and G
+    the empirical distributions of the ranks of the cases and of the controls."""
+    n_cases = int(case_by_rank.sum())
+    n_controls = case_by_rank.size - n_cases
+    F = np.cumsum(case_by_rank) / n_cases
+    G = np.cumsum(~case_by_rank) / n_controls
+    return mp * F + (1 - mp) * G, mp * F + (1 - mp) * (1 - G)
+
+
+def _venkatraman_unpaired_E(case_by_rank1: np.ndarray, case_by_rank2: np.ndarray, mp: float) -> float:
+    """E = the area between the two error curves over the mixture distribution: both curves linearly
+    interpolated at the pooled sorted p's, |e1 - e2| integrated by the trapezoidal rule over the range
+    where both curves are defined."""
+    x1, e1 = _regularize(*_error_curve(case_by_rank1, mp))
+    x2, e2 = _regularize(*_error_curve(case_by_rank2, mp))
+    x = np.sort(np.concatenate([x1, x2]))
+    y = np.abs(_interp(x, x1, e1) - _interp(x, x2, e2))
+    terms = (y[1:] + y[:-1]) * (x[1:] - x[:-1]) / 2
+    return float(np.sum(terms[np.isfinite(terms)], dtype=np.longdouble))
+
+
+def _venkatraman_unpaired(roc1, roc2, B, rng):
+    case1 = np.asarray(roc1.is_case, dtype=bool)
+    case2 = np.asarray(roc2.is_case, dtype=bool)
+    for name, r in (("roc1", roc1), ("roc2", roc2)):
+        if r.n_cases < 1 or r.n_controls < 1:
+            raise ValueError(f"method='venkatraman' needs at least one case and one control in {name}")
+    # pROC's mixing proportion: all cases over twice the size of the first sample (the pooled
+    # proportion (m1 + m2) / (n1 + n2) when the samples have the same size)
+    mp = (roc1.n_cases + roc2.n_cases) / (2 * case1.size)
+    # the ranks of the scores as given (ties by order), whatever the curves' direction, as pROC
+    r1 = _ranks_first(_scores(roc1)).astype(float)
+    r2 = _ranks_first(_scores(roc2)).astype(float)
+    E = _venkatraman_unpaired_E(case1[np.argsort(r1)], case2[np.argsort(r2)], mp)
+    n1_controls = int((~case1).sum())
+    n1_cases = int(case1.sum())
+    count = 0
+    for _ in range(B):
+        # ranks jittered by U(-1/2, 1/2) (ties broken at random), then the controls of both samples
+        # exchanged at random among themselves, and the cases likewise
+        a = r1 + rng.random(r1.size) - 0.5
+        b = r2 + rng.random(r2.size) - 0.5
+        controls = rng.permutation(np.concatenate([a[~case1], b[~case2]]))
+        cases = rng.permutation(np.concatenate([a[case1], b[case2]]))
+        a[~case1], b[~case2] = controls[:n1_controls], controls[n1_controls:]
+        a[case1], b[case2] = cases[:n1_cases], cases[n1_cases:]
+        count += _venkatraman_unpaired_E(case1[np.argsort(a, kind="stable")],
+                                         case2[np.argsort(b, kind="stable")], mp) >= E
+    p = count / B
+    return ROCTest(statistic=E, statistic_name="E", parameter={"boot.n": float(B)}, p_value=float(p),
+                   method="Venkatraman's test for two unpaired ROC curves", data_name="roc1 and roc2",
+                   null_value={"difference in at least one ROC operating point": 0.0},
+                   alternative="two.sided", extras={"mixing_proportion": mp})

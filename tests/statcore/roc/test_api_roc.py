@@ -27,6 +27,9 @@ BAD_INPUT_SPECS = {
     "auc_ci[bootstrap]": apicheck.Spec(auc_ci, {"roc": R1, "method": "bootstrap", "B": 20, "seed": 0},
                                        data=("roc",)),
     "roc_test": apicheck.Spec(roc_test, {"roc1": R1, "roc2": R2}, data=("roc1", "roc2")),
+    "roc_test[venkatraman]": apicheck.Spec(roc_test, {"roc1": R1, "roc2": R2, "paired": False,
+                                                      "method": "venkatraman", "B": 20, "seed": 0},
+                                           data=("roc1", "roc2")),
     "roc_test[bootstrap]": apicheck.Spec(roc_test, {"roc1": R1, "roc2": R2, "method": "bootstrap", "B": 20,
                                                     "seed": 0}, data=("roc1", "roc2")),
     "auprc": apicheck.Spec(auprc, {"y": Y, "score": S}, data=("y", "score")),
@@ -49,6 +52,8 @@ HTEST_EXAMPLES = {
     "delong[unpaired]": lambda: roc_test(R1, R2, paired=False),
     "bootstrap": lambda: roc_test(R1, R2, method="bootstrap", B=50, seed=1),
     "venkatraman": lambda: roc_test(R1, R2, method="venkatraman", B=50, seed=1),
+    "venkatraman[unpaired]": lambda: roc_test(R1, roc(Y[5:], S2[5:]), paired=False, method="venkatraman", B=50,
+                                              seed=1),
 }
 
 

@@ -129,8 +129,8 @@ def test_roc_test_refusals_and_warnings():
     other = statcore.roc(y[:-1], s[:-1])
     with pytest.raises(ValueError, match="paired=False"):
         statcore.roc_test(r, other)
-    with pytest.raises(ValueError, match="paired curves only"):
-        statcore.roc_test(r, other, paired=False, method="venkatraman")
+    with pytest.raises(ValueError, match="two-sided"):
+        statcore.roc_test(r, other, paired=False, method="venkatraman", alternative="greater")
     with pytest.raises(ValueError, match="two-sided"):
         statcore.roc_test(r, r, method="venkatraman", alternative="less")
     with pytest.warns(statcore.ROCWarning, match="different directions"):
@@ -231,3 +231,23 @@ def test_paired_test_refuses_curves_with_different_rows_omitted():
     with pytest.raises(ValueError, match="same observations"):
         statcore.roc_test(r1, r2)
     statcore.roc_test(r1, r2, paired=False)
+
+
+def test_venkatraman_unpaired_seeded_and_invariant():
+    """Venkatraman's unpaired test: the same seed gives the same answer; E depends on the scores
+    through their ranks only (a monotone transform leaves it unchanged); a curve against itself
+    gives E = 0 and p = 1."""
+    y1, s1 = _data(11, n=80)
+    y2, s2 = _data(12, n=60)
+    r1, r2 = statcore.roc(y1, s1), statcore.roc(y2, s2)
+    a = statcore.roc_test(r1, r2, paired=False, method="venkatraman", B=200, seed=3)
+    b = statcore.roc_test(r1, r2, paired=False, method="venkatraman", B=200, seed=np.random.default_rng(3))
+    assert (a.statistic, a.p_value) == (b.statistic, b.p_value)
+    assert a.method == "Venkatraman's test for two unpaired ROC curves" and a.parameter == {"boot.n": 200.0}
+    c = statcore.roc_test(statcore.roc(y1, np.exp(s1)), r2, paired=False, method="venkatraman", B=20, seed=0)
+    assert c.statistic == a.statistic
+    same = statcore.roc_test(r1, r1, paired=False, method="venkatraman", B=50, seed=0)
+    assert same.statistic == 0 and same.p_value == 1
+    part = statcore.roc(y1, s1, partial_auc=(1, 0.8))
+    with pytest.raises(ValueError, match="partial AUC"):
+        statcore.roc_test(part, r2, paired=False, method="venkatraman")

@@ -3,7 +3,9 @@
 AUC, the curve, DeLong's variance and interval, roc.test (DeLong paired and unpaired, one-sided,
 Venkatraman's E) and the partial AUC (specificity and sensitivity focus, McClish-corrected) agree
 to 1e-10 on data with ties; the printouts of roc.test equal R's (the random p-values of the
-bootstrap and permutation tests masked)."""
+bootstrap and permutation tests masked). Venkatraman's unpaired E equals pROC's to the last bit
+(golden values from tests/golden/roc/venkatraman_unpaired_golden.R and a live run), its
+permutation p-value within Monte Carlo error of R's."""
 import re
 import warnings
 
@@ -200,3 +202,64 @@ def test_live_r_partial_auc_bootstrap_print():
     with pytest.warns(statcore.ROCWarning, match="Different AUC specifications"):
         res = statcore.roc_test(r1, r2, method="bootstrap", B=50, seed=1)
     _print_equal(_mask_random(res.summary()), _mask_random(out))
+
+
+# ------------------------------------------------------------------------------------------------
+# Venkatraman's unpaired test (golden values: tests/golden/roc/venkatraman_unpaired_golden.R)
+# ------------------------------------------------------------------------------------------------
+VENK = load_golden_json("roc", "venkatraman_unpaired_golden.json")
+
+
+def _venk_unpaired(d, B, seed):
+    roc1 = statcore.roc(np.asarray(d["y1"], float), np.asarray(d["x1"], float))
+    roc2 = statcore.roc(np.asarray(d["y2"], float), np.asarray(d["x2"], float))
+    return statcore.roc_test(roc1, roc2, paired=False, method="venkatraman", B=B, seed=seed)
+
+
+@pytest.mark.parametrize("name", sorted(VENK["sets"]))
+def test_golden_venkatraman_unpaired_statistic_and_print(name):
+    """E equals pROC's to the last bit (R's 17 digits), on equal and unequal samples, heavy ties,
+    and pROC's mixing proportion above 1; the printout equals R's, the random p-value masked."""
+    d, a = VENK["sets"][name], VENK["answers"][name]
+    res = _venk_unpaired(d, 20, 1)
+    assert res.statistic == float(a["statistic"])
+    _print_equal(_mask_random(res.summary()).replace("boot.n = 20,", "boot.n = 2000,"), _mask_random(a["print"]))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(VENK["sets"]))
+def test_golden_venkatraman_unpaired_p_value(name):
+    """B = 2000 on both sides: R's and our p-values are two Monte Carlo estimates of the same
+    permutation p-value, within 4 standard errors of their difference."""
+    a = VENK["answers"][name]
+    p = _venk_unpaired(VENK["sets"][name], 2000, 7).p_value
+    p_r = a["p_value"]
+    assert abs(p - p_r) <= 4 * np.sqrt(2 * max(p_r * (1 - p_r), 1 / 2000) / 2000)
+
+
+@requires_r("pROC")
+def test_live_r_venkatraman_unpaired():
+    """E against a live pROC on fresh samples of unequal sizes, with ties, and curves of opposite
+    direction (both tests rank the scores as given)."""
+    rng = np.random.default_rng(20261204)
+    sets = []
+    specs = ((40, 30, 55, 25, 0.7, 1), (20, 12, 9, 14, -0.8, 0), (50, 50, 50, 50, 0.3, 2))
+    for n0, n1, m0, m1, shift, digits in specs:
+        y1 = rng.permutation(np.repeat([0.0, 1.0], [n0, n1]))
+        y2 = rng.permutation(np.repeat([0.0, 1.0], [m0, m1]))
+        sets.append((y1, np.round(rng.normal(size=y1.size) + y1, digits),
+                     y2, np.round(rng.normal(size=y2.size) + shift * y2, digits)))
+    code = ["suppressPackageStartupMessages(library(pROC))"]
+    for i, (y1, x1, y2, x2) in enumerate(sets):
+        code += [f"roc1 <- roc({r_vector(y1)}, {r_vector(x1)}, quiet = TRUE)",
+                 f"roc2 <- roc({r_vector(y2)}, {r_vector(x2)}, quiet = TRUE)",
+                 "t <- suppressWarnings(roc.test(roc1, roc2, method = 'venkatraman', paired = FALSE, boot.n = 2, "
+                 "progress = 'none'))",
+                 f"cat('E{i}', sprintf('%.17g', t$statistic), '\\n')"]
+    out = run_r("\n".join(code))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", statcore.ROCWarning)
+        for i, (y1, x1, y2, x2) in enumerate(sets):
+            res = statcore.roc_test(statcore.roc(y1, x1), statcore.roc(y2, x2), paired=False,
+                                    method="venkatraman", B=10, seed=0)
+            assert res.statistic == _r_num(out, f"E{i}")[0]
