@@ -8,7 +8,7 @@
 # # How deep are deep GP priors? The bandwidth threshold and the limit below it
 #
 # A deep GP prior composes layers F_l : R^d -> R^d whose d coordinates are independent GPs with the
-# RBF kernel k(x, x') = sigma^2 exp(-|x - x'|^2 / (2 r^2)). As the depth grows the prior either
+# RBF kernel ``k(x, x') = sigma^2 exp(-|x - x'|^2 / (2 r^2))``. As the depth grows the prior either
 # collapses onto constant functions or converges to a non-degenerate limit (Kozdoba & Mannor 2026).
 # Which one happens is decided by the two-point process: the distance D_l between the images of two
 # inputs is a Markov chain,
@@ -100,7 +100,7 @@ ax.figure.tight_layout()
 ax.figure.savefig(FIG / "deepgp_scan.png", dpi=110)
 
 # %% [markdown]
-# Within 5% of r_c, 200 layers are too few for the rule (log D falls at only |lambda| = 0.05 per
+# Within 5% of r_c, 200 layers are too few for the rule (log D falls at only abs(lambda) = 0.05 per
 # layer there): those are the cells where finite depth and the limit disagree.
 
 # %% [markdown]

@@ -142,7 +142,7 @@ def sample_deep_gp(X, *, depth, r, sigma=1.0, n_samples=1, method="eigh", jitter
     """Exact joint samples of the deep GP prior f = F_L o ... o F_1 at a finite set of inputs.
 
     Each layer F_l : R^d -> R^d has d independent coordinates, each a zero-mean GP with the RBF
-    kernel k(x, x') = sigma^2 exp(-|x - x'|^2 / (2 r^2)), and the layers are independent. Given the
+    kernel ``k(x, x') = sigma^2 exp(-|x - x'|^2 / (2 r^2))``, and the layers are independent. Given the
     images Z_{l-1} (n, d) of the inputs, the next images are Z_l = A E with A A^T = K(Z_{l-1}) and E
     an (n, d) matrix of independent standard normals, so the joint law at the n inputs is exact at
     every depth (no inducing points, no variational approximation).

@@ -241,19 +241,17 @@ def score_generations(model, inputs, *, tokenizer=None, max_new_tokens, k=10, al
     Each prompt is answered by :func:`greedy_generate` (one pass: hidden states and top-k logits
     recorded while generating), and scored by :func:`statcore.glu_score` on the recorded hidden
     states of every layer and the top-k logits (all that GLU's local term reads), and by baselines
-    from the full next-token distributions:
+    from the full next-token distributions.
 
-    ========================  ==============================================================  =====
-    column                    definition (T generated tokens, p_t the next-token softmax)     sign
-    ========================  ==============================================================  =====
-    ``glu``                   :math:`(1 + \\tilde S)\\, U_{local}` (:func:`statcore.glu_score`)   +1
-    ``global_term``           :math:`\\tilde S`, the normalised matrix Renyi entropy alone        -1
-    ``local_term``            :math:`U_{local}`, the evidential token term alone                +1
-    ``mean_entropy``          :math:`T^{-1} \\sum_t H(p_t)`, full vocabulary, nats               -1
-    ``max_prob``              :math:`T^{-1} \\sum_t \\max_v p_t(v)` (greedy: chosen tokens)        +1
-    ``loglik``                :math:`T^{-1} \\sum_t \\log p_t(y_t)`, length-normalised            +1
-    ``perplexity``            :math:`\\exp(-\\text{loglik})`                                      -1
-    ========================  ==============================================================  =====
+    The columns (T generated tokens, p_t the next-token softmax; the sign in brackets):
+
+    - ``glu``: :math:`(1 + \\tilde S)\\, U_{local}` (:func:`statcore.glu_score`) (+1)
+    - ``global_term``: :math:`\\tilde S`, the normalised matrix Renyi entropy alone (-1)
+    - ``local_term``: :math:`U_{local}`, the evidential token term alone (+1)
+    - ``mean_entropy``: :math:`T^{-1} \\sum_t H(p_t)`, full vocabulary, nats (-1)
+    - ``max_prob``: :math:`T^{-1} \\sum_t \\max_v p_t(v)` (greedy: chosen tokens) (+1)
+    - ``loglik``: :math:`T^{-1} \\sum_t \\log p_t(y_t)`, length-normalised (+1)
+    - ``perplexity``: :math:`\\exp(-\\text{loglik})` (-1)
 
     The sign (``SCORE_COLUMNS``) is +1 where a higher value means more confident; ``perplexity``
     is a monotone function of ``loglik`` and has the same AUROC.

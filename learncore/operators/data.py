@@ -361,7 +361,7 @@ def burgers_1d(n_samples: int = 1000, *, resolution: int = 128, n_sensors: int =
 
 def _gaussian_field_2d(rng: np.random.Generator, n_samples: int, n: int, alpha: float, tau: float) -> np.ndarray:
     """Zero-mean periodic Gaussian random fields on an n x n grid of [0, 1)^2 with spectrum
-    (4 pi^2 |k|^2 + tau^2)^(-alpha), k != 0 (white noise filtered by FFT), (N, n, n)."""
+    ``(4 pi^2 |k|^2 + tau^2)^(-alpha)``, k != 0 (white noise filtered by FFT), (N, n, n)."""
     k = np.fft.fftfreq(n, d=1.0 / n)
     k2 = k[:, None] ** 2 + k[None, :] ** 2
     filt = np.sqrt((4.0 * math.pi ** 2 * k2 + tau ** 2) ** (-alpha))
@@ -420,7 +420,7 @@ def darcy_2d(n_samples: int = 1000, *, resolution: int = 32, n_sensors: int = 64
     """2-D Darcy flow: permeability a -> pressure u of -div(a grad u) = f on (0, 1)^2, u = 0 on the boundary.
 
     The permeability is a thresholded Gaussian random field: a = ``a_high`` where a zero-mean periodic
-    Gaussian random field of spectrum (4 pi^2 |k|^2 + tau^2)^(-alpha) is >= 0, else ``a_low`` (Li et
+    Gaussian random field of spectrum ``(4 pi^2 |k|^2 + tau^2)^(-alpha)`` is >= 0, else ``a_low`` (Li et
     al.'s values 12 and 3). The grid has ``resolution`` x ``resolution`` nodes x_i = i / (resolution - 1)
     including the boundary; the (resolution - 2)^2 interior values solve the five-point scheme
 

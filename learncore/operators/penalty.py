@@ -181,7 +181,7 @@ def independence_penalty(z, *, kind: str = "hsic", estimator: str = "biased", ba
       HSIC (the centred kernel alignment) of every pair of coordinates, each with a Gaussian kernel
       exp(-(a - b)^2 / (2 s_i^2)) of its own scale s_i. Each term lies in [0, 1] (biased estimator).
     - ``kind="dcor"``: sum_{i < j} dCor^2(z_i, z_j), the squared distance correlations of the pairs
-      (distances |a - b|^index), each in [0, 1] (biased estimator).
+      (distances ``|a - b|^index``), each in [0, 1] (biased estimator).
     - ``kind="tc"``: -1/2 log det R, R the p x p correlation matrix of the batch: the Gaussian total
       correlation, 0 if and only if the coordinates are uncorrelated (it sees linear dependence only).
 

@@ -138,7 +138,7 @@ def roc_test(roc1, roc2, *, paired=True, method="delong", alternative="two.sided
     appearance, whatever the curve's direction); at each rank cut-off k, with F and G the empirical
     distributions of the ranks of its cases and its controls, the curve has the point
     p = mp F(k) + (1 - mp) G(k), e = mp F(k) + (1 - mp) (1 - G(k)); both curves are interpolated
-    linearly at the pooled p's and |e1 - e2| is integrated by the trapezoidal rule where both are
+    linearly at the pooled p's and ``|e1 - e2|`` is integrated by the trapezoidal rule where both are
     defined. The mixing proportion ``mp`` is pROC's, (cases of roc1 + cases of roc2) / (2 x size of
     roc1): the pooled proportion of cases when the two samples have the same size, but not otherwise
     (it can reach or exceed 1 when roc2 is much larger than roc1; at exactly 1 every curve is e = p
@@ -389,7 +389,7 @@ def _error_curve(case_by_rank: np.ndarray, mp: float) -> tuple[np.ndarray, np.nd
 
 def _venkatraman_unpaired_E(case_by_rank1: np.ndarray, case_by_rank2: np.ndarray, mp: float) -> float:
     """E = the area between the two error curves over the mixture distribution: both curves linearly
-    interpolated at the pooled sorted p's, |e1 - e2| integrated by the trapezoidal rule over the range
+    interpolated at the pooled sorted p's, ``|e1 - e2|`` integrated by the trapezoidal rule over the range
     where both curves are defined."""
     x1, e1 = _regularize(*_error_curve(case_by_rank1, mp))
     x2, e2 = _regularize(*_error_curve(case_by_rank2, mp))
