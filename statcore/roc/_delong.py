@@ -13,15 +13,20 @@ import numpy as np
 __all__ = ["placements", "delong_cov", "delong_var"]
 
 
-def placements(r) -> tuple[np.ndarray, np.ndarray]:
-    """``(V10, V01)``: the placements of the cases and of the controls, each in input order."""
+def _group_placements(r):
+    """Cases and controls per distinct score, their totals, and the placement of each group (a case
+    of group g: the share of controls below it, ties one half; a control: of cases above it)."""
     c = np.asarray(r.group_cases, dtype=np.float64)
     d = np.asarray(r.group_controls, dtype=np.float64)
     m, n = c.sum(), d.sum()
-    below = np.cumsum(d) - d
-    above = m - np.cumsum(c)
-    v10_group = (below + 0.5 * d) / n
-    v01_group = (above + 0.5 * c) / m
+    v10 = (np.cumsum(d) - d + 0.5 * d) / n
+    v01 = (m - np.cumsum(c) + 0.5 * c) / m
+    return c, d, m, n, v10, v01
+
+
+def placements(r) -> tuple[np.ndarray, np.ndarray]:
+    """``(V10, V01)``: the placements of the cases and of the controls, each in input order."""
+    _, _, _, _, v10_group, v01_group = _group_placements(r)
     g = np.asarray(r.group)
     case = np.asarray(r.is_case)
     return v10_group[g[case]], v01_group[g[~case]]
@@ -36,13 +41,7 @@ def delong_var(r, *, kernel: bool | None = None) -> float:
         from .._kernels.roc import delong_var_groups
 
         return float(delong_var_groups(np.asarray(r.group_cases), np.asarray(r.group_controls))[1])
-    c = np.asarray(r.group_cases, dtype=np.float64)
-    d = np.asarray(r.group_controls, dtype=np.float64)
-    m, n = c.sum(), d.sum()
-    below = np.cumsum(d) - d
-    above = m - np.cumsum(c)
-    v10 = (below + 0.5 * d) / n
-    v01 = (above + 0.5 * c) / m
+    c, d, m, n, v10, v01 = _group_placements(r)
     a10 = np.dot(c, v10) / m
     a01 = np.dot(d, v01) / n
     s10 = np.dot(c, (v10 - a10) ** 2) / (m - 1)
