@@ -804,7 +804,8 @@ def dcor_test(x: Any, y: Any = None, *, method: str = "permutation", B: int = 99
     Notes
     -----
     The p-value of the t-test is the upper tail of Student's t (R computes 1 - pt(T, df), which is
-    0 below about 1e-16; the two agree above that). The t approximation is derived for dimension
+    0 below about 1e-16; the two agree to about 1e-16 in absolute terms, so printed p-values below
+    about 1e-10 can differ from R's in their last digits, R's being the rounded ones). The t approximation is derived for dimension
     p, q -> infinity and holds the level there (size 0.044-0.061 at p = q = 30, n = 30 and 200,
     Gaussian, t2 and discrete data, 1000 replicates); in low dimension it is loose, anti-conservative:
     about 0.065-0.07 for univariate samples at every n (the null of the U-statistic is then a

@@ -122,7 +122,9 @@ def _r_matrix(m):
 
 @requires_r("energy")
 def test_live_r_energy():
-    rng = np.random.default_rng()
+    # seeded (an unseeded draw once gave a strong dependence whose printed t-test p-value R rounds
+    # differently, see below); the seed is advanced by hand when probing more data sets
+    rng = np.random.default_rng(20261203)
     n = 35
     cases = {
         "mv": (rng.normal(size=(n, 3)), None, rng.normal(size=(n, 2))),
@@ -185,7 +187,12 @@ def test_live_r_energy():
             assert_close(tt.parameter["df"], v[5], f"{name} df")
             assert_close(tt.p_value, v[6], f"{name} p", abs_=1e-15)
             assert_close(pdcor_test(x, y, z, B=9, seed=0).statistic, v[7], f"{name} pdcor.test")
-            assert tt.summary().strip("\n") == prints[pi].strip("\n")
+            if v[6] < 1e-10:
+                # R's 1 - pt(T, df) keeps only the absolute accuracy 1e-16, so the 4 printed digits of
+                # a p-value this small are R's rounding error; statcore prints the exact upper tail
+                assert without_pvalue(tt.summary()).strip("\n") == without_pvalue(prints[pi]).strip("\n")
+            else:
+                assert tt.summary().strip("\n") == prints[pi].strip("\n")
         pi += 1
     assert pi == len(prints) == 12
 
