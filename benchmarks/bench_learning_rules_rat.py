@@ -80,6 +80,9 @@ def main():
                     help="calibration replicate by replicate, each statistic appended to this file as it ends "
                          "(the first k equal calibrate_selection(B=k, seed=2)'s); stop it at any time and read "
                          "the decision with --read-stream")
+    ap.add_argument("--refit-from-truth", action="store_true",
+                    help="calibrate_selection(refit_from_truth=True): each 1L refit also starts at the simulating "
+                         "parameters")
     ap.add_argument("--read-stream", default=None, help="the calibrated decision from a --stream file")
     ap.add_argument("--time-one", action="store_true",
                     help="time one bootstrap replicate (simulate from 1L, refit all three) and stop")
@@ -113,7 +116,7 @@ def main():
         aics = {a: f.aic for a, f in fits.items()}
         print(f"raw AIC picks {min(aics, key=aics.get)}\n", flush=True)
     if args.stream and fits:
-        return stream(fits, args.stream, R, MI, B)
+        return stream(fits, args.stream, R, MI, B, from_truth=args.refit_from_truth)
     if args.read_stream and fits:
         return read_stream(fits, args.read_stream, args.alpha)
     if args.time_one and fits:
@@ -153,7 +156,7 @@ def _seeds(B, seed=2):
     return np.random.SeedSequence(int(root.integers(2**63))).spawn(1)[0].spawn(B)
 
 
-def stream(fits, path, R, MI, B, n_jobs=2):
+def stream(fits, path, R, MI, B, n_jobs=2, from_truth=False):
     from joblib import Parallel, delayed
 
     from learncore.learning_rules.calibrate import _replicate
@@ -162,7 +165,7 @@ def stream(fits, path, R, MI, B, n_jobs=2):
     kw = dict(restarts=R, max_iter=MI, gtol=1e-5)
     t0 = time.perf_counter()
     gen = Parallel(n_jobs=n_jobs, return_as="generator")(
-        delayed(_replicate)(fits["1L"], hid, "1L", ("2L", "2NL"), kw, s) for s in _seeds(B))
+        delayed(_replicate)(fits["1L"], hid, "1L", ("2L", "2NL"), kw, s, from_truth) for s in _seeds(B))
     for b, T_b in enumerate(gen):
         with open(path, "a") as fh:
             fh.write(f"{b}\t{T_b!r}\t{time.perf_counter() - t0:.1f}\n")
@@ -186,6 +189,7 @@ def read_stream(fits, path, alpha):
 def calibrate(fits, args, R, MI, B):
     t = time.perf_counter()
     res = calibrate_selection({"W053": fits}, simpler="1L", B=B, alpha=args.alpha, restarts=R, max_iter=MI, seed=2,
+                              refit_from_truth=args.refit_from_truth,
                               n_jobs=2)
     print(f"calibration: B = {B}, alpha = {args.alpha}, {time.perf_counter() - t:.0f} s")
     print(res.per_group.round(3).T.to_string())

@@ -167,7 +167,7 @@ def coupling_options(conf_level: Any, B: Any, ci: Any, bootstrap: Any, assumptio
     clip), each checked and named."""
     conf_level = check_probability(conf_level, "conf_level", open_right=True)
     B = check_positive_int(B, "B", minimum=0)
-    ci = check_choice(ci, "ci", ("imbens-manski", "stoye"), {"im": "imbens-manski", "IM": "imbens-manski"})
+    ci = check_choice(ci, "ci", ("imbens-manski", "stoye", "whole-set"), {"im": "imbens-manski", "IM": "imbens-manski"})
     bootstrap = check_choice(bootstrap, "bootstrap", ("auto", "n-out-of-n", "m-out-of-n", "numerical-delta"),
                              {"n": "n-out-of-n"})
     if assumption is not None:

@@ -189,7 +189,7 @@ class JointBounds(Result):
         lines.append("")
         level = format_numbers([100 * self.conf_level])[0].strip()
         if self.B > 0:
-            how = {"imbens-manski": "Imbens-Manski", "stoye": "Stoye"}[self.ci]
+            how = {"imbens-manski": "Imbens-Manski", "stoye": "Stoye", "whole-set": "whole set"}[self.ci]
             boot = {"n-out-of-n": f"n-out-of-n bootstrap, B = {self.B}",
                     "m-out-of-n": f"m-out-of-n bootstrap (m/n = {self.m_ratio or 0:.3g}), B = {self.B}",
                     "numerical-delta": f"numerical-delta bootstrap (step {self.nd_step or 0:.3g}), B = {self.B}",
@@ -197,8 +197,9 @@ class JointBounds(Result):
             if self.set_conf_int is not None:
                 # Imbens-Manski/Stoye cover each point of the identified set; equal-tailed ends at
                 # 1 - alpha/2 each cover the whole set (Bonferroni)
-                what = ("the true value in the identified set (" + how if self.bootstrap == "n-out-of-n"
-                        else "the identified set (equal-tailed per end")
+                what = ("the identified set (equal-tailed per end" if self.bootstrap != "n-out-of-n"
+                        else "the identified set (whole set" if self.ci == "whole-set"
+                        else "the true value in the identified set (" + how)
                 lines.append(f"{level} percent confidence interval for {what}; {boot}):")
                 lines.append(" " + " ".join(format_numbers(self.set_conf_int, digits)))
             if self.point_conf_int is not None:

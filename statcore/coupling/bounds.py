@@ -14,7 +14,7 @@ from .._checks.formula import formula_door
 from ._design import (DR_DRAWS, OverlapWarning, _cell_weights, _dr_marginal, _make_design, _perturbed_atom_weights,
                       _values, _weighted_means)
 from ._functions import _F, _check_stated_class, _detect_class, _resolve_f
-from ._inference import _is_discrete, _kink, imbens_manski_interval, stoye_interval
+from ._inference import _is_discrete, _kink, identified_set_interval, imbens_manski_interval, stoye_interval
 from ._results import JointBounds
 
 __all__ = ["JointBounds", "joint_bounds", "ite_variance_bounds"]
@@ -212,9 +212,12 @@ def _bounds(y, treat, fx: _F, *, X, propensity, strata, assumption, f_class, con
                 set_ci = imbens_manski_interval(c_lo, c_hi, se["lower"], se["upper"], conf_level=conf_level)
             else:
                 rho = float(np.corrcoef(boot["lower"], boot["upper"])[0, 1]) if B > 2 else 0.0
-                rho = 0.0 if not np.isfinite(rho) else rho
-                set_ci = stoye_interval(c_lo, c_hi, se["lower"], se["upper"], rho=rho, conf_level=conf_level,
-                                        n=n1 + n0)
+                # rho unknown (B <= 2 or a constant end): 1 is the conservative value for the whole set
+                rho = (1.0 if ci == "whole-set" else 0.0) if not np.isfinite(rho) or B <= 2 else rho
+                set_ci = (identified_set_interval(c_lo, c_hi, se["lower"], se["upper"], rho=rho,
+                                                  conf_level=conf_level) if ci == "whole-set"
+                          else stoye_interval(c_lo, c_hi, se["lower"], se["upper"], rho=rho, conf_level=conf_level,
+                                              n=n1 + n0))
             if assumption:
                 from scipy.stats import norm
 
@@ -333,9 +336,13 @@ def joint_bounds(y, treat=None, f=None, *, X=None, propensity=None, strata=None,
         Bootstrap replicates (0: no interval). Resampling is within arms (within stratum-by-arm cells
         with strata, the propensity refitted on each replicate when it was fitted); each replicate is a
         vector of counts on the once-sorted data, and the merges of all replicates run in parallel.
-    ci : {"imbens-manski", "stoye"}
-        Interval for the true value in the identified set (covering each of its points):
-        Imbens & Manski (2004) or Stoye (2009).
+    ci : {"imbens-manski", "stoye", "whole-set"}
+        ``set_conf_int``: an interval for the true value in the identified set (covering each of its
+        points), Imbens & Manski (2004) or Stoye (2009); or "whole-set", an interval that covers the
+        whole identified set at once (:func:`identified_set_interval`, with the bootstrap
+        correlation of the two ends), wider: about z_0.975 against z_0.95 standard errors at each
+        end when the set is wide. (The m-out-of-n and numerical-delta bootstraps always give
+        equal-tailed ends at 1 - alpha/2, which cover the whole set.)
     seed : None, int or numpy.random.Generator
         Randomness of the bootstrap; the same seed gives the same replicates for any ``n_jobs``.
     n_jobs : int
@@ -487,8 +494,9 @@ def ite_variance_bounds(y, treat=None, *, X=None, propensity=None, strata=None, 
         Coverage of the confidence intervals, in (0, 1).
     B : int
         Bootstrap replicates (0: no interval).
-    ci : {"imbens-manski", "stoye"}
-        Interval for the true value in the identified set.
+    ci : {"imbens-manski", "stoye", "whole-set"}
+        Interval for the true value in the identified set, or ("whole-set") for the whole set at
+        once, as in :func:`joint_bounds`.
     seed : None, int or numpy.random.Generator
         Randomness of the bootstrap.
     n_jobs : int

@@ -12,7 +12,7 @@ require_torch()
 
 from learncore.learning_rules import (calibrate_selection, check_trials, fit, fit_many, from_psytrack,  # noqa: E402
                                       heldout_loglik, replay_p_right, session_folds, simulate)
-from learncore.learning_rules.calibrate import simulate_like  # noqa: E402
+from learncore.learning_rules.calibrate import _replicate, _replicate_fits, simulate_like  # noqa: E402
 from statcore import ConvergenceWarning  # noqa: E402
 
 ONE = {"W": np.zeros((2, 3)), "eta": 0.05, "beta": 8.0}
@@ -68,6 +68,29 @@ def test_simulate_like_runs_the_fitted_model_on_the_animals_own_inputs():
     pd.testing.assert_frame_equal(a, b)
 
 
+def test_refit_from_truth_never_ends_below_the_truth():
+    # a short, one-restart refit (max_iter 15) can stop below the simulating parameters' likelihood;
+    # started at the truth it cannot (L-BFGS only descends), and the richer refits are unchanged
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        f0 = fit(_one_l(0, 250), arch="1L", restarts=2, max_iter=80, seed=0, warn=False)
+    kw = dict(restarts=1, max_iter=15, gtol=1e-5)
+    hid = {"1L": 1, "2NL": 2}
+    below = 0
+    for b in range(6):
+        seq = np.random.SeedSequence([9, b])
+        tr, plain = _replicate_fits(f0, hid, kw, seq)
+        tr2, truth = _replicate_fits(f0, hid, kw, seq, from_truth=True)
+        pd.testing.assert_frame_equal(tr, tr2)
+        ll_truth = replay_p_right(tr, "1L", f0.params)[1]
+        assert truth["1L"].loglik >= ll_truth - 1e-8
+        below += plain["1L"].loglik < ll_truth - 1e-6
+        assert truth["2NL"].loglik == plain["2NL"].loglik
+        assert _replicate(f0, hid, "1L", ("2NL",), kw, seq, True) == pytest.approx(
+            truth["1L"].aic - truth["2NL"].aic, rel=1e-12)
+    assert below >= 1      # the plain refit did stop below the truth here: the option matters
+
+
 def test_calibrate_selection_checks_and_result():
     mice = {f"m{k}": simulate("1L", ONE, 120, seed=k).drop(columns=["p_right"]) for k in range(2)}
     with warnings.catch_warnings():
@@ -88,6 +111,10 @@ def test_calibrate_selection_checks_and_result():
         calibrate_selection({"m0": {"1L": 1.0, "2L": 2.0}}, B=2)
     with pytest.raises(ValueError, match="alpha"):
         calibrate_selection(cmp, B=2, alpha=1.0)
+    with pytest.raises(TypeError, match="refit_from_truth"):
+        calibrate_selection(cmp, B=2, refit_from_truth="yes")
+    res2 = calibrate_selection(cmp, B=3, alpha=0.5, restarts=1, max_iter=20, seed=5, refit_from_truth=True)
+    assert res2.boot.shape == (2, 3) and np.isfinite(res2.boot).all()
     with pytest.raises(ValueError, match="truth lacks"):
         res.confusion({"m0": "1L"})
 

@@ -11,8 +11,9 @@ from apicheck import Spec, check_result_protocol, sweep_bad_inputs
 
 import statcore.coupling as coupling
 from statcore._warnings import ConvergenceWarning, StatcoreWarning
-from statcore.coupling import (JointBounds, MakarovBounds, OverlapWarning, coupling_mean, imbens_manski_interval,
-                               ite_variance_bounds, joint_bounds, makarov_bounds, stoye_interval)
+from statcore.coupling import (JointBounds, MakarovBounds, OverlapWarning, coupling_mean, identified_set_interval,
+                               imbens_manski_interval, ite_variance_bounds, joint_bounds, makarov_bounds,
+                               stoye_interval)
 
 _rng = np.random.default_rng(20)
 N = 24
@@ -40,6 +41,9 @@ BAD_INPUT_SPECS = {
     "stoye_interval": Spec(stoye_interval,
                            dict(lower=0.0, upper=1.0, se_lower=0.1, se_upper=0.2, rho=0.3, conf_level=0.9, n=100),
                            data=("lower", "upper", "se_lower", "se_upper"), paired=False),
+    "identified_set_interval": Spec(identified_set_interval,
+                                    dict(lower=0.0, upper=1.0, se_lower=0.1, se_upper=0.2, rho=0.3, conf_level=0.9),
+                                    data=("lower", "upper", "se_lower", "se_upper"), paired=False),
 }
 
 #: the optional data arguments, swept too

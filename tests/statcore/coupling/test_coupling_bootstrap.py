@@ -5,8 +5,8 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from statcore.coupling import (JointBounds, imbens_manski_interval, ite_variance_bounds, joint_bounds,
-                               stoye_interval)
+from statcore.coupling import (JointBounds, identified_set_interval, imbens_manski_interval, ite_variance_bounds,
+                               joint_bounds, stoye_interval)
 from statcore.coupling._design import _design_of, _values
 from statcore.coupling._functions import _resolve_f
 
@@ -138,6 +138,59 @@ def test_stoye_is_the_shortest_interval_meeting_both_coverage_constraints(rho, D
     # needs c >= z
     assert z * (sl + su) - 1e-9 <= cl * sl + cu * su <= best + 1e-7
     assert cl * sl + cu * su >= best - 1e-5
+
+
+def test_identified_set_interval_closed_forms():
+    z95, z975 = stats.norm.ppf(0.95), stats.norm.ppf(0.975)
+    # rho = 1: P(Z <= c, Z >= -c) = 2 Phi(c) - 1, the two-sided value; rho = -1: Phi(c), one-sided;
+    # rho = 0: Phi(c)^2 = level
+    assert identified_set_interval(0.0, 1.0, 0.1, 0.2, rho=1.0) == pytest.approx((-0.1 * z975, 1 + 0.2 * z975),
+                                                                                  rel=1e-12)
+    assert identified_set_interval(0.0, 1.0, 0.1, 0.2, rho=-1.0) == pytest.approx((-0.1 * z95, 1 + 0.2 * z95),
+                                                                                   rel=1e-12)
+    c0 = stats.norm.ppf(np.sqrt(0.9))
+    assert identified_set_interval(2.0, 3.0, 0.5, 0.5, rho=0.0, conf_level=0.9) == pytest.approx(
+        (2 - 0.5 * c0, 3 + 0.5 * c0), rel=1e-10)
+    # near the ends of rho the quadrature joins the closed forms
+    lo, _ = identified_set_interval(0.0, 1.0, 1.0, 1.0, rho=0.999999)
+    assert -lo == pytest.approx(z975, abs=1e-3)
+    # an end with no error is known: the other gets the one-sided value; both: the estimates
+    assert identified_set_interval(0.0, 1.0, 0.0, 0.2, rho=0.3) == pytest.approx((0.0, 1 + 0.2 * z95), rel=1e-12)
+    assert identified_set_interval(0.0, 1.0, 0.0, 0.0, rho=0.3) == (0.0, 1.0)
+
+
+@pytest.mark.parametrize("rho", [-0.7, 0.0, 0.4, 0.9])
+def test_identified_set_interval_meets_its_coverage_equation(rho):
+    # the defining equation P(Z_l <= c, Z_u >= -c) = level, by the bivariate normal cdf (an
+    # independent route from the quadrature inside), and a seeded Monte Carlo of the set's coverage
+    lo, hi = identified_set_interval(0.0, 2.0, 0.1, 0.3, rho=rho, conf_level=0.9)
+    c = -lo / 0.1
+    assert (hi - 2.0) / 0.3 == pytest.approx(c, rel=1e-12)
+    bvn = stats.multivariate_normal(mean=[0, 0], cov=[[1, rho], [rho, 1]])
+    assert stats.norm.cdf(c) - bvn.cdf([c, -c]) == pytest.approx(0.9, abs=2e-5)
+    rng = np.random.default_rng(5)
+    z = rng.multivariate_normal([0, 0], [[1, rho], [rho, 1]], size=200_000)
+    cover = np.mean((z[:, 0] <= c) & (z[:, 1] >= -c))
+    assert abs(cover - 0.9) <= 3 * np.sqrt(0.9 * 0.1 / 200_000)
+    # between the one-sided and the two-sided value, and no shorter than Imbens-Manski's
+    assert stats.norm.ppf(0.9) <= c <= stats.norm.ppf(0.95)
+    im = imbens_manski_interval(0.0, 2.0, 0.1, 0.3, conf_level=0.9)
+    assert lo <= im[0] and hi >= im[1]
+
+
+def test_whole_set_ci_in_joint_bounds():
+    rng = np.random.default_rng(11)
+    y, t = normal_arms(rng, 300, 300)
+    a = joint_bounds(y, t, "sq_diff", B=49, seed=3)
+    w = joint_bounds(y, t, "sq_diff", B=49, seed=3, ci="whole-set")
+    assert np.array_equal(a.boot["upper"], w.boot["upper"])
+    rho = np.corrcoef(w.boot["lower"], w.boot["upper"])[0, 1]
+    assert w.set_conf_int == pytest.approx(identified_set_interval(w.lower, w.upper, w.std_error["lower"],
+                                                                   w.std_error["upper"], rho=rho), rel=1e-12)
+    assert w.set_conf_int[0] < a.set_conf_int[0] and w.set_conf_int[1] > a.set_conf_int[1]
+    assert "confidence interval for the identified set (whole set; n-out-of-n bootstrap" in w.summary()
+    with pytest.raises(ValueError, match="ci"):
+        joint_bounds(y, t, "sq_diff", B=9, ci="bonferroni")
 
 
 def test_kink_detected_for_bernoulli_with_equal_probabilities():
