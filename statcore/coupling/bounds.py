@@ -414,14 +414,14 @@ def joint_bounds(y, treat=None, f=None, *, X=None, propensity=None, strata=None,
     whole set by the Imbens-Manski interval, whole set by ``ci="whole-set"``; bound 0.95 - 3 Monte
     Carlo s.e. = 0.929 for 1000 data sets, 0.921 for 500):
 
-    ==========================  ===========  =====  =====  =====  =====  =====
-    smallest Kish fraction       data sets    lower  upper  point  set    whole
-    ==========================  ===========  =====  =====  =====  =====  =====
-    0.85, doubly robust          1000         0.952  0.934  0.943  0.888  0.939
-    0.73, doubly robust          500          0.964  0.912  0.950  0.876  0.936
-    0.47, doubly robust          500          0.952  0.902  0.942  0.866  0.916
-    0.47, "ipw"                  1000         0.857  0.824  0.892  0.729
-    ==========================  ===========  =====  =====  =====  =====  =====
+    ======================  =========  =====  =====  =====  =====  =====
+    smallest Kish fraction  data sets  lower  upper  point  set    whole
+    ======================  =========  =====  =====  =====  =====  =====
+    0.85, doubly robust     1000       0.952  0.934  0.943  0.888  0.939
+    0.73, doubly robust     500        0.964  0.912  0.950  0.876  0.936
+    0.47, doubly robust     500        0.952  0.902  0.942  0.866  0.916
+    0.47, "ipw"             1000       0.857  0.824  0.892  0.729
+    ======================  =========  =====  =====  =====  =====  =====
 
     The Imbens-Manski interval promises each point of the set at ``conf_level`` and the whole set
     only at 1 - 2 (1 - conf_level) (0.90); ``ci="whole-set"`` promises the set. The doubly robust
