@@ -18,16 +18,11 @@ import warnings
 
 import numpy as np
 
+from bench_learning_rules_rat import _seeds   # the stream's seed sequences (this script's folder)
 from learncore.learning_rules.calibrate import _replicate_fits, _stat
 from learncore.learning_rules.fit import fit
-from statcore.utils import check_seed
 
 R, MI = 4, 300
-
-
-def seeds(B=61, seed=2):
-    root = check_seed(seed)
-    return np.random.SeedSequence(int(root.integers(2**63))).spawn(1)[0].spawn(B)
 
 
 def main():
@@ -36,7 +31,7 @@ def main():
     reps = [int(v) for v in (sys.argv[2] if len(sys.argv) > 2 else "7,25,48,50,0").split(",")]
     f1 = fits0["1L"]
     hid = {a: f.hidden for a, f in fits0.items()}
-    ss = seeds(max(reps) + 1)
+    ss = _seeds(max(reps) + 1)
     for b in reps:
         t0 = time.perf_counter()
         tr, fits = _replicate_fits(f1, hid, dict(restarts=R, max_iter=MI, gtol=1e-5), ss[b])

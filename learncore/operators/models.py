@@ -59,18 +59,23 @@ def _stats(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return mean, std
 
 
-def _dataset_arrays(ds: Any) -> dict:
-    """Geometry and training-split arrays of a dataset (float64)."""
+def _dataset_arrays(ds: Any, *, min_train: int = 2, need: str = "the models' statistics need at least 2"
+                    ) -> dict:
+    """Geometry and split arrays of a dataset (float64), checked; ``min_train`` training samples at
+    least (``need`` says why, in the error). The test split is left to the caller (``inputs``,
+    ``targets``, ``test_idx``): only NOIR's tracking of the test error slices it."""
     check_dataset(ds)
     grid = np.asarray(ds.grid, dtype=np.float64)
     sensor_idx = np.asarray(ds.sensor_idx, dtype=np.int64)
     inputs = np.asarray(ds.inputs, dtype=np.float64)
     targets = np.asarray(ds.targets, dtype=np.float64)
     train = np.asarray(ds.train_idx, dtype=np.int64)
-    if train.size < 2:
-        raise ValueError(f"ds has {train.size} training sample(s); the models' statistics need at least 2")
+    if train.size < min_train:
+        raise ValueError(f"ds has {train.size} training sample(s); {need}")
     return {"grid": grid, "grid_shape": tuple(int(s) for s in ds.grid_shape), "dim": int(ds.dim),
-            "sensor_idx": sensor_idx, "x_train": inputs[train][:, sensor_idx], "y_train": targets[train]}
+            "sensor_idx": sensor_idx, "train_idx": train, "test_idx": np.asarray(ds.test_idx, dtype=np.int64),
+            "inputs": inputs, "targets": targets,
+            "x_train": inputs[train][:, sensor_idx], "y_train": targets[train]}
 
 
 def _norm_kwargs(arrs: dict, normalize: bool) -> dict:

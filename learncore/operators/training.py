@@ -13,8 +13,9 @@ from statcore import Result
 from statcore.utils import check_progress, progress_bar
 from torch import nn
 
-from ._model_checks import (check_bool, check_choice, check_dataset, check_nonneg_float, check_positive_float,
-                      check_positive_int, torch_generator)
+from ._model_checks import (check_bool, check_choice, check_nonneg_float, check_positive_float, check_positive_int,
+                            torch_generator)
+from .models import _dataset_arrays
 from .penalty import _KINDS, independence_penalty
 
 __all__ = ["NOIR", "TrainingHistory", "relative_l2"]
@@ -305,7 +306,7 @@ class NOIR(nn.Module):
         TrainingHistory
             Also kept as ``history_``.
         """
-        check_dataset(ds)
+        arrs = _dataset_arrays(ds, min_train=4, need="NOIR needs at least 4 (a batch of 4)")
         epochs = check_positive_int(epochs, "epochs")
         batch_size = check_positive_int(batch_size, "batch_size", minimum=4)
         lr = check_positive_float(lr, "lr")
@@ -317,16 +318,11 @@ class NOIR(nn.Module):
         gen = torch_generator(seed)
 
         dt = _model_dtype(self.model)
-        inputs = np.asarray(ds.inputs, dtype=np.float64)
-        targets = np.asarray(ds.targets, dtype=np.float64)
-        sidx = np.asarray(ds.sensor_idx, dtype=np.int64)
-        train = np.asarray(ds.train_idx, dtype=np.int64)
-        test = np.asarray(ds.test_idx, dtype=np.int64)
-        if train.size < 4:
-            raise ValueError(f"ds has {train.size} training samples; NOIR needs at least 4 (a batch of 4)")
-        x_tr = torch.as_tensor(inputs[train][:, sidx], dtype=dt)
-        y_tr = torch.as_tensor(targets[train], dtype=dt)
-        zero = np.flatnonzero(np.linalg.norm(targets[train], axis=1) == 0)
+        inputs, targets, sidx = arrs["inputs"], arrs["targets"], arrs["sensor_idx"]
+        train, test = arrs["train_idx"], arrs["test_idx"]
+        x_tr = torch.as_tensor(arrs["x_train"], dtype=dt)
+        y_tr = torch.as_tensor(arrs["y_train"], dtype=dt)
+        zero = np.flatnonzero(np.linalg.norm(arrs["y_train"], axis=1) == 0)
         if zero.size:
             raise ValueError(f"ds has {zero.size} training target(s) that are 0 everywhere (first: sample "
                              f"{train[zero[0]]}): their relative L2 error is undefined")

@@ -140,6 +140,26 @@ def test_stoye_is_the_shortest_interval_meeting_both_coverage_constraints(rho, D
     assert cl * sl + cu * su >= best - 1e-5
 
 
+def test_bivariate_normal_probability_is_the_conditional_integral():
+    # _bvn_upper_lower (Owen's T) against its definition, P(A <= a, B >= -b) = int_{z <= a} phi(z)
+    # Phi((b + rho z) / sqrt(1 - rho^2)) dz, by quadrature split around the conditional cdf's step
+    from scipy.integrate import quad
+
+    from statcore.coupling._inference import _bvn_upper_lower
+
+    for a, b, rho in [(1.96, 1.96, 0.999999), (1.96, 1.96, -0.999999), (1.6, 2.3, 0.3), (-2.0, 15.0, -0.7),
+                      (0.5, -0.4, 0.95), (0.0, 0.0, 0.5), (0.0, 1.0, -0.2), (12.0, 1.6, 0.3), (-1.0, 0.0, 0.9)]:
+        s = np.sqrt(1 - rho * rho)
+        # cut at the peak and around the step at -b / rho (width s): no piece is a sliver the nodes miss
+        step = [-b / rho + k * s for k in (-40, -5, -1, 0, 1, 5, 40)] if rho != 0 else []
+        cuts = [-40.0] + sorted(p for p in {0.0, *step} if -40.0 < p < a) + [a]
+        ref = sum(quad(lambda z: stats.norm.pdf(z) * stats.norm.cdf((b + rho * z) / s), lo, hi,
+                       epsabs=1e-14, epsrel=1e-13, limit=400)[0] for lo, hi in zip(cuts[:-1], cuts[1:]))
+        assert _bvn_upper_lower(a, b, rho) == pytest.approx(ref, abs=1e-10), (a, b, rho)
+    assert _bvn_upper_lower(1.0, 2.0, 1.0) == pytest.approx(stats.norm.cdf(1.0) - stats.norm.cdf(-2.0), abs=1e-15)
+    assert _bvn_upper_lower(1.0, 2.0, -1.0) == pytest.approx(stats.norm.cdf(1.0), abs=1e-15)
+
+
 def test_identified_set_interval_closed_forms():
     z95, z975 = stats.norm.ppf(0.95), stats.norm.ppf(0.975)
     # rho = 1: P(Z <= c, Z >= -c) = 2 Phi(c) - 1, the two-sided value; rho = -1: Phi(c), one-sided;
