@@ -112,8 +112,19 @@ def _first_non_numeric(arr: np.ndarray) -> Any:
 def as_pvalues(p: Any, name: str = "p", *, allow_nan: bool = True) -> np.ndarray:
     """Return p-values as float64, NaN allowed (R's NA) unless ``allow_nan`` is False.
 
-    Values must lie in [0, 1]; infinities are refused.
+    Values must lie in [0, 1]; infinities are refused. The masked elements of a numpy masked array
+    become NaN (R's NA: whatever lies under the mask is not read); callers that omit masked values
+    whatever their ``nan_policy`` (scipy's rule) read ``numpy.ma.getmaskarray(p)`` themselves.
     """
+    if isinstance(p, np.ma.MaskedArray) and np.ma.getmask(p) is not np.ma.nomask:
+        mask = np.ma.getmaskarray(p)
+        if mask.any():
+            if not allow_nan:
+                k = int(mask.sum())
+                raise ValueError(f"{name} has {k} masked value{'s' if k > 1 else ''}; masked (missing) "
+                                 "p-values are not allowed here: pass the unmasked values only")
+            p = as_float_array(np.ma.getdata(p), name, allow_nan=True, allow_inf=True, copy=True)
+            p[mask] = np.nan
     arr = as_float_array(p, name, allow_nan=allow_nan, allow_inf=True)
     if arr.size:
         # fmin/fmax skip NaN (R's NA) without the all-NaN warnings of nanmin

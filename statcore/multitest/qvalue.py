@@ -2,7 +2,8 @@
 
 ``pi0est``, ``lfdr`` and ``qvalue`` follow ``qvalue::pi0est``, ``qvalue::lfdr`` and
 ``qvalue::qvalue`` (Storey & Tibshirani 2003) with R's argument names in snake_case. NaN p-values
-are omitted and stay NaN, as R's qvalue does with ``NA`` (R's NA rule, hence no ``nan_policy``).
+are omitted and stay NaN, as R's qvalue does with ``NA`` (R's NA rule, hence no ``nan_policy``);
+so are the masked elements of a numpy masked array.
 """
 from __future__ import annotations
 
