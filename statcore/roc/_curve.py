@@ -108,7 +108,7 @@ def _focus_axes(se: np.ndarray, sp: np.ndarray, other: np.ndarray, focus: str):
     return se[..., ::-1], other[..., ::-1]
 
 
-def _partial_area(se: np.ndarray, sp: np.ndarray, bounds, focus: str) -> float:
+def _partial_area(se: np.ndarray, sp: np.ndarray, bounds, focus: str) -> np.ndarray:
     """The uncorrected partial area of pROC's ``auc(partial.auc=bounds, partial.auc.focus=focus)``:
     the integral of sensitivity over the specificity interval (or of specificity over the
     sensitivity interval) along the empirical curve (rows of a matrix: one area per row)."""
