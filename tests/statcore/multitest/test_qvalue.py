@@ -301,3 +301,18 @@ def test_matrix_is_one_family_as_in_r():
     assert stacked.to_frame().index[1] == (0, "b")
     per_column = pd.DataFrame(a, columns=["a", "b"]).apply(lambda col: sc.qvalue(col).q_values)
     np.testing.assert_array_equal(per_column["b"].to_numpy(), sc.qvalue(a[:, 1]).q_values)
+
+
+def test_bfdr_plot_draws_the_running_mean_of_the_data():
+    """With many tied local FDRs the plotted running mean is the data's (cumsum / k, no jump at the tie
+    group), beside the sorted local FDRs themselves."""
+    import matplotlib.pyplot as plt
+
+    lf = np.r_[np.linspace(0.0, 0.5, 40), np.full(60, 0.9)]
+    ax = sc.bfdr_select(lf, alpha=0.1).plot()
+    lines = {ln.get_label(): ln for ln in ax.lines}
+    k, mean = lines["mean local FDR of the k smallest"].get_data()
+    np.testing.assert_allclose(mean, np.cumsum(np.sort(lf)) / np.arange(1, 101), rtol=1e-15)
+    np.testing.assert_array_equal(lines["local FDR, sorted"].get_data()[1], np.sort(lf))
+    assert np.max(np.diff(mean)) < 0.02          # no jump: the tie group's q-value is not drawn as the mean
+    plt.close("all")
