@@ -98,7 +98,7 @@ def _data_name(roc1: ROCCurve, roc2: ROCCurve) -> str:
 
 def roc_test(roc1, roc2, *, paired=True, method="delong", alternative="two.sided", conf_level=0.95, B=2000,
              seed=None, stratified=True):
-    """Compare two ROC curves, as pROC's ``roc.test``.
+    """Compare two ROC curves by DeLong's, the bootstrap or Venkatraman's test, as pROC's ``roc.test``.
 
     Parameters
     ----------
