@@ -17,6 +17,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 import numpy as np
 
 __all__ = [
+    "show_value",
     "column_labels",
     "as_column_groups",
     "as_float_array",
@@ -48,6 +49,18 @@ __all__ = [
     "check_nonneg_real",
     "check_in_interval",
 ]
+
+
+def show_value(v: Any) -> str:
+    """A value as an error message shows it: numpy scalars as Python's own (``1.5``, ``'a'``, not
+    ``np.float64(1.5)``, ``np.str_('a')``), arrays and sequences of them likewise."""
+    if isinstance(v, np.generic):
+        v = v.item()
+    elif isinstance(v, np.ndarray):
+        v = v.tolist()
+    elif isinstance(v, (list, tuple)):
+        v = type(v)(x.item() if isinstance(x, np.generic) else x for x in v)
+    return repr(v)
 
 
 def _is_pandas(obj: Any) -> bool:
@@ -134,7 +147,7 @@ def as_pvalues(p: Any, name: str = "p", *, allow_nan: bool = True) -> np.ndarray
             raise ValueError(f"{name} contains infinite values; p-values must lie in [0, 1]")
         if lo < 0 or hi > 1:
             bad = lo if lo < 0 else hi
-            raise ValueError(f"{name} must lie in [0, 1]; found {bad!r}")
+            raise ValueError(f"{name} must lie in [0, 1]; found {show_value(bad)}")
     return arr
 
 
@@ -417,7 +430,7 @@ def as_treatment(treat: Any, n: int, name: str = "treat", other: str = "y") -> n
         raise ValueError(f"{name} must be binary (0/1 or booleans); found non-numeric values") from None
     bad = ~np.isin(tf, (0.0, 1.0))
     if bad.any():
-        raise ValueError(f"{name} must be binary (0/1 or booleans); found the value {tf[bad][0]!r}")
+        raise ValueError(f"{name} must be binary (0/1 or booleans); found the value {show_value(tf[bad][0])}")
     return tf == 1.0
 
 
@@ -808,9 +821,9 @@ def as_column_groups(groups, labels: list, is_frame: bool) -> tuple[list, list]:
                 kind = "a column label of data" if is_frame else f"a column index in [0, {len(labels)})"
                 raise ValueError(f"groups[{name!r}] lists {m!r}, which is not {kind}")
             if owner.get(j) == name:
-                raise ValueError(f"groups[{name!r}] lists column {labels[j]!r} twice")
+                raise ValueError(f"groups[{name!r}] lists column {show_value(labels[j])} twice")
             if j in owner:
-                raise ValueError(f"groups[{name!r}] and groups[{owner[j]!r}] share column {labels[j]!r}; "
+                raise ValueError(f"groups[{name!r}] and groups[{owner[j]!r}] share column {show_value(labels[j])}; "
                                  "nodes must not overlap")
             owner[j] = name
             idx.append(j)

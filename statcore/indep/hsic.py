@@ -31,7 +31,7 @@ import numpy as np
 
 from .._checks import (as_indep_data, check_bandwidths, check_choice, check_kernels, check_positive_int,
                        check_seed, is_constant_sample, warn_constant)
-from .._checks import check_progress
+from .._checks import check_progress, show_value
 from .._progress import progress_bar
 from .._checks.formula import formula_door
 from .._result import HTest
@@ -277,7 +277,7 @@ def _gamma_p(stat: float, mean: float, var: float, n: int) -> tuple[float, float
     from scipy import stats
 
     if not (np.isfinite(mean) and np.isfinite(var) and mean > 0 and var > 0):
-        raise ValueError(f"the gamma null is degenerate here (mean {mean!r}, variance {var!r} of HSIC under "
+        raise ValueError(f"the gamma null is degenerate here (mean {show_value(mean)}, variance {show_value(var)} of HSIC under "
                          "independence): use method='permutation'")
     shape = mean * mean / var
     scale = n * var / mean

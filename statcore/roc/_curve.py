@@ -9,12 +9,14 @@ those counts, so the work is one O(n log n) sort plus O(n) passes.
 """
 from __future__ import annotations
 
+import sys
 import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from .._checks import check_flag
 from .._checks.roc import as_roc_data, check_direction, check_partial_auc, check_roc_object
 from .._result import Result
 from .._warnings import StatcoreWarning
@@ -179,6 +181,15 @@ def _fmt4(x: float) -> str:
     return format_number(float(x), 4)
 
 
+def _r_label(v) -> str:
+    """A class label as R's ``as.character`` prints it (TRUE/FALSE, 15 significant digits)."""
+    if isinstance(v, (bool, np.bool_)):
+        return str(bool(v)).upper()
+    if isinstance(v, (float, np.floating)):
+        return f"{float(v):.15g}"
+    return str(v)
+
+
 def _spec_text(bounds, focus, correct) -> str:
     if bounds is None:
         return "Area under the curve"
@@ -261,8 +272,7 @@ class ROCCurve(Result):
         return self.to_frame()
 
     def summary(self) -> str:
-        lv0, lv1 = (str(v).upper() if isinstance(v, (bool, np.bool_)) else f"{v:.15g}" if isinstance(v, float)
-                    else str(v) for v in self.levels)  # as R's as.character prints them
+        lv0, lv1 = (_r_label(v) for v in self.levels)
         lines = ["", f"Data: {self.data_name} in {self.n_controls} controls ({self.response_name} {lv0}) "
                      f"{self.direction} {self.n_cases} cases ({self.response_name} {lv1}).",
                  f"{_spec_text(self.partial_auc, self.partial_auc_focus, self.partial_auc_correct)}: "
@@ -283,26 +293,35 @@ class ROCCurve(Result):
               **kwargs):
         """The curve (specificity decreasing to the right, as pROC draws it), the diagonal and, with
         ``band``, a stratified-bootstrap band of the sensitivity at each specificity (pROC's
-        ``ci.se``)."""
+        ``ci.se``). Each curve drawn on the same Axes takes the next colour of the cycle (or
+        ``color``), its band the same colour; the legend has one entry per curve (its line over its
+        band) and the diagonal is drawn once."""
         import matplotlib.pyplot as plt
 
         from ._bootstrap import sensitivity_band
 
         if ax is None:
             _, ax = plt.subplots(figsize=(4.5, 4.5))
+        default = f"AUC = {self.auc:.3f}" if self.data_name == "score" else f"{self.data_name}: AUC = {self.auc:.3f}"
+        (line,) = ax.plot(self.specificities, self.sensitivities, label=kwargs.pop("label", default), **kwargs)
+        line.set_gid("statcore-roc-curve")
         if band:
             sp_grid, lo, hi = sensitivity_band(self, conf_level=conf_level, B=B, seed=seed)
-            ax.fill_between(sp_grid, lo, hi, color="C0", alpha=0.2, lw=0,
-                            label=f"{100 * conf_level:g}% band (bootstrap, B = {B})")
-        ax.plot(self.specificities, self.sensitivities, color=kwargs.pop("color", "C0"),
-                label=kwargs.pop("label", f"AUC = {self.auc:.3f}"), **kwargs)
-        ax.plot([1, 0], [0, 1], color="0.6", lw=0.8, ls="--")
+            line._statcore_band = ax.fill_between(sp_grid, lo, hi, color=line.get_color(), alpha=0.2, lw=0,
+                                                  zorder=line.get_zorder() - 0.5)
+            line._statcore_band_text = f"shaded: {100 * conf_level:g}% band (bootstrap, B = {B})"
+        if not any(a.get_gid() == "statcore-roc-diagonal" for a in ax.lines):
+            ax.plot([1, 0], [0, 1], color="0.6", lw=0.8, ls="--", gid="statcore-roc-diagonal")
         ax.set_xlim(1, 0)
         ax.set_ylim(0, 1)
         ax.set_aspect("equal")
         ax.set_xlabel("Specificity")
         ax.set_ylabel("Sensitivity")
-        ax.legend(frameon=False, loc="lower right", fontsize=8)
+        curves = [a for a in ax.lines if a.get_gid() == "statcore-roc-curve"]
+        handles = [(a._statcore_band, a) if hasattr(a, "_statcore_band") else a for a in curves]
+        titles = sorted({a._statcore_band_text for a in curves if hasattr(a, "_statcore_band_text")})
+        ax.legend(handles, [a.get_label() for a in curves], frameon=False, loc="lower right", fontsize=8,
+                  title="\n".join(titles) or None, title_fontsize=8)
         return ax
 
 
@@ -321,7 +340,7 @@ def _name_of(x: Any, default: str) -> str:
 
 
 def roc(y, score, *, direction="auto", levels=None, partial_auc=None, partial_auc_focus="specificity",
-        partial_auc_correct=False, nan_policy="raise"):
+        partial_auc_correct=False, nan_policy="raise", quiet=False):
     """The empirical ROC curve of a score against binary labels, with its area, as pROC's ``roc``.
 
     Parameters
@@ -338,8 +357,9 @@ def roc(y, score, *, direction="auto", levels=None, partial_auc=None, partial_au
         biased upwards (it is then at least 0.5 by construction).
     levels : tuple, optional
         ``(control, case)`` labels. Default: the two distinct labels of ``y`` in sorted order, as R's
-        ``levels(as.factor(y))`` (0 before 1, False before True, "a" before "b"). Unlike pROC, labels
-        outside ``levels`` are refused rather than dropped.
+        ``levels(as.factor(y))`` (0 before 1, False before True, "a" before "b"), said on stderr as
+        pROC says it ("Setting levels: control = right, case = wrong") unless ``quiet``. Unlike
+        pROC, labels outside ``levels`` are refused rather than dropped.
     partial_auc : tuple of two floats, optional
         Bounds in [0, 1] of a partial area (pROC's ``partial.auc``); None: the full area.
     partial_auc_focus : {"specificity", "sensitivity"}
@@ -355,6 +375,8 @@ def roc(y, score, *, direction="auto", levels=None, partial_auc=None, partial_au
     nan_policy : {"raise", "omit"}
         Missing scores or labels: refuse ("raise"), or drop those observations ("omit", pROC's
         ``na.rm=TRUE``); ``kept`` of the result marks the observations used.
+    quiet : bool
+        Do not write the levels chosen when ``levels`` is not given (pROC's ``quiet=TRUE``).
 
     Returns
     -------
@@ -403,6 +425,10 @@ def roc(y, score, *, direction="auto", levels=None, partial_auc=None, partial_au
     s, is_case, lv, kept = as_roc_data(y, score, levels, nan_policy)
     direction = check_direction(direction)
     bounds, focus, correct = check_partial_auc(partial_auc, partial_auc_focus, partial_auc_correct)
+    quiet = check_flag(quiet, "quiet")
+    if levels is None and not quiet:
+        # pROC's message(): on stderr, so that it never mixes with printed results
+        print(f"Setting levels: control = {_r_label(lv[0])}, case = {_r_label(lv[1])}", file=sys.stderr)
     if direction == "auto":
         direction = _auto_direction(s, is_case)
     return _build(s, is_case, lv, direction, bounds, focus, correct, kept=kept,
