@@ -19,7 +19,8 @@ steps, so observing one step refines every other step's predictive in closed for
 
 Needs PyTorch (``import learncore`` alone does not import it).
 """
-from .distributions import GaussianMixture, HProbZ
+from ._gaussian_mixture import GaussianMixture
+from ._hprobz import HProbZ
 from .heads import HProbZHead, MixtureHead
 from .routes import simulate_routes
 from .sets import TrajectorySets

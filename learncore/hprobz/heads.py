@@ -6,7 +6,8 @@ from torch import nn
 from torch.nn import functional as F
 
 from ._checks import check_choice, check_positive_int, check_positive_real
-from .distributions import HProbZ, GaussianMixture
+from ._gaussian_mixture import GaussianMixture
+from ._hprobz import HProbZ
 
 __all__ = ["HProbZHead", "MixtureHead"]
 
