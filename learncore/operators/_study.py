@@ -83,7 +83,7 @@ def make_data(pde: str, design: Design):
 
 
 def _build(model: str, ds, design: Design, seed: int):
-    from .models import FNO, DeepONet
+    from . import DeepONet, FNO
 
     if model == "DeepONet":
         return DeepONet.from_dataset(ds, seed=seed, **design.deeponet)
