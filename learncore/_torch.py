@@ -1,16 +1,23 @@
-"""learncore's torch helpers: one way from statcore's ``seed`` to a ``torch.Generator``.
+"""learncore's torch helpers: one way from statcore's ``seed`` to torch's random streams.
 
-Imported by the torch-using subpackages only (``import learncore`` alone does not import torch).
+- :func:`torch_generator`: ``seed`` -> one ``torch.Generator`` (for every draw learncore makes itself);
+- :func:`torch_seeded`: a block in which torch's global generator is seeded from ``seed`` and restored
+  afterwards (for what draws from the global generator only, such as ``torch.nn`` layers' initialisation).
+
+A numpy ``Generator`` passed as ``seed`` gives one 63-bit integer drawn from it, so a function that
+holds statcore's one ``Generator`` (``check_seed(seed)``) derives its torch streams from it. Imported
+by the torch-using subpackages only (``import learncore`` alone does not import torch).
 """
 from __future__ import annotations
 
-from typing import Any
+from contextlib import contextmanager
+from typing import Any, Iterator
 
 import numpy as np
 import torch
 from statcore.utils import check_seed
 
-__all__ = ["torch_generator"]
+__all__ = ["torch_generator", "torch_seeded"]
 
 
 def torch_generator(seed: Any, device: torch.device | str = "cpu") -> torch.Generator:
@@ -27,3 +34,14 @@ def torch_generator(seed: Any, device: torch.device | str = "cpu") -> torch.Gene
     gen = torch.Generator(device=device)
     gen.manual_seed(seed)
     return gen
+
+
+@contextmanager
+def torch_seeded(seed: Any) -> Iterator[None]:
+    """A block in which torch's global CPU generator is seeded as :func:`torch_generator` seeds a
+    generator (an int ``s``: ``torch.manual_seed(s)``; a numpy Generator: one integer drawn from it),
+    and restored on leaving, so that what it draws is a function of ``seed`` alone."""
+    seed = torch_generator(seed).initial_seed()
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        yield

@@ -8,7 +8,8 @@ import numpy as np
 import torch
 
 from . import _special as S
-from ._checks import as_param, check_choice, check_positive_int, torch_generator
+from .._torch import torch_generator
+from ._checks import as_param, check_choice, check_positive_int, check_seed
 from ._mixture import _TrajectoryMixture, _broadcast_batch
 
 __all__ = ["HProbZ"]
@@ -282,7 +283,7 @@ class HProbZ(_TrajectoryMixture):
             ``(y, modes, u)`` with shapes ``(*shape, T)``, ``(*shape,)`` and ``(*shape, m)``.
         """
         sample_shape = torch.Size(sample_shape)
-        gen = torch_generator(seed)
+        gen = torch_generator(check_seed(seed))
         shape = sample_shape + self._batch
         with torch.no_grad():
             unif = torch.rand(*shape, self.n_modes, generator=gen, dtype=self.dtype)

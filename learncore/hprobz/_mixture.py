@@ -12,7 +12,8 @@ from typing import Any
 import numpy as np
 import torch
 
-from ._checks import as_param, as_steps, as_values, check_positive_int, torch_generator
+from .._torch import torch_generator
+from ._checks import as_param, as_steps, as_values, check_positive_int, check_seed
 
 __all__ = ["_TrajectoryMixture"]
 
@@ -190,7 +191,7 @@ class _TrajectoryMixture:
             (integers, shape ``(*sample_shape, *batch)``).
         """
         sample_shape = torch.Size(sample_shape)
-        gen = torch_generator(seed)
+        gen = torch_generator(check_seed(seed))
         shape = sample_shape + self._batch
         with torch.no_grad():
             unif = torch.rand(*shape, self.n_modes, generator=gen, dtype=self.dtype)

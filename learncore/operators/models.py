@@ -29,6 +29,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from .._torch import torch_seeded
 from ._model_checks import as_sensor_batch, check_dataset, check_positive_int, check_seed
 
 __all__: list[str] = []   # the models are in _deeponet.py, _pod_deeponet.py, _pcanet.py and _fno.py
@@ -92,9 +93,7 @@ def _norm_kwargs(arrs: dict, normalize: bool) -> dict:
 def _seeded(seed: Any):
     """A context in which torch's global generator is seeded from ``seed`` and restored afterwards
     (the parameters' initialisation is then a function of the seed alone)."""
-    rng = check_seed(seed)
-    with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(int(rng.integers(0, 2 ** 63 - 1)))
+    with torch_seeded(check_seed(seed)):
         yield
 
 

@@ -13,8 +13,9 @@ from statcore import Result
 from statcore.utils import check_progress, progress_bar
 from torch import nn
 
+from .._torch import torch_generator
 from ._model_checks import (check_bool, check_choice, check_nonneg_float, check_positive_float, check_positive_int,
-                            torch_generator)
+                            check_seed)
 from .models import _dataset_arrays
 from .penalty import _KINDS, independence_penalty
 
@@ -315,7 +316,7 @@ class NOIR(nn.Module):
         track_penalty = check_bool(track_penalty, "track_penalty")
         track_test = check_bool(track_test, "track_test")
         progress = check_progress(progress)
-        gen = torch_generator(seed)
+        gen = torch_generator(check_seed(seed))
 
         dt = _model_dtype(self.model)
         inputs, targets, sidx = arrs["inputs"], arrs["targets"], arrs["sensor_idx"]
