@@ -31,10 +31,10 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 import torch
-from statcore.utils import check_choice, check_positive_int, check_positive_real
+from statcore.utils import check_choice, check_nonneg_real, check_positive_int, check_positive_real
 
 from .._torch import torch_generator
-from ._checks import check_batch, check_nonneg, check_params
+from ._checks import check_batch, check_params
 from ._estimators import CurvatureSample, GradSquareCurvature, PriceCurvature, make_curvature
 
 __all__ = ["BayesianLearningRule"]
@@ -260,7 +260,7 @@ class BayesianLearningRule(torch.optim.Optimizer):
             raise ValueError(f"lr must lie in (0, 1] for the natural-gradient step, got {group['lr']!r}")
         group["ess"] = check_positive_real(group["ess"], "ess")
         group["hess_init"] = check_positive_real(group["hess_init"], "hess_init")
-        group["weight_decay"] = check_nonneg(group["weight_decay"], "weight_decay")
+        group["weight_decay"] = check_nonneg_real(group["weight_decay"], "weight_decay")
         return group
 
     def add_param_group(self, param_group: dict) -> None:

@@ -8,17 +8,9 @@ from collections.abc import Mapping
 from typing import Any
 
 import torch
-from statcore.utils import check_finite_real, check_probability
+from statcore.utils import check_probability
 
-__all__ = ["check_nonneg", "check_beta", "check_params", "check_batch"]
-
-
-def check_nonneg(x: Any, name: str) -> float:
-    """A finite real >= 0 (statcore.utils has the positive check only)."""
-    v = check_finite_real(x, name)
-    if v < 0:
-        raise ValueError(f"{name} must be non-negative, got {x!r}")
-    return v
+__all__ = ["check_beta", "check_params", "check_batch"]
 
 
 def check_beta(x: Any, name: str) -> float:
