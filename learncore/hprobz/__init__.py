@@ -5,7 +5,7 @@ binary generators of the hybrid zonotope, with probabilities from the network), 
 u ~ Uniform[-1, 1]^m shared by the T steps, and Gaussian noise eps ~ N(0, I). Sharing u couples the
 steps, so observing one step refines every other step's predictive in closed form.
 
-- :class:`HProbZ`: the distribution: closed-form ``log_prob`` (exact for m = 1 and for generators
+- :class:`HProbZ`: the distribution (a ``torch.distributions.Distribution``): closed-form ``log_prob`` (exact for m = 1 and for generators
   orthogonal in the noise metric; Genz's quasi-Monte Carlo otherwise), ``sample``, ``mean``,
   ``variance``, ``covariance``, ``condition`` (closed-form mode weights and truncated-normal posterior
   of u), ``mode_risk`` (per-mode exceedance probabilities), ``conformal_sets`` (per-step

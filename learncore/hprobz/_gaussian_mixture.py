@@ -4,6 +4,7 @@ interface as HProbZ).
 from __future__ import annotations
 
 import torch
+from torch.distributions import constraints
 
 from . import _special as S
 from ._checks import as_param
@@ -28,6 +29,9 @@ class GaussianMixture(_TrajectoryMixture):
         Mean of each mode.
     sigma : tensor, shape (..., n_modes, T)
         Standard deviations, positive.
+    validate_args : bool, optional
+        torch's argument validation (default: torch's global setting): the parameters against
+        :attr:`arg_constraints`, and the values of ``log_prob`` against the shapes and the support.
 
     References
     ----------
@@ -45,8 +49,11 @@ class GaussianMixture(_TrajectoryMixture):
     """
 
     _params = ("logits", "mu", "sigma")
+    arg_constraints = {"logits": constraints.independent(constraints.real, 1),
+                       "mu": constraints.independent(constraints.real, 2),
+                       "sigma": constraints.independent(constraints.positive, 2)}
 
-    def __init__(self, logits, mu, sigma):
+    def __init__(self, logits, mu, sigma, *, validate_args: bool | None = None):
         mu = as_param(mu, "mu", min_dim=2)
         dt = mu.dtype
         logits = as_param(logits, "logits", dtype=dt)
@@ -64,6 +71,7 @@ class GaussianMixture(_TrajectoryMixture):
         self.logits, self.mu, self.sigma = p["logits"], p["mu"], p["sigma"]
         self._batch = batch
         self.T = int(T)
+        super().__init__(batch, torch.Size([self.T]), validate_args=validate_args)
 
     def component_log_prob(self, y) -> torch.Tensor:
         """Per-mode log densities, shape ``(..., n_modes)``.
@@ -103,14 +111,15 @@ class GaussianMixture(_TrajectoryMixture):
     def _condition_components(self, obs, rest, values):
         ll = self._select_steps(obs).component_log_prob(values)
         logits = torch.log_softmax(torch.log_softmax(self.logits, dim=-1) + ll, dim=-1)
-        return GaussianMixture(logits, self.mu.index_select(-1, rest), self.sigma.index_select(-1, rest))
+        return GaussianMixture(logits, self.mu.index_select(-1, rest), self.sigma.index_select(-1, rest),
+                               validate_args=self._validate_args)
 
     def _component_exceedance(self, thr):
         return torch.special.ndtr((self.mu - thr) / self.sigma)
 
     def _per_step(self):
         return GaussianMixture(self.logits.unsqueeze(-2), self.mu.transpose(-1, -2).unsqueeze(-1),
-                               self.sigma.transpose(-1, -2).unsqueeze(-1))
+                               self.sigma.transpose(-1, -2).unsqueeze(-1), validate_args=self._validate_args)
 
     def _support(self, width):
         return (self.mu - width * self.sigma).amin(-2), (self.mu + width * self.sigma).amax(-2)

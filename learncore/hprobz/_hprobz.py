@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import torch
+from torch.distributions import constraints
 
 from . import _special as S
 from .._torch import torch_generator
@@ -69,6 +70,10 @@ class HProbZ(_TrajectoryMixture):
         How the box integral is computed (see above).
     n_points : int
         Quasi-Monte Carlo points of the "genz" route.
+    validate_args : bool, optional
+        torch's argument validation (default: torch's global setting, on unless Python runs with
+        ``-O``): the parameters against :attr:`arg_constraints`, and the values of ``log_prob``
+        against the batch and event shapes and the support.
 
     References
     ----------
@@ -93,8 +98,15 @@ class HProbZ(_TrajectoryMixture):
     """
 
     _params = ("logits", "mu", "G", "s", "u_prec", "u_shift")
+    arg_constraints = {"logits": constraints.independent(constraints.real, 1),
+                       "mu": constraints.independent(constraints.real, 2),
+                       "G": constraints.independent(constraints.real, 3),
+                       "s": constraints.independent(constraints.positive, 2),
+                       "u_prec": constraints.independent(constraints.nonnegative, 2),
+                       "u_shift": constraints.independent(constraints.real, 2)}
 
-    def __init__(self, logits, mu, G, s, *, u_prec=None, u_shift=None, method: str = "auto", n_points: int = 256):
+    def __init__(self, logits, mu, G, s, *, u_prec=None, u_shift=None, method: str = "auto", n_points: int = 256,
+                 validate_args: bool | None = None):
         mu = as_param(mu, "mu", min_dim=2)
         dt = mu.dtype
         logits = as_param(logits, "logits", dtype=dt)
@@ -138,9 +150,10 @@ class HProbZ(_TrajectoryMixture):
         self.T, self.m = int(T), int(m)
         self.method = check_choice(method, "method", METHODS)
         self.n_points = check_positive_int(n_points, "n_points")
+        super().__init__(batch, torch.Size([self.T]), validate_args=validate_args)
 
     def _options(self) -> dict:
-        return dict(method=self.method, n_points=self.n_points)
+        return dict(method=self.method, n_points=self.n_points, validate_args=self._validate_args)
 
     def _repr_extra(self) -> str:
         return f", m={self.m}, method={self.method!r}"
@@ -323,7 +336,7 @@ class HProbZ(_TrajectoryMixture):
         logits = torch.log_softmax(torch.log_softmax(self.logits, dim=-1) + ll, dim=-1)
         return HProbZ(logits, self.mu.index_select(-1, rest), self.G.index_select(-2, rest),
                       self.s.index_select(-1, rest), u_prec=u_prec, u_shift=u_shift, method=self.method,
-                      n_points=self.n_points)
+                      n_points=self.n_points, validate_args=self._validate_args)
 
     # -- risk ---------------------------------------------------------------------------------------
     def _component_exceedance(self, thr, n_nodes: int = 48):
@@ -363,7 +376,7 @@ class HProbZ(_TrajectoryMixture):
         return HProbZ(self.logits.unsqueeze(-2), self.mu.transpose(-1, -2).unsqueeze(-1),
                       self.G.movedim(-2, -3).unsqueeze(-2), self.s.transpose(-1, -2).unsqueeze(-1),
                       u_prec=self.u_prec.unsqueeze(-3), u_shift=self.u_shift.unsqueeze(-3), method=self.method,
-                      n_points=self.n_points)
+                      n_points=self.n_points, validate_args=self._validate_args)
 
     def _support(self, width):
         reach = self.G.abs().sum(-1) + width * self.s                # (..., K, T)

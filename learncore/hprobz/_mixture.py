@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 import torch
+from torch.distributions import Distribution, constraints
 
 from .._torch import torch_generator
 from ._checks import as_param, as_steps, as_values, check_positive_int, check_seed
@@ -33,28 +34,28 @@ def _broadcast_batch(params: dict, event_dims: dict) -> tuple[dict, torch.Size]:
     return out, batch
 
 
-class _TrajectoryMixture:
-    """A mixture over ``n_modes`` of T-step components with batch dimensions in front.
+class _TrajectoryMixture(Distribution):
+    """A mixture over ``n_modes`` of T-step components with batch dimensions in front, as a
+    ``torch.distributions.Distribution``: ``batch_shape`` (one distribution per element),
+    ``event_shape`` ``(T,)``, ``support`` the real vectors, ``arg_constraints`` of every parameter and
+    torch's ``validate_args`` (the parameters checked at construction, the values of ``log_prob``
+    against the shapes and the support). ``mean``, ``variance``, ``covariance`` and ``stddev`` are
+    methods, not torch's properties. Draws are not reparameterised (the mode is discrete): ``sample``
+    only.
 
-    Subclasses hold their parameters as tensors of shape ``(*batch, n_modes, ...)`` and implement
-    ``component_log_prob``, ``component_mean``, ``component_covariance``, ``_sample_components``,
-    ``_select_steps``, ``_condition_components``, ``_component_exceedance``, ``_support`` and
-    ``_per_step``.
+    Subclasses hold their parameters as tensors of shape ``(*batch, n_modes, ...)``, list them in
+    ``_params`` and ``arg_constraints``, end their ``__init__`` with ``super().__init__(batch_shape,
+    event_shape, validate_args=...)``, and implement ``component_log_prob``, ``component_mean``,
+    ``component_covariance``, ``_sample_components``, ``_select_steps``, ``_condition_components``,
+    ``_component_exceedance``, ``_support`` and ``_per_step``.
     """
 
     _params: tuple = ()
     logits: torch.Tensor
+    support = constraints.real_vector
+    has_rsample = False
 
     # -- shape ------------------------------------------------------------------------------
-    @property
-    def batch_shape(self) -> torch.Size:
-        """The batch dimensions (one distribution per element)."""
-        return self._batch
-
-    @property
-    def event_shape(self) -> torch.Size:
-        """``(T,)``: one outcome per step."""
-        return torch.Size([self.T])
 
     @property
     def n_modes(self) -> int:
@@ -78,7 +79,34 @@ class _TrajectoryMixture:
         return type(self)(**kw)
 
     def _options(self) -> dict:
-        return {}
+        return {"validate_args": self._validate_args}
+
+    def expand(self, batch_shape, _instance=None):
+        """The distribution with its batch dimensions broadcast to ``batch_shape`` (views of the
+        parameters, as ``torch.Tensor.expand``).
+
+        Parameters
+        ----------
+        batch_shape : tuple of int
+            The new batch shape; the current one must broadcast to it.
+        _instance : None
+            torch's argument for subclasses, unused.
+
+        Returns
+        -------
+        HProbZ or GaussianMixture
+        """
+        batch_shape = torch.Size(batch_shape)
+        try:
+            if torch.broadcast_shapes(self._batch, batch_shape) != batch_shape:
+                raise RuntimeError
+        except RuntimeError:
+            raise ValueError(f"batch_shape {tuple(batch_shape)} is not a broadcast of the distribution's batch "
+                             f"shape {tuple(self._batch)}") from None
+        nb = len(self._batch)
+        kw = {k: getattr(self, k).expand(*batch_shape, *getattr(self, k).shape[nb:]) for k in self._params}
+        kw.update(self._options())
+        return type(self)(**kw)
 
     def detach(self):
         """The same distribution with every parameter detached from the autograd graph.
@@ -114,6 +142,8 @@ class _TrajectoryMixture:
         y = as_values(y, name, self.dtype)
         if y.shape[-1] != self.T:
             raise ValueError(f"{name} must have T = {self.T} values in its last dimension, got shape {tuple(y.shape)}")
+        if self._validate_args:
+            self._validate_sample(y)
         return y
 
     def log_prob(self, y) -> torch.Tensor:
@@ -168,6 +198,10 @@ class _TrajectoryMixture:
         mean = self.mean()
         second = (p * (cb + mb.unsqueeze(-1) * mb.unsqueeze(-2))).sum(-3)
         return second - mean.unsqueeze(-1) * mean.unsqueeze(-2)
+
+    def stddev(self) -> torch.Tensor:
+        """The standard deviation of each step, shape ``(*batch, T)`` (the square root of :meth:`variance`)."""
+        return self.variance().sqrt()
 
     def component_variance(self) -> torch.Tensor:
         """Per-mode variances of each step, shape ``(*batch, n_modes, T)``."""
