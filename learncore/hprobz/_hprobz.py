@@ -77,8 +77,8 @@ class HProbZ(_TrajectoryMixture):
 
     References
     ----------
-    HProbZ (Hybrid Probabilistic Zonotopes), NeurIPS 2026, built from the issue's description (no
-    public code). Genz, A. (1992). Numerical computation of multivariate normal probabilities.
+    HProbZ (Hybrid Probabilistic Zonotopes), NeurIPS 2026, implemented from the method's
+    description (no public code). Genz, A. (1992). Numerical computation of multivariate normal probabilities.
     *J. Comput. Graph. Stat.* 1, 141-149. Bishop, C. M. (1994). Mixture density networks (the
     baseline, :class:`GaussianMixture`).
 

@@ -320,7 +320,7 @@ def fit(X, y, *, head="hprobz", n_modes=3, m=1, hidden=(32, 32), activation="tan
 
     References
     ----------
-    HProbZ (Hybrid Probabilistic Zonotopes), NeurIPS 2026, built from the issue's description.
+    HProbZ (Hybrid Probabilistic Zonotopes), NeurIPS 2026, implemented from the method's description.
     Bishop, C. M. (1994). Mixture density networks. Liu, D. C. & Nocedal, J. (1989). On the limited
     memory BFGS method for large scale optimization. *Math. Program.* 45, 503-528.
 

@@ -1,4 +1,4 @@
-"""Neural operators trained with an independence regulariser on their latent features (NOIR, issue 16).
+"""Neural operators trained with an independence regulariser on their latent features (NOIR).
 
 - data: :func:`burgers_1d`, :func:`darcy_2d`, :func:`advection_1d`, :func:`diffusion_1d`, seeded
   datasets generated here (no downloads), each an :class:`OperatorDataset` that states its

@@ -17,7 +17,7 @@ from ._checks import (as_scale, as_sensor_coords, as_sensor_matrix, check_choice
 
 __all__ = ["CORRUPTIONS", "corrupt"]
 
-#: the five additive corruptions, in the order of the issue
+#: the five additive corruptions
 CORRUPTIONS = ("gaussian", "student_t", "impulse", "bias", "drift")
 
 

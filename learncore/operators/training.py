@@ -190,8 +190,8 @@ class NOIR(nn.Module):
 
     References
     ----------
-    NOIR: Neural Operator Independence Regularization (NeurIPS 2026), as described in issue 16 of
-    this project; the paper's code was not available, and every choice here is a parameter.
+    NOIR: Neural Operator Independence Regularization (NeurIPS 2026), implemented from the method's
+    description; the paper's code was not available, and every choice here is a parameter.
 
     Lu, L. et al. (2021), DeepONet; Li, Z. et al. (2021), FNO (the relative L2 loss of both).
 
