@@ -391,10 +391,10 @@ def joint_bounds(y, treat=None, f=None, *, X=None, propensity=None, strata=None,
         inverse-propensity weighted marginals, resampled within arms (the propensity refitted on
         every replicate). "auto" (default): "doubly-robust" where it applies (``X`` given, no
         ``strata``, f supermodular or submodular, continuous outcomes, n-out-of-n bootstrap,
-        each arm at least 2(p + 2) units), else "ipw". Why: with a fitted propensity the "ipw"
-        intervals undercover when the weights are unequal (see Notes), because the countercomonotone
-        end pairs the tails of both arms where the weights are largest, and the estimates there are
-        skewed; the doubly robust marginals lean on the weights only through the residuals.
+        each arm at least 2(p + 2) units), else "ipw": with a fitted propensity and unequal weights
+        the "ipw" intervals undercover (the countercomonotone end pairs both arms' tails, where the
+        weights are largest); the doubly robust marginals lean on the weights only through the
+        residuals.
 
     Returns
     -------
@@ -409,27 +409,14 @@ def joint_bounds(y, treat=None, f=None, *, X=None, propensity=None, strata=None,
 
     Notes
     -----
-    Coverage with a fitted propensity (``benchmarks/coverage_coupling_propensity.py``: a confounded
-    normal design, n = 2400, conf_level = 0.95, B = 49; lower end, upper end, comonotone point,
-    whole set by the Imbens-Manski interval, whole set by ``ci="whole-set"``; bound 0.95 - 3 Monte
-    Carlo s.e. = 0.929 for 1000 data sets, 0.921 for 500):
-
-    ======================  =========  =====  =====  =====  =====  =====
-    smallest Kish fraction  data sets  lower  upper  point  set    whole
-    ======================  =========  =====  =====  =====  =====  =====
-    0.85, doubly robust     1000       0.952  0.934  0.943  0.888  0.939
-    0.73, doubly robust     500        0.964  0.912  0.950  0.876  0.936
-    0.47, doubly robust     500        0.952  0.902  0.942  0.866  0.916
-    0.47, "ipw"             1000       0.857  0.824  0.892  0.729
-    ======================  =========  =====  =====  =====  =====  =====
-
-    The Imbens-Manski interval promises each point of the set at ``conf_level`` and the whole set
-    only at 1 - 2 (1 - conf_level) (0.90); ``ci="whole-set"`` promises the set. The doubly robust
-    estimates are nearly unbiased, but where the weights are heavy their bootstrap standard error
-    at the upper end is too small (0.486 against a standard deviation of 0.551 at fraction 0.47),
-    so that end undercovers. Below a smallest Kish fraction of ``KISH_WARN_DR`` = 0.8 (doubly robust)
-    or ``KISH_WARN`` = 0.9 ("ipw") an ``OverlapWarning`` says so, and the note is kept in the
-    result. Figures in ``benchmarks/README.md`` ("coupling").
+    The bounds are those of every coupling of the two arms' estimated marginal laws (sharp: the
+    comonotone and countercomonotone couplings for super- or submodular f, the optimal-transport
+    linear program otherwise). The bootstrap intervals cover the true value at ``conf_level``
+    (``ci="whole-set"``: the whole identified set) when the marginals are estimated consistently;
+    with a fitted propensity and heavy weights their upper end undercovers, and below a smallest
+    Kish fraction of ``KISH_WARN_DR`` = 0.8 (doubly robust marginals) or ``KISH_WARN`` = 0.9
+    ("ipw") an ``OverlapWarning`` says so and the note is kept in the result. The measured
+    coverage, by design and overlap, is in ``benchmarks/README.md``, section "coupling".
 
     References
     ----------
