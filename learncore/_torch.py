@@ -2,7 +2,8 @@
 
 - :func:`torch_generator`: ``seed`` -> one ``torch.Generator`` (for every draw learncore makes itself);
 - :func:`torch_seeded`: a block in which torch's global generator is seeded from ``seed`` and restored
-  afterwards (for what draws from the global generator only, such as ``torch.nn`` layers' initialisation).
+  afterwards (for what draws from the global generator only, such as ``torch.nn`` layers' initialisation);
+- :func:`module_dtype`: the floating dtype a module computes in.
 
 A numpy ``Generator`` passed as ``seed`` gives one 63-bit integer drawn from it, so a function that
 holds statcore's one ``Generator`` (``check_seed(seed)``) derives its torch streams from it. Imported
@@ -17,7 +18,7 @@ import numpy as np
 import torch
 from statcore.utils import check_seed
 
-__all__ = ["torch_generator", "torch_seeded"]
+__all__ = ["torch_generator", "torch_seeded", "module_dtype"]
 
 
 def torch_generator(seed: Any, device: torch.device | str = "cpu") -> torch.Generator:
@@ -45,3 +46,11 @@ def torch_seeded(seed: Any) -> Iterator[None]:
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
         yield
+
+
+def module_dtype(module: torch.nn.Module) -> torch.dtype:
+    """The dtype of a module's first floating parameter or buffer (torch's default dtype if none)."""
+    for t in list(module.parameters()) + list(module.buffers()):
+        if torch.is_floating_point(t):
+            return t.dtype
+    return torch.get_default_dtype()

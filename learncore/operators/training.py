@@ -13,7 +13,7 @@ from statcore import Result
 from statcore.utils import check_progress, progress_bar
 from torch import nn
 
-from .._torch import torch_generator
+from .._torch import module_dtype, torch_generator
 from ._model_checks import (check_bool, check_choice, check_nonneg_float, check_positive_float, check_positive_int,
                             check_seed)
 from .models import _dataset_arrays
@@ -143,13 +143,6 @@ def _forward_latent(model: nn.Module, x: torch.Tensor) -> tuple[torch.Tensor, to
     if hasattr(model, "forward_latent"):
         return model.forward_latent(x)
     return model(x), model.latent(x)
-
-
-def _model_dtype(model: nn.Module) -> torch.dtype:
-    for t in list(model.parameters()) + list(model.buffers()):
-        if torch.is_floating_point(t):
-            return t.dtype
-    return torch.get_default_dtype()
 
 
 class NOIR(nn.Module):
@@ -318,7 +311,7 @@ class NOIR(nn.Module):
         progress = check_progress(progress)
         gen = torch_generator(check_seed(seed))
 
-        dt = _model_dtype(self.model)
+        dt = module_dtype(self.model)
         inputs, targets, sidx = arrs["inputs"], arrs["targets"], arrs["sensor_idx"]
         train, test = arrs["train_idx"], arrs["test_idx"]
         x_tr = torch.as_tensor(arrs["x_train"], dtype=dt)
