@@ -75,6 +75,35 @@ def as_float_array(x: Any, name: str, *, allow_nan: bool = False, allow_inf: boo
     Strings, objects that are not numbers, complex numbers and (unless allowed) NaN or infinite
     values are refused. Booleans are refused too: a boolean vector passed as p-values is almost
     always a bug.
+
+    Parameters
+    ----------
+    x : array_like
+        The values (a pandas object gives its values).
+    name : str
+        The argument's name, for the error message.
+    allow_nan, allow_inf : bool
+        Whether NaN and infinite values are accepted.
+    ndim : int, optional
+        The number of dimensions required.
+    copy : bool
+        Return a new array even when ``x`` already is a float64 array (so that the caller may
+        modify it without touching its input).
+
+    Returns
+    -------
+    numpy.ndarray
+        float64.
+
+    References
+    ----------
+    scikit-learn's ``utils.validation.check_array`` (one door for input arrays).
+
+    Examples
+    --------
+    >>> from statcore.utils import as_float_array
+    >>> as_float_array([1, 2, 3], "x")
+    array([1., 2., 3.])
     """
     if isinstance(x, (str, bytes)):
         raise TypeError(f"{name} must be numeric, got a string {x!r}")
@@ -278,7 +307,31 @@ def check_positive_real(x: Any, name: str) -> float:
 
 
 def check_nonneg_real(x: Any, name: str, *, positive: bool = False) -> float:
-    """A finite real scalar >= 0 (> 0 with ``positive``)."""
+    """A finite real scalar >= 0 (> 0 with ``positive``), as float.
+
+    Parameters
+    ----------
+    x : float
+        The value to check.
+    name : str
+        The argument's name, for the error message.
+    positive : bool
+        Refuse 0 too.
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    scikit-learn's ``utils.validation.check_scalar``.
+
+    Examples
+    --------
+    >>> from statcore.utils import check_nonneg_real
+    >>> check_nonneg_real(0, "weight_decay")
+    0.0
+    """
     v = check_finite_real(x, name)
     if v < 0 or (positive and v == 0):
         raise ValueError(f"{name} must be {'positive' if positive else 'non-negative'}, got {x!r}")
