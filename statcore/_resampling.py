@@ -4,10 +4,13 @@ Every resampling loop of statcore and learncore is built from the pieces here:
 
 - :func:`perm_pvalue`: the one permutation p-value rule, (1 + #{T_b >= T}) / (B + 1) for random
   resamples and #{T_b >= T} / B when all B distinct permutations were enumerated, with the one tie
-  tolerance :data:`TIE_RTOL`: a replicate within ``TIE_RTOL * |T|`` of the observed T counts as a tie
-  (counted as at least as extreme). It is scipy's ``permutation_test`` rule (100 machine epsilons,
-  relative to |T|): statistics that are equal in exact arithmetic but were summed in another order
-  differ by a few ulps, and must not be told apart.
+  tolerance :data:`TIE_RTOL` = 1e-9: a replicate within ``1e-9 * |T|`` of the observed T counts as a
+  tie (at least as extreme). Statistics equal in exact arithmetic but summed in another order (the
+  n^2 kernel terms of dCov, HSIC, MMD or energy under a permutation) differ by up to ~n^2 machine
+  epsilons, which scipy's 100 epsilons (2.2e-14) do not cover beyond n ~ 10; 1e-9 covers n in the
+  tens of thousands and is far below any difference a p-value of B <= 10^8 replicates can resolve.
+  scipy's ``permutation_test`` uses the same rule with 100 epsilons: the two agree unless two distinct
+  null values lie within 1e-9 relative of each other at T.
 - :func:`block_seeds`: the seed streams. Replicate b belongs to stream block ``b // STREAM_BLOCK``;
   block k draws from its own ``SeedSequence`` (the k-th child of the seed). Which process computes a
   block, and how blocks are grouped into chunks, therefore cannot change a draw: the results depend on
@@ -44,11 +47,12 @@ from ._warnings import StatcoreWarning
 __all__ = ["permutation_test", "bootstrap", "BootstrapResult", "DegenerateBootstrapWarning"]
 
 #: relative tie tolerance of every permutation p-value: T_b counts as >= T when T_b >= T - TIE_RTOL |T|
-TIE_RTOL = 100 * float(np.finfo(np.float64).eps)
+TIE_RTOL = 1e-9
 #: resamples drawn from one seed stream (the unit that makes results independent of n_jobs and chunks)
 STREAM_BLOCK = 1024
-#: bytes of resampled data one chunk may hold (256 MiB) unless a caller passes its own budget
-MEMORY_BUDGET = 1 << 28
+#: bytes of resampled data (or resample indices) one chunk may hold (32 MiB, 2^22 int64 indices) unless a
+#: caller passes its own budget
+MEMORY_BUDGET = 1 << 25
 
 _ALTERNATIVES = ("two.sided", "less", "greater")
 _ALT_ALIASES = {"two-sided": "two.sided", "two_sided": "two.sided"}
@@ -67,32 +71,64 @@ def check_alternative(alternative: Any, name: str = "alternative") -> str:
     return check_choice(alternative, name, _ALTERNATIVES, aliases=_ALT_ALIASES)
 
 
+def exceed_count(observed: float, null: np.ndarray, *, alternative: str = "greater") -> int:
+    """#{T_b >= T - tol} ("greater") or #{T_b <= T + tol} ("less"), ``tol = TIE_RTOL * |T|``: the
+    count behind :func:`perm_pvalue`, for loops that see the replicates a chunk at a time."""
+    null = np.asarray(null, dtype=np.float64)
+    tol = TIE_RTOL * abs(float(observed))
+    if alternative == "greater":
+        return int(np.count_nonzero(null >= observed - tol))
+    if alternative == "less":
+        return int(np.count_nonzero(null <= observed + tol))
+    raise ValueError(f"alternative must be 'greater' or 'less' for a count, got {alternative!r}")
+
+
+def pvalue_from_count(count: int, B: int, *, exact: bool = False) -> float:
+    """(1 + count) / (B + 1), or count / B when the B replicates are every distinct permutation."""
+    adj = 0 if exact else 1
+    return float(min(1.0, (int(count) + adj) / (int(B) + adj)))
+
+
 def perm_pvalue(observed: float, null: np.ndarray, *, alternative: str = "greater", exact: bool = False) -> float:
-    """The one permutation (or Monte Carlo) p-value rule.
+    """The one permutation (or Monte Carlo) p-value rule of statcore and learncore.
 
     ``greater``: (1 + #{T_b >= T - tol}) / (B + 1); ``less``: (1 + #{T_b <= T + tol}) / (B + 1);
     ``two.sided``: twice the smaller, at most 1 (scipy's rule). ``exact=True`` (every distinct
-    permutation enumerated, the identity among them) drops the two 1s. ``tol = TIE_RTOL * |T|``.
+    permutation enumerated, the identity among them) drops the two 1s. ``tol = 1e-9 |T|``
+    (``statcore._resampling.TIE_RTOL``): replicates equal to T up to rounding count as ties.
+
+    Parameters
+    ----------
+    observed : float
+        The statistic T on the data.
+    null : array_like
+        The B replicates T_b.
+    alternative : {"greater", "less", "two.sided"}
+        Which replicates count as at least as extreme.
+    exact : bool
+        Whether ``null`` holds every distinct permutation (then no +1).
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    Phipson, B. and Smyth, G. K. (2010). Permutation p-values should never be zero. *Statistical
+    Applications in Genetics and Molecular Biology* 9(1).
+
+    Examples
+    --------
+    >>> perm_pvalue(2.0, [1.0, 2.0, 3.0])
+    0.75
     """
     null = np.asarray(null, dtype=np.float64).ravel()
     alternative = check_alternative(alternative)
-    tol = TIE_RTOL * abs(float(observed))
-    adj = 0 if exact else 1
-    denom = null.size + adj
-
-    def greater() -> float:
-        return (np.count_nonzero(null >= observed - tol) + adj) / denom
-
-    def less() -> float:
-        return (np.count_nonzero(null <= observed + tol) + adj) / denom
-
-    if alternative == "greater":
-        p = greater()
-    elif alternative == "less":
-        p = less()
-    else:
-        p = 2.0 * min(greater(), less())
-    return float(min(max(p, 0.0), 1.0))
+    if alternative == "two.sided":
+        p = 2.0 * min(pvalue_from_count(exceed_count(observed, null, alternative=a), null.size, exact=exact)
+                      for a in ("greater", "less"))
+        return float(min(p, 1.0))
+    return pvalue_from_count(exceed_count(observed, null, alternative=alternative), null.size, exact=exact)
 
 
 def block_seeds(seed: Any, n_blocks: int) -> list[np.random.SeedSequence]:
@@ -369,8 +405,8 @@ def permutation_test(data: Any, statistic: Callable, *, permutation_type: str = 
     ``"samples"``: within each observation the values are exchanged between samples (paired tests);
     with one sample, the signs are flipped. When ``B`` reaches the number of distinct permutations,
     all are enumerated and the p-value is exact, #{T_b >= T} / B; otherwise it is
-    (1 + #{T_b >= T}) / (B + 1) over B random permutations. A T_b within 100 machine epsilons of |T|
-    counts as a tie (scipy's tolerance). The two-sided p-value is twice the smaller one-sided one,
+    (1 + #{T_b >= T}) / (B + 1) over B random permutations. A T_b within 1e-9 |T| of T counts as a
+    tie (scipy: 100 machine epsilons; see ``statcore._resampling.TIE_RTOL``). The two-sided p-value is twice the smaller one-sided one,
     at most 1.
 
     Parameters

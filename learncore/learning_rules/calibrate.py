@@ -21,7 +21,7 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
-from statcore.utils import check_n_jobs, check_probability, check_seed, thread_limit
+from statcore.utils import check_n_jobs, check_probability, check_seed, perm_pvalue, thread_limit
 
 from ._checks import check_positive_int, check_positive_real
 from ._model import ARCH_CODE, RULE_CODE, RULES, check_arch
@@ -339,7 +339,7 @@ def calibrate_selection(fits, *, simpler: str = "1L", B: int = 99, alpha: float 
         fs = groups[g]
         T, best_rich = _stat(fs, simpler, richer)
         aics = {a: fs[a].aic for a in archs}
-        p = (1 + np.sum(boot[i] >= T)) / (B + 1)
+        p = perm_pvalue(T, boot[i], alternative="greater")
         thr = float(np.quantile(boot[i], 1 - alpha, method="inverted_cdf"))
         row = {f"aic_{a.lower()}": aics[a] for a in archs}
         row.update(raw_best=min(archs, key=lambda a: aics[a]), statistic=T, threshold=thr, p_value=p,

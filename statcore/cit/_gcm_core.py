@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from .._checks import as_cit_data, check_seed
+from .._resampling import chunk_sizes, exceed_count, pvalue_from_count
 from .._warnings import StatcoreWarning
 from .regress import _residual_fits, regression_name
 
@@ -118,14 +119,10 @@ def max_bootstrap_pvalue(prod: np.ndarray, stat: np.ndarray, B: int, rng: np.ran
     std = (prod - mean) / (sd * np.sqrt(n))
     observed = float(_signed_order(stat, alternative, 0, rank))
     exceed = 0
-    block = max(1, min(B, 4_000_000 // max(n, 1)))
-    done = 0
-    while done < B:
-        b = min(block, B - done)
+    for b in chunk_sizes(B, 8.0 * max(n, 1)):
         draws = rng.standard_normal((b, n)) @ std
-        exceed += int(np.count_nonzero(_signed_order(draws, alternative, 1, rank) >= observed))
-        done += b
-    return observed, (1.0 + exceed) / (B + 1.0)
+        exceed += exceed_count(observed, _signed_order(draws, alternative, 1, rank), alternative="greater")
+    return observed, pvalue_from_count(exceed, B)
 
 
 def smoother_inflation(ax: np.ndarray, ay: np.ndarray, rx: np.ndarray, ry: np.ndarray, paired: bool,

@@ -36,7 +36,6 @@ How they are computed:
 from __future__ import annotations
 
 import math
-from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -44,6 +43,7 @@ import numpy as np
 from .._checks import (as_indep_data, check_choice, check_index, check_n_jobs, check_positive_int, check_progress,
                        check_seed, check_u_statistic_n, is_constant_sample, refuse_constant_sample, warn_constant)
 from .._progress import progress_bar
+from .._resampling import chunk_sizes, perm_pvalue
 from .._checks.formula import formula_door
 from .._result import HTest
 
@@ -528,14 +528,11 @@ def pdcov(x: Any, y: Any, z: Any, *, index: float = 1.0, nan_policy: str = "rais
 # ----------------------------------------------------------------------------------------------
 
 def _perm_chunks(rng: np.random.Generator, B: int, n: int):
-    """The B permutations, drawn in order from ``rng`` in chunks of at most ~2^22 indices."""
-    rows = max(1, min(B, (1 << 22) // max(n, 1)))
+    """The B permutations, drawn in order from ``rng`` in the engine's chunks (the one chunking rule,
+    ``statcore._resampling.chunk_sizes``; the draws do not depend on the chunk sizes)."""
     base = np.arange(n, dtype=np.int64)
-    done = 0
-    while done < B:
-        m = min(rows, B - done)
+    for m in chunk_sizes(B, 8.0 * max(n, 1)):
         yield rng.permuted(np.broadcast_to(base, (m, n)), axis=1)
-        done += m
 
 
 class _Permuter:
@@ -692,22 +689,16 @@ def _workers(n_jobs: int) -> int:
     return effective_n_jobs(n_jobs)
 
 
-@contextmanager
 def _threads(n_jobs: int):
     """numba's threads for a kernel (only numba's: the kernels call no BLAS), restored afterwards."""
-    import numba
+    from ..utils import thread_limit
 
-    old = numba.get_num_threads()
-    numba.set_num_threads(min(_workers(n_jobs), numba.config.NUMBA_NUM_THREADS))
-    try:
-        yield
-    finally:
-        numba.set_num_threads(old)
+    return thread_limit(_workers(n_jobs), pools="numba")
 
 
 def _perm_pvalue(stat: float, reps: np.ndarray) -> float:
-    """R's permutation p-value: (1 + #{T_b >= T}) / (B + 1)."""
-    return float((1 + np.count_nonzero(reps >= stat)) / (reps.size + 1))
+    """The engine's permutation p-value: (1 + #{T_b >= T}) / (B + 1), ties within TIE_RTOL."""
+    return perm_pvalue(stat, reps, alternative="greater")
 
 
 def _index_text(index: float) -> str:

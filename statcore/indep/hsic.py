@@ -33,6 +33,7 @@ from .._checks import (as_indep_data, check_bandwidths, check_choice, check_kern
                        check_seed, is_constant_sample, warn_constant)
 from .._checks import check_progress
 from .._progress import progress_bar
+from .._resampling import chunk_sizes, perm_pvalue
 from .._checks.formula import formula_door
 from .._result import HTest
 
@@ -61,7 +62,6 @@ __all__ = ["hsic", "hsic_test", "dhsic", "dhsic_test"]
 MEDIAN_SUBSAMPLE = 1000
 #: replicates T_b count as ">= T" down to this relative distance below T (rounding: with ties in
 #: discrete data equal statistics can differ in the last bits)
-_TIE_RTOL = 1e-9
 
 _CONSTANT_REASON = ("its centred Gram matrix is 0 (every kernel value equals 1) and {what} is 0; with one "
                     "variable constant, the others' joint dependence is what remains")
@@ -163,13 +163,13 @@ def _data_name(names: list, B: int | None) -> str:
 
 
 def _p_from_replicates(t: float, reps: np.ndarray) -> float:
-    """(1 + #{T_b >= T}) / (B + 1)."""
-    count = int(np.count_nonzero(reps >= t - _TIE_RTOL * abs(t)))
-    return (1.0 + count) / (reps.size + 1.0)
+    """The engine's (1 + #{T_b >= T}) / (B + 1), ties within TIE_RTOL."""
+    return perm_pvalue(t, reps, alternative="greater")
 
 
-def _perm_chunks(n: int, B: int) -> int:
-    return int(max(2, min(B, (1 << 22) // max(n, 1))))
+def _perm_chunks(n: int, B: int) -> list[int]:
+    """The engine's chunks for B resamples of n indices each."""
+    return chunk_sizes(B, 8.0 * max(n, 1))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -299,7 +299,7 @@ def hsic_test(x, y=None, *, method="gamma", B=999, kernel="gaussian", bandwidth=
       approximate: see the warning below.
     - ``method="permutation"``: B random permutations of y's rows, reusing the centred Gram matrix;
       p = (1 + #{T_b >= T}) / (B + 1), exact at every n (a T_b within a relative 1e-9 of T counts
-      as a tie: the ties of discrete data differ in the last bits).
+      as a tie, the engine's ``TIE_RTOL``: the ties of discrete data differ in the last bits).
 
     For large n, ``approx="rff"`` (random Fourier features, Gaussian or Laplace kernel) or
     ``approx="nystrom"`` (Nystrom features from ``n_features`` random landmark rows, any kernel)
@@ -476,11 +476,9 @@ def _hsic_perm_replicates(Kc: np.ndarray, L: np.ndarray, B: int, rng: np.random.
     out = np.empty(B + 1)
     ident = np.arange(n, dtype=np.int64)[None, :]
     _k.pick("perm_stats", n, 1)(Kc, L, ident, out[:1])
-    chunk = _perm_chunks(n, B)
     done = 0
     with progress_bar(progress, B, desc="permutations", unit="perm") as bar:
-        while done < B:
-            c = min(chunk, B - done)
+        for c in _perm_chunks(n, B):
             perms = rng.permuted(np.tile(np.arange(n, dtype=np.int64), (c, 1)), axis=1)
             _k.pick("perm_stats", n, c)(Kc, L, perms, out[1 + done:1 + done + c])
             done += c
@@ -800,11 +798,9 @@ def _dhsic_resample(Ks: np.ndarray, B: int, rng: np.random.Generator, *, bootstr
     out = np.empty(B + 1)
     ident = np.tile(np.arange(n, dtype=np.int64), (1, d, 1))
     _k.pick("dhsic_replicates", n, d)(Ks, ident, out[:1])
-    chunk = _perm_chunks(n * d, B)
     done = 0
     with progress_bar(progress, B, desc="bootstrap" if bootstrap else "permutations", unit="resample") as bar:
-        while done < B:
-            c = min(chunk, B - done)
+        for c in _perm_chunks(n * d, B):
             idx = np.tile(np.arange(n, dtype=np.int64), (c, d, 1))
             if bootstrap:
                 idx[:, 1:, :] = rng.integers(0, n, size=(c, d - 1, n))

@@ -11,6 +11,7 @@ import numpy as np
 from .._checks import (as_feature_samples, check_choice, check_positive_int, check_positive_real, check_progress,
                        check_seed, check_subset_size)
 from .._progress import progress_bar
+from .._resampling import chunk_sizes, perm_pvalue
 from .._result import HTest, Result
 from ._common import blas_threads
 
@@ -185,16 +186,16 @@ def _permutations(rng: np.random.Generator, B: int, n: int) -> np.ndarray:
 
 def _permuted_stats(m: np.ndarray, n1: int, rng: np.random.Generator, B: int, stat, progress) -> np.ndarray:
     """stat of the block sums of the B permutations, drawn in order from ``rng`` (the same
-    permutations whatever the batching) and summed in batches of about B / 20 (at most 2^22 indices),
-    each batch advancing the progress bar."""
+    permutations whatever the batching) and summed in the engine's chunks
+    (``statcore._resampling.chunk_sizes``), each chunk advancing the progress bar."""
     n = m.shape[0]
-    batch = max(1, min(-(-B // 20), (1 << 22) // max(n, 1)))
     out = np.empty(B)
+    lo = 0
     with progress_bar(progress, B, desc="permutations", unit="perm") as bar:
-        for lo in range(0, B, batch):
-            hi = min(B, lo + batch)
-            out[lo:hi] = stat(_block_sums(m, _permutations(rng, hi - lo, n), n1))
-            bar.update(hi - lo)
+        for size in chunk_sizes(B, 8.0 * max(n, 1)):
+            out[lo:lo + size] = stat(_block_sums(m, _permutations(rng, size, n), n1))
+            lo += size
+            bar.update(size)
     return out
 
 
@@ -280,7 +281,7 @@ def mmd_test(x, y, *, kernel="gaussian", bandwidth="median", B=999, seed=None, p
 
     obs = float(stat(_block_sums(k, np.arange(n1 + n2, dtype=np.int64)[None, :], n1))[0])
     reps = _permuted_stats(k, n1, rng, B, stat, progress)
-    p = (1 + int(np.sum(reps >= obs))) / (B + 1)
+    p = perm_pvalue(obs, reps, alternative="greater")
     kname = {"gaussian": "Gaussian", "laplace": "Laplace", "polynomial": "cubic polynomial"}[kernel]
     return HTest(statistic=obs, statistic_name="MMD^2", p_value=p,
                  method=f"Kernel two-sample test (unbiased MMD^2, {kname} kernel, permutation)",
@@ -345,7 +346,7 @@ def energy_test(x, y, *, B=999, seed=None, progress=None):
 
     obs = float(stat(_block_sums(dist, np.arange(n1 + n2, dtype=np.int64)[None, :], n1))[0])
     reps = _permuted_stats(dist, n1, rng, B, stat, progress)
-    p = (1 + int(np.sum(reps >= obs))) / (B + 1)
+    p = perm_pvalue(obs, reps, alternative="greater")
     return HTest(statistic=obs, statistic_name="E-statistic", p_value=p,
                  method=f"{'Univariate' if x.shape[1] == 1 else 'Multivariate'} 2-sample E-test of equal distributions",
                  data_name=f"sample sizes {n1} {n2}, replicates {B}", alternative=None,

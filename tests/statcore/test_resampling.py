@@ -267,13 +267,14 @@ def test_chunk_sizes():
 # ----------------------------------------------------------------------------------------------
 
 def test_perm_pvalue_rule_and_tie_tolerance():
-    null = np.array([0.1, 0.5, 0.5 * (1 - 1e-15), 0.9])
-    # 0.5 * (1 - 1e-15) is a tie of 0.5 (within 100 eps relative): it counts
+    null = np.array([0.1, 0.5, 0.5 * (1 - 1e-11), 0.9])
+    # 0.5 * (1 - 1e-11) is a tie of 0.5 (within 1e-9 relative): it counts
     assert rs.perm_pvalue(0.5, null, alternative="greater") == (1 + 3) / 5
     assert rs.perm_pvalue(0.5, null, alternative="less") == (1 + 3) / 5
     assert rs.perm_pvalue(0.5, null, alternative="two.sided") == 1.0
     assert rs.perm_pvalue(0.5, null, alternative="greater", exact=True) == 3 / 4
-    assert rs.perm_pvalue(0.5, np.array([0.5 * (1 - 1e-12)]), alternative="greater") == 1 / 2
+    assert rs.perm_pvalue(0.5, np.array([0.5 * (1 - 1e-8)]), alternative="greater") == 1 / 2
+    assert rs.TIE_RTOL == 1e-9
     assert rs.perm_pvalue(2.0, null) == 1 / 5
 
 
