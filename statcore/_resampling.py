@@ -210,6 +210,35 @@ def run_resamples(draw: Callable, compute: Callable, B: int, *, seed: Any, bytes
     return np.concatenate(parts, axis=0) if parts else np.empty(0)
 
 
+def run_stream(draw: Callable, compute: Callable, B: int, *, rng: np.random.Generator, bytes_per_resample: float,
+               budget: float | None = None, n_jobs: int = 1, progress: bool | None = None,
+               desc: str = "resamples", unit: str = "resample") -> list:
+    """The loops whose resamples come in order from one Generator (the layout of the tests that predate
+    the engine, kept so that their seeds give the same answers): chunks of ``budget //
+    bytes_per_resample`` resamples, at most :data:`STREAM_BLOCK`, are drawn here, in order, by
+    ``draw(rng, size)``, and computed by ``compute(draws)`` through
+    :func:`statcore.utils.parallel_map`, ``n_jobs`` chunks at a time. The draws are those of the
+    serial loop over the same chunks, so the result does not depend on ``n_jobs``. Returns the list
+    of ``compute`` results, one per chunk, in order.
+    """
+    from ._progress import parallel_map, progress_bar
+    from .utils import effective_n_jobs
+
+    B = int(B)
+    step = min(STREAM_BLOCK, _rows(bytes_per_resample, budget))
+    sizes = [step] * (B // step) + ([B % step] if B % step else [])
+    wave = effective_n_jobs(n_jobs)
+    out: list = []
+    with progress_bar(progress, B, desc=desc, unit=unit) as bar:
+        for w in range(0, len(sizes), wave):
+            part = sizes[w:w + wave]
+            draws = [draw(rng, m) for m in part]
+            out.extend(parallel_map(compute, [(d,) for d in draws], n_jobs=n_jobs if len(part) > 1 else 1,
+                                    progress=False))
+            bar.update(sum(part))
+    return out
+
+
 def run_enumeration(items: Iterable, n_items: int, compute: Callable, *, bytes_per_resample: float,
                     budget: float | None = None, n_jobs: int = 1, progress: bool | None = None,
                     desc: str = "permutations", unit: str = "permutation") -> np.ndarray:

@@ -31,7 +31,7 @@ import numpy as np
 
 from .._checks import (as_indep_data, check_bandwidths, check_choice, check_kernels, check_positive_int,
                        check_seed, is_constant_sample, warn_constant)
-from .._checks import check_progress
+from .._checks import check_n_jobs, check_progress
 from .._progress import progress_bar
 from .._resampling import chunk_sizes, perm_pvalue
 from .._checks.formula import formula_door
@@ -167,6 +167,16 @@ def _p_from_replicates(t: float, reps: np.ndarray) -> float:
     return perm_pvalue(t, reps, alternative="greater")
 
 
+def _kernel_threads(n_jobs):
+    """numba's threads for the resampling kernels: ``n_jobs`` in joblib's convention (the one
+    thread-control mechanism, ``statcore.utils.thread_limit``)."""
+    import numba  # noqa: F401  (loaded first: thread_limit sets numba's pool once numba is loaded)
+
+    from ..utils import effective_n_jobs, thread_limit
+
+    return thread_limit(effective_n_jobs(n_jobs), pools="numba")
+
+
 def _perm_chunks(n: int, B: int) -> list[int]:
     """The engine's chunks for B resamples of n indices each."""
     return chunk_sizes(B, 8.0 * max(n, 1))
@@ -286,7 +296,7 @@ def _gamma_p(stat: float, mean: float, var: float, n: int) -> tuple[float, float
 
 @formula_door(lhs="y", rhs="x", cond=None)
 def hsic_test(x, y=None, *, method="gamma", B=999, kernel="gaussian", bandwidth="median", seed=None,
-              nan_policy="raise", approx=None, n_features=100, progress=None, data=None) -> HTest:
+              nan_policy="raise", approx=None, n_features=100, progress=None, n_jobs=1, data=None) -> HTest:
     """Kernel test of independence of two samples based on HSIC (Gretton et al. 2008).
 
     The statistic is n * HSIC_b (as R dHSIC's ``dhsic.test``), with HSIC_b the biased estimator of
@@ -340,6 +350,9 @@ def hsic_test(x, y=None, *, method="gamma", B=999, kernel="gaussian", bandwidth=
     progress : bool, optional
         ``method="permutation"``: a progress bar (tqdm) over the permutations, advancing per batch
         of permutations. Default (None): only when standard error is a terminal.
+    n_jobs : int
+        Threads of the compiled resampling kernels (joblib's convention: -1 all cores); the p-value
+        does not depend on it.
     data : pandas.DataFrame, optional
         With a formula in place of ``x``: the table holding its columns.
         ``hsic_test("y ~ x", data=df)`` is
@@ -435,6 +448,7 @@ def hsic_test(x, y=None, *, method="gamma", B=999, kernel="gaussian", bandwidth=
                              f"frequency), got {n_features}")
     rng = check_seed(seed)
     progress = check_progress(progress)
+    n_jobs = check_n_jobs(n_jobs)
     min_n = 6 if method == "gamma" else 4
     (xa, ya), n = _variables(nan_policy, min_n, {"x": x, "y": y})
     _refuse_constant([xa, ya], ["x", "y"], "an independence test")
@@ -458,7 +472,8 @@ def hsic_test(x, y=None, *, method="gamma", B=999, kernel="gaussian", bandwidth=
         K -= mk[None, :]
         K += gk
         del mk
-        reps = _hsic_perm_replicates(K, L, B, rng, progress)
+        with _kernel_threads(n_jobs):
+            reps = _hsic_perm_replicates(K, L, B, rng, progress)
         h = reps[0] / (n * n)
         reps = n * reps[1:] / (n * n)
         p = _p_from_replicates(n * h, reps)
@@ -683,7 +698,7 @@ def _dhsic_gamma(Ks: np.ndarray) -> dict:
 
 
 def dhsic_test(*variables, method="gamma", B=999, kernel="gaussian", bandwidth="median", seed=None,
-               nan_policy="raise", progress=None) -> HTest:
+               nan_policy="raise", progress=None, n_jobs=1) -> HTest:
     """Test of joint independence of d >= 2 variables based on dHSIC (Pfister et al. 2018), as R's
     ``dHSIC::dhsic.test``.
 
@@ -715,6 +730,9 @@ def dhsic_test(*variables, method="gamma", B=999, kernel="gaussian", bandwidth="
     progress : bool, optional
         ``method="permutation"`` or ``"bootstrap"``: a progress bar (tqdm) over the resamples,
         advancing per batch. Default (None): only when standard error is a terminal.
+    n_jobs : int
+        Threads of the compiled resampling kernels (joblib's convention: -1 all cores); the p-value
+        does not depend on it.
 
     Returns
     -------
@@ -767,6 +785,7 @@ def dhsic_test(*variables, method="gamma", B=999, kernel="gaussian", bandwidth="
     B = check_positive_int(B, "B")
     rng = check_seed(seed)
     progress = check_progress(progress)
+    n_jobs = check_n_jobs(n_jobs)
     d = len(variables)
     min_n = 4 * d - 2 if method == "gamma" else 2 * d
     values, n, kernels, bws, names = _dhsic_inputs(variables, kernel, bandwidth, nan_policy, min_n, "dhsic_test")
@@ -780,7 +799,8 @@ def dhsic_test(*variables, method="gamma", B=999, kernel="gaussian", bandwidth="
         extras.update(shape=shape, scale=scale, null_mean=n * null["mean"], null_var=n * n * null["var"])
         label, data_b = "gamma approximation", None
     else:
-        reps = _dhsic_resample(Ks, B, rng, bootstrap=(method == "bootstrap"), progress=progress)
+        with _kernel_threads(n_jobs):
+            reps = _dhsic_resample(Ks, B, rng, bootstrap=(method == "bootstrap"), progress=progress)
         value = float(reps[0])
         reps = n * reps[1:]
         p = _p_from_replicates(n * value, reps)
