@@ -308,3 +308,44 @@ def test_bad_arguments():
         sc.bootstrap((x, y[:4]), _diff, paired=True)
     with pytest.raises(TypeError, match="n_jobs"):
         sc.bootstrap((x,), np.mean, n_jobs=1.5)
+
+
+# ----------------------------------------------------------------------------------------------
+# the one thread-control mechanism
+# ----------------------------------------------------------------------------------------------
+
+def test_thread_limit_pools():
+    import numba
+    from threadpoolctl import threadpool_info
+
+    from statcore.utils import thread_limit
+
+    before_numba = numba.get_num_threads()
+    before_blas = [p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"]
+    with thread_limit(1, pools="blas"):
+        assert numba.get_num_threads() == before_numba
+        assert all(p["num_threads"] == 1 for p in threadpool_info() if p["user_api"] == "blas")
+    with thread_limit(1, pools="numba"):
+        assert numba.get_num_threads() == 1
+        assert [p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"] == before_blas
+    assert numba.get_num_threads() == before_numba
+    with pytest.raises(ValueError, match="pools"):
+        with thread_limit(1, pools="gpu"):
+            pass
+
+
+def test_run_stream_independent_of_n_jobs():
+    def draw(rng, size):
+        return rng.integers(0, 10, size=(size, 5))
+
+    a = rs.run_stream(draw, _row_sums, 3000, rng=np.random.default_rng(1), bytes_per_resample=40, budget=400)
+    b = rs.run_stream(draw, _row_sums, 3000, rng=np.random.default_rng(1), bytes_per_resample=40, budget=400,
+                      n_jobs=2)
+    serial = draw(np.random.default_rng(1), 3000).sum(axis=1)  # integers draws do not depend on chunking
+    assert len(a) == 300
+    np.testing.assert_array_equal(np.concatenate(a), np.concatenate(b))
+    np.testing.assert_array_equal(np.concatenate(a), serial)
+
+
+def _row_sums(block):
+    return block.sum(axis=1)

@@ -63,3 +63,4 @@ def test_bad_n_jobs_and_progress(name):
         CALLS[name](n_jobs=0)
     with pytest.raises(TypeError, match="progress"):
         CALLS[name](progress="yes")
+
