@@ -488,7 +488,13 @@ class FIDInfinityResult(Result):
         return ax
 
 
-def fid_infinity(x, y, *, ns, reps=1, conf_level=0.95, seed=None, method="auto"):
+def _subsample_fd(x: np.ndarray, y: np.ndarray, idx: np.ndarray, route: str) -> float:
+    with blas_threads(x.shape[1]):
+        m, t, _ = _fd_parts_from_samples(x[idx], y, route)
+    return m + t
+
+
+def fid_infinity(x, y, *, ns, reps=1, conf_level=0.95, seed=None, method="auto", n_jobs=1, progress=None):
     """FD extrapolated to infinite sample size (FID_infinity of Chong & Forsyth 2020).
 
     For every size n in ``ns`` (``reps`` times each), n rows of ``x`` are drawn without replacement
@@ -514,6 +520,10 @@ def fid_infinity(x, y, *, ns, reps=1, conf_level=0.95, seed=None, method="auto")
         Randomness of the subsamples.
     method : {"auto", "cholesky", "eigh", "nuclear"}
         The trace term's route, as in ``frechet_distance``.
+    n_jobs : int
+        Workers over the subsamples (joblib's convention); the result does not depend on it.
+    progress : bool or None
+        A progress bar over the subsamples (None: only on a terminal).
 
     Returns
     -------
@@ -554,17 +564,19 @@ def fid_infinity(x, y, *, ns, reps=1, conf_level=0.95, seed=None, method="auto")
     conf_level = check_probability(conf_level, "conf_level", open_left=True, open_right=True)
     method = check_choice(method, "method", FRECHET_METHODS)
     rng = check_seed(seed)
-    sizes, values = [], []
-    with blas_threads(d):
-        for n in ns_arr.astype(int):
-            route = _resolve_method(method, int(n), y.shape[0], d)
-            for _ in range(reps):
-                idx = rng.choice(n1, size=int(n), replace=False)
-                m, t, _ = _fd_parts_from_samples(x[idx], y, route)
-                sizes.append(int(n))
-                values.append(m + t)
+    n_jobs, progress = check_n_jobs(n_jobs), check_progress(progress)
+    from .._progress import parallel_map
+
+    # the subsamples drawn in order from rng here (the same whatever n_jobs), their FDs on n_jobs workers
+    tasks, sizes = [], []
+    for n in ns_arr.astype(int):
+        route = _resolve_method(method, int(n), y.shape[0], d)
+        for _ in range(reps):
+            tasks.append((x, y, rng.choice(n1, size=int(n), replace=False), route))
+            sizes.append(int(n))
+    values = np.asarray(parallel_map(_subsample_fd, tasks, n_jobs=n_jobs, progress=progress, desc="subsamples",
+                                     unit="subsample"))
     sizes = np.asarray(sizes, dtype=float)
-    values = np.asarray(values)
     design = np.column_stack([np.ones_like(sizes), 1.0 / sizes])
     coef, *_ = np.linalg.lstsq(design, values, rcond=None)
     resid = values - design @ coef

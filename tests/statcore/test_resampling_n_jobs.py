@@ -27,6 +27,7 @@ CALLS = {
     "auc_ci": lambda **kw: sc.auc_ci(R1, method="bootstrap", B=2500, seed=1, **kw),
     "roc_test": lambda **kw: sc.roc_test(R1, R2, method="bootstrap", B=2500, seed=1, **kw),
     "frechet_distance": lambda **kw: sc.frechet_distance(X, Y, B=2200, seed=1, **kw),
+    "fid_infinity": lambda **kw: sc.fid_infinity(X, Y, ns=[40, 60, 80], reps=3, seed=1, **kw),
     "kid": lambda **kw: sc.kid(X, Y, subsets=40, subset_size=50, seed=1, **kw),
     "rank_stability": lambda **kw: sc.rank_stability(TABLE, score=_score, n_samples=40, B=70, seed=1, **kw),
 }
