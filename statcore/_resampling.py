@@ -422,6 +422,13 @@ def _partitions(sizes: Sequence[int]):
     return rec(tuple(range(total)), list(sizes))
 
 
+def _factorial_power(n: int, k: int, B: float) -> float | int:
+    """(n!)^k, or infinity when it is plainly beyond B (never computing a huge integer)."""
+    if k * math.lgamma(n + 1) > math.log(min(B, 1e300)) + 1.0:
+        return math.inf
+    return math.factorial(n) ** k
+
+
 def permutation_test(data: Any, statistic: Callable, *, permutation_type: str = "independent",
                      B: int | float = 9999, alternative: str = "two.sided", seed: Any = None, n_jobs: int = 1,
                      progress: bool | None = None, vectorized: bool | None = None) -> HTest:
@@ -509,7 +516,7 @@ def permutation_test(data: Any, statistic: Callable, *, permutation_type: str = 
         enum, draw = (lambda: _partitions(sizes)), _IndependentDraw(N)
     elif ptype == "pairings":
         n = samples[0].size
-        n_max = math.factorial(n) ** k
+        n_max = _factorial_power(n, k, B)
         compute = _PairingsCompute(stat, samples)
         bytes_per = 16.0 * n * k
         enum = lambda: (np.array(p) for p in itertools.product(*(itertools.permutations(range(n))  # noqa: E731
@@ -519,7 +526,7 @@ def permutation_test(data: Any, statistic: Callable, *, permutation_type: str = 
         n = samples[0].size
         stacked = np.stack(samples if k > 1 else [samples[0], -samples[0]])
         kk = stacked.shape[0]
-        n_max = math.factorial(kk) ** n
+        n_max = _factorial_power(kk, n, B)
         compute = _SamplesCompute(stat, stacked, k)
         bytes_per = 16.0 * n * kk
         enum = lambda: (np.array(p) for p in itertools.product(*(itertools.permutations(range(kk))  # noqa: E731
