@@ -239,6 +239,17 @@ def run_stream(draw: Callable, compute: Callable, B: int, *, rng: np.random.Gene
     return out
 
 
+class PermutationDraw:
+    """``size`` random permutations of 0..n-1 as rows, from ``rng`` in order (``rng.permuted``: the
+    same permutations whatever the chunk sizes)."""
+
+    def __init__(self, n: int):
+        self.n = int(n)
+
+    def __call__(self, rng: np.random.Generator, size: int) -> np.ndarray:
+        return rng.permuted(np.broadcast_to(np.arange(self.n, dtype=np.int64), (size, self.n)), axis=1)
+
+
 def run_enumeration(items: Iterable, n_items: int, compute: Callable, *, bytes_per_resample: float,
                     budget: float | None = None, n_jobs: int = 1, progress: bool | None = None,
                     desc: str = "permutations", unit: str = "permutation") -> np.ndarray:

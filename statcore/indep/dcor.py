@@ -42,8 +42,7 @@ import numpy as np
 
 from .._checks import (as_indep_data, check_choice, check_index, check_n_jobs, check_positive_int, check_progress,
                        check_seed, check_u_statistic_n, is_constant_sample, refuse_constant_sample, warn_constant)
-from .._progress import progress_bar
-from .._resampling import chunk_sizes, perm_pvalue
+from .._resampling import PermutationDraw, perm_pvalue, run_stream
 from .._checks.formula import formula_door
 from .._result import HTest
 
@@ -527,14 +526,6 @@ def pdcov(x: Any, y: Any, z: Any, *, index: float = 1.0, nan_policy: str = "rais
 # permutation machinery
 # ----------------------------------------------------------------------------------------------
 
-def _perm_chunks(rng: np.random.Generator, B: int, n: int):
-    """The B permutations, drawn in order from ``rng`` in the engine's chunks (the one chunking rule,
-    ``statcore._resampling.chunk_sizes``; the draws do not depend on the chunk sizes)."""
-    base = np.arange(n, dtype=np.int64)
-    for m in chunk_sizes(B, 8.0 * max(n, 1)):
-        yield rng.permuted(np.broadcast_to(base, (m, n)), axis=1)
-
-
 class _Permuter:
     """sum_ij L[pi_i, pi_j] R[i, j] for the observed pairing (pi = identity) and for B random
     permutations, by one of four paths (see the module docstring); ``self.path`` names it."""
@@ -666,13 +657,12 @@ class _Permuter:
         return out
 
     def run(self, B: int, rng: np.random.Generator, progress: bool | None = False) -> tuple[float, np.ndarray]:
+        """The observed cross product and those of B permutations drawn in order from ``rng``; the
+        engine (``statcore._resampling.run_stream``) owns the loop, the chunks and the progress bar."""
         observed = float(self.cross(np.arange(self.n, dtype=np.int64)[None, :])[0])
-        reps = []
-        with progress_bar(progress, B, desc="permutations", unit="perm") as bar:
-            for p in _perm_chunks(rng, B, self.n):
-                reps.append(self.cross(p))
-                bar.update(p.shape[0])
-        return observed, np.concatenate(reps)
+        parts = run_stream(PermutationDraw(self.n), self.cross, B, rng=rng, bytes_per_resample=8.0 * max(self.n, 1),
+                           progress=progress, desc="permutations", unit="perm")
+        return observed, np.concatenate(parts)
 
 
 def _sub_scaled(a: np.ndarray, c: np.ndarray, coef: float) -> None:

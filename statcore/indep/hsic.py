@@ -32,8 +32,7 @@ import numpy as np
 from .._checks import (as_indep_data, check_bandwidths, check_choice, check_kernels, check_positive_int,
                        check_seed, is_constant_sample, warn_constant)
 from .._checks import check_n_jobs, check_progress
-from .._progress import progress_bar
-from .._resampling import chunk_sizes, perm_pvalue
+from .._resampling import PermutationDraw, perm_pvalue, run_stream
 from .._checks.formula import formula_door
 from .._result import HTest
 
@@ -175,11 +174,6 @@ def _kernel_threads(n_jobs):
     from ..utils import effective_n_jobs, thread_limit
 
     return thread_limit(effective_n_jobs(n_jobs), pools="numba")
-
-
-def _perm_chunks(n: int, B: int) -> list[int]:
-    """The engine's chunks for B resamples of n indices each."""
-    return chunk_sizes(B, 8.0 * max(n, 1))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -486,19 +480,25 @@ def hsic_test(x, y=None, *, method="gamma", B=999, kernel="gaussian", bandwidth=
 
 def _hsic_perm_replicates(Kc: np.ndarray, L: np.ndarray, B: int, rng: np.random.Generator,
                           progress: bool | None = False) -> np.ndarray:
-    """sum_ij Kc_ij L[pi_i, pi_j] for the identity (first) and B random permutations."""
+    """sum_ij Kc_ij L[pi_i, pi_j] for the identity (first) and B random permutations, drawn in order
+    from ``rng``; the engine (``statcore._resampling.run_stream``) owns the loop and the chunks."""
     n = Kc.shape[0]
-    out = np.empty(B + 1)
     ident = np.arange(n, dtype=np.int64)[None, :]
-    _k.pick("perm_stats", n, 1)(Kc, L, ident, out[:1])
-    done = 0
-    with progress_bar(progress, B, desc="permutations", unit="perm") as bar:
-        for c in _perm_chunks(n, B):
-            perms = rng.permuted(np.tile(np.arange(n, dtype=np.int64), (c, 1)), axis=1)
-            _k.pick("perm_stats", n, c)(Kc, L, perms, out[1 + done:1 + done + c])
-            done += c
-            bar.update(c)
-    return out
+    first = np.empty(1)
+    _k.pick("perm_stats", n, 1)(Kc, L, ident, first)
+    parts = run_stream(PermutationDraw(n), _PermStats(Kc, L), B, rng=rng, bytes_per_resample=8.0 * n,
+                       progress=progress, desc="permutations", unit="perm")
+    return np.concatenate([first, *parts])
+
+
+class _PermStats:
+    def __init__(self, Kc, L):
+        self.Kc, self.L = Kc, L
+
+    def __call__(self, perms: np.ndarray) -> np.ndarray:
+        out = np.empty(perms.shape[0])
+        _k.pick("perm_stats", self.Kc.shape[0], perms.shape[0])(self.Kc, self.L, np.ascontiguousarray(perms), out)
+        return out
 
 
 def _hsic_test_approx(xa, ya, n, method, B, kernels, bws, rng, approx, n_features, progress=False) -> HTest:
@@ -813,20 +813,35 @@ def dhsic_test(*variables, method="gamma", B=999, kernel="gaussian", bandwidth="
 
 def _dhsic_resample(Ks: np.ndarray, B: int, rng: np.random.Generator, *, bootstrap: bool,
                     progress: bool | None = False) -> np.ndarray:
-    """dHSIC of the data (first) and of B resamples (variables 2..d permuted or bootstrapped)."""
+    """dHSIC of the data (first) and of B resamples (variables 2..d permuted or bootstrapped), drawn
+    in order from ``rng``; the engine (``statcore._resampling.run_stream``) owns the loop."""
     d, n, _ = Ks.shape
-    out = np.empty(B + 1)
+    first = np.empty(1)
     ident = np.tile(np.arange(n, dtype=np.int64), (1, d, 1))
-    _k.pick("dhsic_replicates", n, d)(Ks, ident, out[:1])
-    done = 0
-    with progress_bar(progress, B, desc="bootstrap" if bootstrap else "permutations", unit="resample") as bar:
-        for c in _perm_chunks(n * d, B):
-            idx = np.tile(np.arange(n, dtype=np.int64), (c, d, 1))
-            if bootstrap:
-                idx[:, 1:, :] = rng.integers(0, n, size=(c, d - 1, n))
-            else:
-                idx[:, 1:, :] = rng.permuted(idx[:, 1:, :], axis=2)
-            _k.pick("dhsic_replicates", n, c * d)(Ks, idx, out[1 + done:1 + done + c])
-            done += c
-            bar.update(c)
-    return out
+    _k.pick("dhsic_replicates", n, d)(Ks, ident, first)
+    parts = run_stream(_DHSICDraw(n, d, bootstrap), _DHSICStats(Ks), B, rng=rng, bytes_per_resample=8.0 * n * d,
+                       progress=progress, desc="bootstrap" if bootstrap else "permutations", unit="resample")
+    return np.concatenate([first, *parts])
+
+
+class _DHSICDraw:
+    def __init__(self, n: int, d: int, bootstrap: bool):
+        self.n, self.d, self.bootstrap = n, d, bootstrap
+
+    def __call__(self, rng: np.random.Generator, c: int) -> np.ndarray:
+        idx = np.tile(np.arange(self.n, dtype=np.int64), (c, self.d, 1))
+        if self.bootstrap:
+            idx[:, 1:, :] = rng.integers(0, self.n, size=(c, self.d - 1, self.n))
+        else:
+            idx[:, 1:, :] = rng.permuted(idx[:, 1:, :], axis=2)
+        return idx
+
+
+class _DHSICStats:
+    def __init__(self, Ks):
+        self.Ks = Ks
+
+    def __call__(self, idx: np.ndarray) -> np.ndarray:
+        out = np.empty(idx.shape[0])
+        _k.pick("dhsic_replicates", self.Ks.shape[1], idx.shape[0] * self.Ks.shape[0])(self.Ks, idx, out)
+        return out

@@ -10,8 +10,7 @@ import numpy as np
 
 from .._checks import (as_feature_samples, check_choice, check_n_jobs, check_positive_int, check_positive_real,
                        check_progress, check_seed, check_subset_size)
-from .._progress import progress_bar
-from .._resampling import chunk_sizes, perm_pvalue
+from .._resampling import perm_pvalue, run_stream
 from .._result import HTest, Result
 from ._common import blas_threads
 
@@ -215,22 +214,35 @@ def _permutations(rng: np.random.Generator, B: int, n: int) -> np.ndarray:
 def _permuted_stats(m: np.ndarray, n1: int, rng: np.random.Generator, B: int, stat, progress,
                     n_jobs: int = 1) -> np.ndarray:
     """stat of the block sums of the B permutations, drawn in order from ``rng`` (the same
-    permutations whatever the batching) and summed in the engine's chunks
-    (``statcore._resampling.chunk_sizes``), each chunk advancing the progress bar."""
+    permutations whatever the chunking); the engine (``statcore._resampling.run_stream``) owns the
+    loop, the chunks and the progress bar, and ``n_jobs`` sets the kernel's numba threads."""
     import numba  # noqa: F401  (loaded first: thread_limit sets numba's pool once numba is loaded)
 
     from ..utils import effective_n_jobs, thread_limit
 
     n = m.shape[0]
-    out = np.empty(B)
-    lo = 0
-    with thread_limit(effective_n_jobs(n_jobs), pools="numba"), \
-            progress_bar(progress, B, desc="permutations", unit="perm") as bar:
-        for size in chunk_sizes(B, 8.0 * max(n, 1)):
-            out[lo:lo + size] = stat(_block_sums(m, _permutations(rng, size, n), n1))
-            lo += size
-            bar.update(size)
-    return out
+    with thread_limit(effective_n_jobs(n_jobs), pools="numba"):
+        parts = run_stream(_RowPermutations(n), _PermutedStat(m, n1, stat), B, rng=rng,
+                           bytes_per_resample=8.0 * max(n, 1), progress=progress, desc="permutations", unit="perm")
+    return np.concatenate(parts)
+
+
+class _RowPermutations:
+    """``rng.permutation(n)`` row by row (the draws of the tests before the engine)."""
+
+    def __init__(self, n: int):
+        self.n = n
+
+    def __call__(self, rng: np.random.Generator, size: int) -> np.ndarray:
+        return _permutations(rng, size, self.n)
+
+
+class _PermutedStat:
+    def __init__(self, m: np.ndarray, n1: int, stat):
+        self.m, self.n1, self.stat = m, n1, stat
+
+    def __call__(self, perms: np.ndarray) -> np.ndarray:
+        return self.stat(_block_sums(self.m, perms, self.n1))
 
 
 def _block_sums(m: np.ndarray, perms: np.ndarray, n1: int) -> np.ndarray:
