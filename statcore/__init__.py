@@ -11,6 +11,7 @@ import warnings as _pywarnings
 
 from . import utils
 from ._result import HTest, Result
+from ._resampling import BootstrapResult, DegenerateBootstrapWarning, bootstrap, permutation_test
 from ._warnings import ConvergenceWarning, StatcoreWarning
 from .multitest import (BFDRSelection, CombinedPValues, Pi0Estimate, Pi0Warning, QValueResult, bfdr_select,
                         combine_pvalues, lfdr, p_adjust, p_adjust_methods, pi0est, qvalue)
@@ -38,6 +39,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "HTest", "Result", "StatcoreWarning", "ConvergenceWarning",
+    "permutation_test", "bootstrap", "BootstrapResult", "DegenerateBootstrapWarning",
     "p_adjust", "p_adjust_methods", "pi0est", "Pi0Estimate", "qvalue", "QValueResult", "lfdr", "bfdr_select",
     "BFDRSelection", "Pi0Warning", "combine_pvalues", "CombinedPValues",
     "LogLik", "loglik", "aic", "bic", "aicc", "ICTable", "compare_models", "ModelComparison", "lrtest",

@@ -14,6 +14,8 @@
 - :func:`progress_bar`, :func:`parallel_map`, :func:`check_progress`: the ``progress`` argument
   (tqdm, lazily) and the one parallel map through joblib (any backend, Dask included), whose bar
   counts finished tasks.
+- :func:`perm_pvalue`: the one permutation p-value rule, (1 + #{T_b >= T}) / (B + 1) with the
+  one tie tolerance (the resampling engine's; ``statcore.permutation_test`` is its public face).
 - :func:`renamed_arguments`: a renamed or formerly positional argument keeps working for one
   release with a ``FutureWarning``.
 
@@ -39,11 +41,12 @@ from ._checks import (apply_nan_policy, as_float_array, check_choice, check_fini
                       check_progress, check_seed, renamed_arguments)
 from ._progress import parallel_map, progress_bar
 from ._kernels import lazy_njit
+from ._resampling import perm_pvalue
 
 __all__ = ["check_seed", "check_n_jobs", "effective_n_jobs", "lazy_njit", "thread_limit",
            "check_nan_policy", "apply_nan_policy", "check_positive_int", "check_finite_real",
            "check_positive_real", "check_probability", "check_choice", "renamed_arguments",
-           "progress_bar", "parallel_map", "check_progress", "check_nonneg_real", "as_float_array"]
+           "progress_bar", "parallel_map", "check_progress", "check_nonneg_real", "as_float_array", "perm_pvalue"]
 
 
 def effective_n_jobs(n_jobs: Any = 1) -> int:
@@ -74,18 +77,25 @@ def effective_n_jobs(n_jobs: Any = 1) -> int:
     return max(1, (os.cpu_count() or 1) + 1 + n_jobs)
 
 
+_POOLS = ("blas", "openmp", "numba", "torch")
+
+
 @contextmanager
-def thread_limit(n: int = 1) -> Iterator[None]:
-    """Limit BLAS/OpenMP threads (threadpoolctl), numba threads and, if PyTorch is already imported,
+def thread_limit(n: int = 1, *, pools: str | tuple = _POOLS) -> Iterator[None]:
+    """Limit BLAS and OpenMP threads (threadpoolctl), numba threads and, if PyTorch is already imported,
     torch's intra-op threads to ``n`` inside the block; all are restored afterwards.
 
     Tiny per-step operations run faster on one thread than on a thread pool that a loaded machine
-    must schedule; workers of a parallel map should not each start a full pool either.
+    must schedule; workers of a parallel map should not each start a full pool either. This is the
+    one thread-control mechanism of statcore and learncore.
 
     Parameters
     ----------
     n : int
-        Threads per pool inside the block (at least 1).
+        Threads per pool inside the block (at least 1; numba's at most ``NUMBA_NUM_THREADS``).
+    pools : str or tuple of str
+        Which pools to set: any of "blas", "openmp" (threadpoolctl's user APIs), "numba", "torch"
+        (all four by default).
 
     Yields
     ------
@@ -93,31 +103,35 @@ def thread_limit(n: int = 1) -> Iterator[None]:
 
     References
     ----------
-    threadpoolctl's ``threadpool_limits``; numba's ``set_num_threads``; PyTorch's ``set_num_threads``.
+    threadpoolctl's ``ThreadpoolController.limit``; numba's ``set_num_threads``; PyTorch's
+    ``set_num_threads``.
 
     Examples
     --------
     >>> with thread_limit(1):
     ...     pass
+    >>> with thread_limit(2, pools="numba"):
+    ...     pass
     """
-    from ._checks import check_positive_int
-
     n = check_positive_int(n, "n")
+    pools = (pools,) if isinstance(pools, str) else tuple(pools)
+    bad = [p for p in pools if p not in _POOLS]
+    if bad:
+        raise ValueError(f"pools must name some of {_POOLS}, got {bad}")
     restore = []
-    try:
-        from threadpoolctl import threadpool_limits
-
-        limiter = threadpool_limits(limits=n)
-        restore.append(limiter.restore_original_limits)
-    except ImportError:  # threadpoolctl comes with scikit-learn; without it BLAS keeps its threads
-        pass
-    if "numba" in sys.modules:
+    apis = [a for a in ("blas", "openmp") if a in pools]
+    if apis:
+        controller = _blas_controller()
+        if controller is not None:  # threadpoolctl comes with scikit-learn; without it BLAS keeps its threads
+            limiter = controller.limit(limits=n, user_api=apis[0] if len(apis) == 1 else None)
+            restore.append(limiter.restore_original_limits)
+    if "numba" in pools and "numba" in sys.modules:
         import numba
 
         old_numba = numba.get_num_threads()
         numba.set_num_threads(min(n, numba.config.NUMBA_NUM_THREADS))
         restore.append(lambda: numba.set_num_threads(old_numba))
-    torch = sys.modules.get("torch")  # statcore never imports torch itself
+    torch = sys.modules.get("torch") if "torch" in pools else None  # statcore never imports torch itself
     if torch is not None:
         old_torch = torch.get_num_threads()
         torch.set_num_threads(n)
@@ -127,3 +141,18 @@ def thread_limit(n: int = 1) -> Iterator[None]:
     finally:
         for undo in reversed(restore):
             undo()
+
+
+_CONTROLLER: list = [None, -1]
+
+
+def _blas_controller():
+    """One threadpoolctl controller, rebuilt only when modules were imported since (building one scans
+    the loaded libraries: ~7 ms a call, more than many of the operations it limits)."""
+    try:
+        from threadpoolctl import ThreadpoolController
+    except ImportError:
+        return None
+    if _CONTROLLER[0] is None or _CONTROLLER[1] != len(sys.modules):
+        _CONTROLLER[0], _CONTROLLER[1] = ThreadpoolController(), len(sys.modules)
+    return _CONTROLLER[0]

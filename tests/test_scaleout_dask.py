@@ -70,6 +70,25 @@ def test_permutation_test_on_dask(client):
     assert not one.to_frame()["p_value"].equals(three.to_frame()["p_value"])
 
 
+def _mean_diff(x, y, axis=-1):
+    return np.mean(x, axis=axis) - np.mean(y, axis=axis)
+
+
+def test_resampling_engine_on_dask(client, monkeypatch):
+    from statcore import _resampling
+
+    rng = np.random.default_rng(6)
+    x, y = rng.normal(size=40), rng.normal(0.3, 1.0, size=35)
+    B = 2 * 1024 + 11  # three stream blocks
+    one = sc.permutation_test((x, y), _mean_diff, B=B, seed=7)
+    boot1 = sc.bootstrap((x,), np.mean, B=B, method="bca", seed=8)
+    monkeypatch.setattr(_resampling, "MEMORY_BUDGET", 1)  # one block per chunk: three tasks on the cluster
+    two = on_dask(sc.permutation_test, (x, y), _mean_diff, B=B, seed=7, n_jobs=2)
+    np.testing.assert_array_equal(one.extras["null_distribution"], two.extras["null_distribution"])
+    boot2 = on_dask(sc.bootstrap, (x,), np.mean, B=B, method="bca", seed=8, n_jobs=2)
+    assert boot1.confidence_interval == boot2.confidence_interval
+
+
 def test_c2g_bootstrap_on_dask(client):
     rng = np.random.default_rng(4)
     n = 300

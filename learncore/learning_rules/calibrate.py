@@ -21,7 +21,8 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
-from statcore.utils import check_n_jobs, check_probability, check_seed, thread_limit
+from statcore.utils import (check_n_jobs, check_probability, check_progress, check_seed, parallel_map, perm_pvalue,
+                            thread_limit)
 
 from ._checks import check_positive_int, check_positive_real
 from ._model import ARCH_CODE, RULE_CODE, RULES, check_arch
@@ -214,7 +215,7 @@ class CalibratedSelection(Result):
 
 def calibrate_selection(fits, *, simpler: str = "1L", B: int = 99, alpha: float = 0.05, restarts: int = 8,
                         max_iter: int = 500, gtol: float = 1e-5, refit_from_truth: bool = False, seed=None,
-                        n_jobs: int = 1) -> CalibratedSelection:
+                        n_jobs: int = 1, progress=None) -> CalibratedSelection:
     """Per animal, decide between a simpler architecture and richer ones with the AIC difference
     calibrated by a parametric bootstrap under the fitted simpler model.
 
@@ -260,7 +261,9 @@ def calibrate_selection(fits, *, simpler: str = "1L", B: int = 99, alpha: float 
         One seed; every (animal, replicate) gets its own stream spawned from it, so the answer does not
         depend on ``n_jobs``.
     n_jobs : int
-        Parallel replicates through joblib (-1: all cores).
+        Parallel replicates through joblib (-1: all cores; ``statcore.utils.parallel_map``).
+    progress : bool or None
+        A progress bar over the bootstrap replicates (None: only on a terminal).
 
     Returns
     -------
@@ -295,6 +298,7 @@ def calibrate_selection(fits, *, simpler: str = "1L", B: int = 99, alpha: float 
     alpha = check_probability(alpha, "alpha", open_left=True, open_right=True)
     kw = dict(restarts=check_positive_int(restarts, "restarts"), max_iter=check_positive_int(max_iter, "max_iter"), gtol=check_positive_real(gtol, "gtol"))
     n_jobs = check_n_jobs(n_jobs)
+    progress = check_progress(progress)
     archs = None
     for g, fs in groups.items():
         if not isinstance(fs, Mapping):
@@ -327,19 +331,15 @@ def calibrate_selection(fits, *, simpler: str = "1L", B: int = 99, alpha: float 
         raise TypeError(f"refit_from_truth must be True or False; got {refit_from_truth!r}")
     jobs = [(groups[g][simpler], {a: groups[g][a].hidden for a in archs}, simpler, richer, kw, s,
              bool(refit_from_truth)) for g, seq in zip(names, ss) for s in seq.spawn(B)]
-    if n_jobs == 1:
-        stats = [_replicate(*j) for j in jobs]
-    else:
-        from joblib import Parallel, delayed
-
-        stats = Parallel(n_jobs=n_jobs)(delayed(_replicate)(*j) for j in jobs)
+    stats = parallel_map(_replicate, jobs, n_jobs=n_jobs, progress=progress, desc="bootstrap refits",
+                         unit="replicate")
     boot = np.array(stats, dtype=np.float64).reshape(len(names), B)
     rows = []
     for i, g in enumerate(names):
         fs = groups[g]
         T, best_rich = _stat(fs, simpler, richer)
         aics = {a: fs[a].aic for a in archs}
-        p = (1 + np.sum(boot[i] >= T)) / (B + 1)
+        p = perm_pvalue(T, boot[i], alternative="greater")
         thr = float(np.quantile(boot[i], 1 - alpha, method="inverted_cdf"))
         row = {f"aic_{a.lower()}": aics[a] for a in archs}
         row.update(raw_best=min(archs, key=lambda a: aics[a]), statistic=T, threshold=thr, p_value=p,

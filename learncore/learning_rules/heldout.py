@@ -140,8 +140,22 @@ class HeldOutLoglik(Result):
         return ax
 
 
+def _fold_fit(tr_train, tr_upto, test, a, rule, hidden, restarts, seed_seq, fit_kwargs):
+    """One (fold, architecture) fit and its held-out p(right) on the test rows (a parallel task)."""
+    from statcore.utils import thread_limit
+
+    from .fit import fit, replay_p_right
+
+    with thread_limit(1):
+        f = fit(tr_train, arch=a, rule=rule, hidden=hidden, restarts=restarts, seed=np.random.default_rng(seed_seq),
+                warn=False, **{"ridge_iter": 0, **fit_kwargs})
+        p, _ = replay_p_right(tr_upto, a, f.params, rule=rule, baseline=f.baseline)
+    return p[test], f.loglik
+
+
 def heldout_loglik(trials, *, archs: Sequence[str] = ("1L", "2L", "2NL"), folds: int = 4, rule: str = "rpe",
-                   hidden: int = 3, restarts: int = 8, seed=None, **fit_kwargs) -> HeldOutLoglik:
+                   hidden: int = 3, restarts: int = 8, seed=None, n_jobs: int = 1, progress=None,
+                   **fit_kwargs) -> HeldOutLoglik:
     """Held-out predictive log-likelihood of each architecture, cross-validated by session (forward
     chaining).
 
@@ -168,6 +182,10 @@ def heldout_loglik(trials, *, archs: Sequence[str] = ("1L", "2L", "2NL"), folds:
         Passed to :func:`fit`.
     seed : None, int or numpy.random.Generator
         One seed; each (fold, arch) fit gets its own stream spawned from it.
+    n_jobs : int
+        Workers over the (fold, arch) fits (joblib's convention); the result does not depend on it.
+    progress : bool or None
+        A progress bar over the fits (None: only on a terminal).
     **fit_kwargs
         Other arguments of :func:`fit` (``max_iter``, ``gtol``, ``baseline``).
 
@@ -194,9 +212,7 @@ def heldout_loglik(trials, *, archs: Sequence[str] = ("1L", "2L", "2NL"), folds:
     0     0   1L      200     200
     1     1   1L      400     200
     """
-    from statcore.utils import check_seed
-
-    from .fit import fit, replay_p_right
+    from statcore.utils import check_n_jobs, check_progress, check_seed, parallel_map
 
     if isinstance(archs, str):
         archs = (archs,)
@@ -208,6 +224,7 @@ def heldout_loglik(trials, *, archs: Sequence[str] = ("1L", "2L", "2NL"), folds:
     rule = check_rule(rule)
     for a in archs:
         check_hidden(hidden, a)
+    n_jobs, progress = check_n_jobs(n_jobs), check_progress(progress)
     if "session" not in getattr(trials, "columns", ()):
         check_trials(trials)
         raise ValueError("trials needs a 'session' column: the folds are blocks of sessions")
@@ -218,6 +235,7 @@ def heldout_loglik(trials, *, archs: Sequence[str] = ("1L", "2L", "2NL"), folds:
     sessions = np.asarray(data.session_labels, dtype=object)
     rows = []
     p_out = {a: np.full(data.n_trials, np.nan) for a in archs}
+    tasks, meta = [], []
     for k in range(folds):
         train = np.flatnonzero(fold < k)
         test = np.flatnonzero(fold == k)
@@ -227,18 +245,17 @@ def heldout_loglik(trials, *, archs: Sequence[str] = ("1L", "2L", "2NL"), folds:
         for j, a in enumerate(archs):
             if len(train) <= n_params(a, hidden if a != "1L" else 0):
                 raise ValueError(f"fold {k}: {len(train)} training trials are too few for {a}; lower folds")
-            f = fit(tr_train, arch=a, rule=rule, hidden=hidden, restarts=restarts,
-                    seed=np.random.default_rng(seeds[k * len(archs) + j]), warn=False,
-                    **{"ridge_iter": 0, **fit_kwargs})
-            p, _ = replay_p_right(tr_upto, a, f.params, rule=rule, baseline=f.baseline)
-            pt = p[test]
-            y = data.choice[test]
-            with np.errstate(divide="ignore"):
-                ll = float(np.sum(np.log(np.where(y == 1, pt, 1.0 - pt))))
-            p_out[a][test] = pt
-            sess = sessions[np.unique(data.session[test])]
-            rows.append(dict(fold=k, arch=a, first_session=sess[0], last_session=sess[-1], n_train=len(train),
-                             n_test=len(test), loglik=ll, loglik_per_trial=ll / len(test), train_loglik=f.loglik))
+            tasks.append((tr_train, tr_upto, test, a, rule, hidden, restarts, seeds[k * len(archs) + j], fit_kwargs))
+            meta.append((k, a, train, test))
+    results = parallel_map(_fold_fit, tasks, n_jobs=n_jobs, progress=progress, desc="held-out fits", unit="fit")
+    for (k, a, train, test), (pt, train_ll) in zip(meta, results):
+        y = data.choice[test]
+        with np.errstate(divide="ignore"):
+            ll = float(np.sum(np.log(np.where(y == 1, pt, 1.0 - pt))))
+        p_out[a][test] = pt
+        sess = sessions[np.unique(data.session[test])]
+        rows.append(dict(fold=k, arch=a, first_session=sess[0], last_session=sess[-1], n_train=len(train),
+                         n_test=len(test), loglik=ll, loglik_per_trial=ll / len(test), train_loglik=train_ll))
     table = pd.DataFrame(rows)
     tot = table.groupby("arch", sort=False)[["loglik", "n_test"]].sum()
     tot["loglik_per_trial"] = tot["loglik"] / tot["n_test"]

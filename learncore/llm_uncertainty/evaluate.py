@@ -11,7 +11,7 @@ import pandas as pd
 import statcore
 from scipy.stats import spearmanr
 from statcore import HTest, Result
-from statcore.utils import check_choice, check_positive_int
+from statcore.utils import check_choice, check_n_jobs, check_positive_int, check_progress
 
 from ._checks import as_correct, as_score_table
 from .generate import SCORE_COLUMNS
@@ -135,7 +135,8 @@ def _fmt_p(p: float) -> str:
 
 
 def evaluate_scores(table, correct, *, scores=None, reference="glu", conf_level=0.95, p_adjust="holm",
-                    dependence=("global_term", "local_term"), hsic_method="permutation", B=999, seed=None):
+                    dependence=("global_term", "local_term"), hsic_method="permutation", B=999, seed=None,
+                    n_jobs=1, progress=None):
     """AUROC of every uncertainty score against answer correctness, with DeLong intervals, paired
     DeLong tests of the reference score (GLU) against each other score, and the dependence between
     GLU's global and local signals.
@@ -173,6 +174,11 @@ def evaluate_scores(table, correct, *, scores=None, reference="glu", conf_level=
         Permutations of the HSIC test.
     seed : None, int or numpy.random.Generator
         Randomness of the HSIC permutations (and of nothing else).
+    n_jobs : int, default 1
+        Threads of the HSIC permutation kernel (:func:`statcore.hsic_test`); the result does not
+        depend on it.
+    progress : bool or None
+        A progress bar over the HSIC permutations (None: only on a terminal).
 
     Returns
     -------
@@ -217,6 +223,7 @@ def evaluate_scores(table, correct, *, scores=None, reference="glu", conf_level=
         raise ValueError(f"p_adjust={p_adjust!r} must be one of {list(statcore.p_adjust_methods)}")
     hsic_method = check_choice(hsic_method, "hsic_method", ("permutation", "gamma"))
     B = check_positive_int(B, "B")
+    n_jobs, progress = check_n_jobs(n_jobs), check_progress(progress)
     if dependence is not None:
         if (not isinstance(dependence, (tuple, list)) or len(dependence) != 2
                 or not all(isinstance(c, str) for c in dependence)):
@@ -244,7 +251,7 @@ def evaluate_scores(table, correct, *, scores=None, reference="glu", conf_level=
         if not (np.isfinite(a).all() and np.isfinite(b).all()):
             raise ValueError(f"dependence: columns {list(dependence)} must be finite numbers")
         rho, rho_p = (float(v) for v in spearmanr(a, b))
-        hsic = statcore.hsic_test(a, b, method=hsic_method, B=B, seed=seed)
+        hsic = statcore.hsic_test(a, b, method=hsic_method, B=B, seed=seed, n_jobs=n_jobs, progress=progress)
     return ScoreEvaluation(
         scores=tuple(names), auc=np.array([float(r.auc) for r in rocs]),
         conf_low=np.array([float(ci.conf_int[0]) for ci in cis]),

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from .._checks import as_cit_data, check_seed
+from .._resampling import exceed_count, pvalue_from_count, run_stream
 from .._warnings import StatcoreWarning
 from .regress import _residual_fits, regression_name
 
@@ -117,15 +118,27 @@ def max_bootstrap_pvalue(prod: np.ndarray, stat: np.ndarray, B: int, rng: np.ran
     mean, sd = prod.mean(axis=0), prod.std(axis=0)
     std = (prod - mean) / (sd * np.sqrt(n))
     observed = float(_signed_order(stat, alternative, 0, rank))
-    exceed = 0
-    block = max(1, min(B, 4_000_000 // max(n, 1)))
-    done = 0
-    while done < B:
-        b = min(block, B - done)
-        draws = rng.standard_normal((b, n)) @ std
-        exceed += int(np.count_nonzero(_signed_order(draws, alternative, 1, rank) >= observed))
-        done += b
-    return observed, (1.0 + exceed) / (B + 1.0)
+    # the engine owns the loop: normal multipliers drawn in order from rng, in its chunks
+    parts = run_stream(_NormalRows(n), _MaxDraws(std, alternative, rank), B, rng=rng,
+                       bytes_per_resample=8.0 * max(n, m))
+    null = np.concatenate(parts)
+    return observed, pvalue_from_count(exceed_count(observed, null, alternative="greater"), B)
+
+
+class _NormalRows:
+    def __init__(self, n: int):
+        self.n = n
+
+    def __call__(self, rng: np.random.Generator, size: int) -> np.ndarray:
+        return rng.standard_normal((size, self.n))
+
+
+class _MaxDraws:
+    def __init__(self, std: np.ndarray, alternative: str, rank: int):
+        self.std, self.alternative, self.rank = std, alternative, rank
+
+    def __call__(self, e: np.ndarray) -> np.ndarray:
+        return _signed_order(e @ self.std, self.alternative, 1, self.rank)
 
 
 def smoother_inflation(ax: np.ndarray, ay: np.ndarray, rx: np.ndarray, ry: np.ndarray, paired: bool,

@@ -112,12 +112,16 @@ def _bounds(y, treat, fx: _F, *, X, propensity, strata, assumption, f_class, con
         out["_rows"] = v.strata_rows
         return out
 
-    import numba
+    from contextlib import ExitStack
 
-    old_threads = numba.get_num_threads() if B > 0 else None
+    import numba  # noqa: F401  (loaded before thread_limit, which sets numba's pool once numba is loaded)
+
+    from ..utils import thread_limit
+
+    threads = ExitStack()
     try:
         if B > 0:
-            numba.set_num_threads(_n_threads(n_jobs))
+            threads.enter_context(thread_limit(_n_threads(n_jobs), pools="numba"))
         point = compute(np.ones((1, design.y.size)))
         est = {k: float(v[0]) for k, v in point.items() if k != "_rows"}
         lower, upper = est["lower"], est["upper"]
@@ -183,8 +187,7 @@ def _bounds(y, treat, fx: _F, *, X, propensity, strata, assumption, f_class, con
                     bar.update(counts.shape[0])
             boot = {k: np.concatenate([p[k] for p in parts]) for k in parts[0] if k != "_rows"}
     finally:
-        if old_threads is not None:
-            numba.set_num_threads(old_threads)
+        threads.close()
 
     se: dict = {}
     set_ci = point_ci = None

@@ -235,11 +235,11 @@ def c2g(y: Any, treat: Any = None, X: Any = None, *, model: str = "additive", al
     else:
         center = scale = None
         Z = None
-    from threadpoolctl import threadpool_limits
+    from ..utils import thread_limit
 
     # many small linear-algebra calls: threaded BLAS only oversubscribes the cores (benchmarks/README.md,
     # ebayes); parallelism comes from n_jobs
-    with threadpool_limits(limits=1, user_api="blas"):
+    with thread_limit(1, pools="blas"):
         if model == "additive":
             fit = _fit_additive(Z, yv, tv, noise, rng)
         else:

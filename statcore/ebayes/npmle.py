@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import math
 import warnings
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -251,17 +250,12 @@ class NPMLEResult(Result):
         return np.asarray([a1, a2], dtype=object)
 
 
-@contextmanager
 def _blas_single_thread():
     """BLAS on one thread while solving: the products are small (Hessians on a working set) or
     memory-bound (L' d), so threads add only synchronisation (benchmarks/README.md, ebayes)."""
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:  # pragma: no cover - threadpoolctl comes with scikit-learn
-        yield
-        return
-    with threadpool_limits(limits=1, user_api="blas"):
-        yield
+    from ..utils import thread_limit
+
+    return thread_limit(1, pools="blas")
 
 
 def _fit(xs, sds, om, atoms, homo, solve, tol, max_iter, method):

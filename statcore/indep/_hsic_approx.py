@@ -138,13 +138,9 @@ def _map_row_blocks(fn, n: int) -> list:
     blocks = [(a, min(n, a + BLOCK_ROWS)) for a in range(0, n, BLOCK_ROWS)]
     if len(blocks) == 1:
         return [fn(*blocks[0])]
-    try:
-        from threadpoolctl import threadpool_limits
-        limit = threadpool_limits(1, user_api="blas")
-    except ImportError:  # pragma: no cover - threadpoolctl comes with scikit-learn
-        from contextlib import nullcontext
-        limit = nullcontext()
-    with limit, ThreadPoolExecutor(min(len(blocks), os.cpu_count() or 1)) as pool:
+    from ..utils import thread_limit
+
+    with thread_limit(1, pools="blas"), ThreadPoolExecutor(min(len(blocks), os.cpu_count() or 1)) as pool:
         return list(pool.map(lambda ab: fn(*ab), blocks))
 
 

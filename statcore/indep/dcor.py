@@ -36,14 +36,13 @@ How they are computed:
 from __future__ import annotations
 
 import math
-from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
 
 from .._checks import (as_indep_data, check_choice, check_index, check_n_jobs, check_positive_int, check_progress,
                        check_seed, check_u_statistic_n, is_constant_sample, refuse_constant_sample, warn_constant)
-from .._progress import progress_bar
+from .._resampling import PermutationDraw, perm_pvalue, run_stream
 from .._checks.formula import formula_door
 from .._result import HTest
 
@@ -527,17 +526,6 @@ def pdcov(x: Any, y: Any, z: Any, *, index: float = 1.0, nan_policy: str = "rais
 # permutation machinery
 # ----------------------------------------------------------------------------------------------
 
-def _perm_chunks(rng: np.random.Generator, B: int, n: int):
-    """The B permutations, drawn in order from ``rng`` in chunks of at most ~2^22 indices."""
-    rows = max(1, min(B, (1 << 22) // max(n, 1)))
-    base = np.arange(n, dtype=np.int64)
-    done = 0
-    while done < B:
-        m = min(rows, B - done)
-        yield rng.permuted(np.broadcast_to(base, (m, n)), axis=1)
-        done += m
-
-
 class _Permuter:
     """sum_ij L[pi_i, pi_j] R[i, j] for the observed pairing (pi = identity) and for B random
     permutations, by one of four paths (see the module docstring); ``self.path`` names it."""
@@ -669,13 +657,12 @@ class _Permuter:
         return out
 
     def run(self, B: int, rng: np.random.Generator, progress: bool | None = False) -> tuple[float, np.ndarray]:
+        """The observed cross product and those of B permutations drawn in order from ``rng``; the
+        engine (``statcore._resampling.run_stream``) owns the loop, the chunks and the progress bar."""
         observed = float(self.cross(np.arange(self.n, dtype=np.int64)[None, :])[0])
-        reps = []
-        with progress_bar(progress, B, desc="permutations", unit="perm") as bar:
-            for p in _perm_chunks(rng, B, self.n):
-                reps.append(self.cross(p))
-                bar.update(p.shape[0])
-        return observed, np.concatenate(reps)
+        parts = run_stream(PermutationDraw(self.n), self.cross, B, rng=rng, bytes_per_resample=8.0 * max(self.n, 1),
+                           progress=progress, desc="permutations", unit="perm")
+        return observed, np.concatenate(parts)
 
 
 def _sub_scaled(a: np.ndarray, c: np.ndarray, coef: float) -> None:
@@ -692,22 +679,16 @@ def _workers(n_jobs: int) -> int:
     return effective_n_jobs(n_jobs)
 
 
-@contextmanager
 def _threads(n_jobs: int):
     """numba's threads for a kernel (only numba's: the kernels call no BLAS), restored afterwards."""
-    import numba
+    from ..utils import thread_limit
 
-    old = numba.get_num_threads()
-    numba.set_num_threads(min(_workers(n_jobs), numba.config.NUMBA_NUM_THREADS))
-    try:
-        yield
-    finally:
-        numba.set_num_threads(old)
+    return thread_limit(_workers(n_jobs), pools="numba")
 
 
 def _perm_pvalue(stat: float, reps: np.ndarray) -> float:
-    """R's permutation p-value: (1 + #{T_b >= T}) / (B + 1)."""
-    return float((1 + np.count_nonzero(reps >= stat)) / (reps.size + 1))
+    """The engine's permutation p-value: (1 + #{T_b >= T}) / (B + 1), ties within TIE_RTOL."""
+    return perm_pvalue(stat, reps, alternative="greater")
 
 
 def _index_text(index: float) -> str:

@@ -31,8 +31,8 @@ import numpy as np
 
 from .._checks import (as_indep_data, check_bandwidths, check_choice, check_kernels, check_positive_int,
                        check_seed, is_constant_sample, warn_constant)
-from .._checks import check_progress, show_value
-from .._progress import progress_bar
+from .._checks import check_n_jobs, check_progress, show_value
+from .._resampling import PermutationDraw, perm_pvalue, run_stream
 from .._checks.formula import formula_door
 from .._result import HTest
 
@@ -61,7 +61,6 @@ __all__ = ["hsic", "hsic_test", "dhsic", "dhsic_test"]
 MEDIAN_SUBSAMPLE = 1000
 #: replicates T_b count as ">= T" down to this relative distance below T (rounding: with ties in
 #: discrete data equal statistics can differ in the last bits)
-_TIE_RTOL = 1e-9
 
 _CONSTANT_REASON = ("its centred Gram matrix is 0 (every kernel value equals 1) and {what} is 0; with one "
                     "variable constant, the others' joint dependence is what remains")
@@ -163,13 +162,18 @@ def _data_name(names: list, B: int | None) -> str:
 
 
 def _p_from_replicates(t: float, reps: np.ndarray) -> float:
-    """(1 + #{T_b >= T}) / (B + 1)."""
-    count = int(np.count_nonzero(reps >= t - _TIE_RTOL * abs(t)))
-    return (1.0 + count) / (reps.size + 1.0)
+    """The engine's (1 + #{T_b >= T}) / (B + 1), ties within TIE_RTOL."""
+    return perm_pvalue(t, reps, alternative="greater")
 
 
-def _perm_chunks(n: int, B: int) -> int:
-    return int(max(2, min(B, (1 << 22) // max(n, 1))))
+def _kernel_threads(n_jobs):
+    """numba's threads for the resampling kernels: ``n_jobs`` in joblib's convention (the one
+    thread-control mechanism, ``statcore.utils.thread_limit``)."""
+    import numba  # noqa: F401  (loaded first: thread_limit sets numba's pool once numba is loaded)
+
+    from ..utils import effective_n_jobs, thread_limit
+
+    return thread_limit(effective_n_jobs(n_jobs), pools="numba")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -286,7 +290,7 @@ def _gamma_p(stat: float, mean: float, var: float, n: int) -> tuple[float, float
 
 @formula_door(lhs="y", rhs="x", cond=None)
 def hsic_test(x, y=None, *, method="gamma", B=999, kernel="gaussian", bandwidth="median", seed=None,
-              nan_policy="raise", approx=None, n_features=100, progress=None, data=None) -> HTest:
+              nan_policy="raise", approx=None, n_features=100, progress=None, n_jobs=1, data=None) -> HTest:
     """Kernel test of independence of two samples based on HSIC (Gretton et al. 2008).
 
     The statistic is n * HSIC_b (as R dHSIC's ``dhsic.test``), with HSIC_b the biased estimator of
@@ -299,7 +303,7 @@ def hsic_test(x, y=None, *, method="gamma", B=999, kernel="gaussian", bandwidth=
       approximate: see the warning below.
     - ``method="permutation"``: B random permutations of y's rows, reusing the centred Gram matrix;
       p = (1 + #{T_b >= T}) / (B + 1), exact at every n (a T_b within a relative 1e-9 of T counts
-      as a tie: the ties of discrete data differ in the last bits).
+      as a tie, the engine's ``TIE_RTOL``: the ties of discrete data differ in the last bits).
 
     For large n, ``approx="rff"`` (random Fourier features, Gaussian or Laplace kernel) or
     ``approx="nystrom"`` (Nystrom features from ``n_features`` random landmark rows, any kernel)
@@ -340,6 +344,9 @@ def hsic_test(x, y=None, *, method="gamma", B=999, kernel="gaussian", bandwidth=
     progress : bool, optional
         ``method="permutation"``: a progress bar (tqdm) over the permutations, advancing per batch
         of permutations. Default (None): only when standard error is a terminal.
+    n_jobs : int
+        Threads of the compiled resampling kernels (joblib's convention: -1 all cores); the p-value
+        does not depend on it.
     data : pandas.DataFrame, optional
         With a formula in place of ``x``: the table holding its columns.
         ``hsic_test("y ~ x", data=df)`` is
@@ -433,6 +440,7 @@ def hsic_test(x, y=None, *, method="gamma", B=999, kernel="gaussian", bandwidth=
                              f"frequency), got {n_features}")
     rng = check_seed(seed)
     progress = check_progress(progress)
+    n_jobs = check_n_jobs(n_jobs)
     min_n = 6 if method == "gamma" else 4
     (xa, ya), n = _variables(nan_policy, min_n, {"x": x, "y": y})
     _refuse_constant([xa, ya], ["x", "y"], "an independence test")
@@ -456,7 +464,8 @@ def hsic_test(x, y=None, *, method="gamma", B=999, kernel="gaussian", bandwidth=
         K -= mk[None, :]
         K += gk
         del mk
-        reps = _hsic_perm_replicates(K, L, B, rng, progress)
+        with _kernel_threads(n_jobs):
+            reps = _hsic_perm_replicates(K, L, B, rng, progress)
         h = reps[0] / (n * n)
         reps = n * reps[1:] / (n * n)
         p = _p_from_replicates(n * h, reps)
@@ -469,21 +478,25 @@ def hsic_test(x, y=None, *, method="gamma", B=999, kernel="gaussian", bandwidth=
 
 def _hsic_perm_replicates(Kc: np.ndarray, L: np.ndarray, B: int, rng: np.random.Generator,
                           progress: bool | None = False) -> np.ndarray:
-    """sum_ij Kc_ij L[pi_i, pi_j] for the identity (first) and B random permutations."""
+    """sum_ij Kc_ij L[pi_i, pi_j] for the identity (first) and B random permutations, drawn in order
+    from ``rng``; the engine (``statcore._resampling.run_stream``) owns the loop and the chunks."""
     n = Kc.shape[0]
-    out = np.empty(B + 1)
     ident = np.arange(n, dtype=np.int64)[None, :]
-    _k.pick("perm_stats", n, 1)(Kc, L, ident, out[:1])
-    chunk = _perm_chunks(n, B)
-    done = 0
-    with progress_bar(progress, B, desc="permutations", unit="perm") as bar:
-        while done < B:
-            c = min(chunk, B - done)
-            perms = rng.permuted(np.tile(np.arange(n, dtype=np.int64), (c, 1)), axis=1)
-            _k.pick("perm_stats", n, c)(Kc, L, perms, out[1 + done:1 + done + c])
-            done += c
-            bar.update(c)
-    return out
+    first = np.empty(1)
+    _k.pick("perm_stats", n, 1)(Kc, L, ident, first)
+    parts = run_stream(PermutationDraw(n), _PermStats(Kc, L), B, rng=rng, bytes_per_resample=8.0 * n,
+                       progress=progress, desc="permutations", unit="perm")
+    return np.concatenate([first, *parts])
+
+
+class _PermStats:
+    def __init__(self, Kc, L):
+        self.Kc, self.L = Kc, L
+
+    def __call__(self, perms: np.ndarray) -> np.ndarray:
+        out = np.empty(perms.shape[0])
+        _k.pick("perm_stats", self.Kc.shape[0], perms.shape[0])(self.Kc, self.L, np.ascontiguousarray(perms), out)
+        return out
 
 
 def _hsic_test_approx(xa, ya, n, method, B, kernels, bws, rng, approx, n_features, progress=False) -> HTest:
@@ -683,7 +696,7 @@ def _dhsic_gamma(Ks: np.ndarray) -> dict:
 
 
 def dhsic_test(*variables, method="gamma", B=999, kernel="gaussian", bandwidth="median", seed=None,
-               nan_policy="raise", progress=None) -> HTest:
+               nan_policy="raise", progress=None, n_jobs=1) -> HTest:
     """Test of joint independence of d >= 2 variables based on dHSIC (Pfister et al. 2018), as R's
     ``dHSIC::dhsic.test``.
 
@@ -715,6 +728,9 @@ def dhsic_test(*variables, method="gamma", B=999, kernel="gaussian", bandwidth="
     progress : bool, optional
         ``method="permutation"`` or ``"bootstrap"``: a progress bar (tqdm) over the resamples,
         advancing per batch. Default (None): only when standard error is a terminal.
+    n_jobs : int
+        Threads of the compiled resampling kernels (joblib's convention: -1 all cores); the p-value
+        does not depend on it.
 
     Returns
     -------
@@ -766,6 +782,7 @@ def dhsic_test(*variables, method="gamma", B=999, kernel="gaussian", bandwidth="
     B = check_positive_int(B, "B")
     rng = check_seed(seed)
     progress = check_progress(progress)
+    n_jobs = check_n_jobs(n_jobs)
     d = len(variables)
     min_n = 4 * d - 2 if method == "gamma" else 2 * d
     values, n, kernels, bws, names = _dhsic_inputs(variables, kernel, bandwidth, nan_policy, min_n, "dhsic_test")
@@ -779,7 +796,8 @@ def dhsic_test(*variables, method="gamma", B=999, kernel="gaussian", bandwidth="
         extras.update(shape=shape, scale=scale, null_mean=n * null["mean"], null_var=n * n * null["var"])
         label, data_b = "gamma approximation", None
     else:
-        reps = _dhsic_resample(Ks, B, rng, bootstrap=(method == "bootstrap"), progress=progress)
+        with _kernel_threads(n_jobs):
+            reps = _dhsic_resample(Ks, B, rng, bootstrap=(method == "bootstrap"), progress=progress)
         value = float(reps[0])
         reps = n * reps[1:]
         p = _p_from_replicates(n * value, reps)
@@ -792,22 +810,35 @@ def dhsic_test(*variables, method="gamma", B=999, kernel="gaussian", bandwidth="
 
 def _dhsic_resample(Ks: np.ndarray, B: int, rng: np.random.Generator, *, bootstrap: bool,
                     progress: bool | None = False) -> np.ndarray:
-    """dHSIC of the data (first) and of B resamples (variables 2..d permuted or bootstrapped)."""
+    """dHSIC of the data (first) and of B resamples (variables 2..d permuted or bootstrapped), drawn
+    in order from ``rng``; the engine (``statcore._resampling.run_stream``) owns the loop."""
     d, n, _ = Ks.shape
-    out = np.empty(B + 1)
+    first = np.empty(1)
     ident = np.tile(np.arange(n, dtype=np.int64), (1, d, 1))
-    _k.pick("dhsic_replicates", n, d)(Ks, ident, out[:1])
-    chunk = _perm_chunks(n * d, B)
-    done = 0
-    with progress_bar(progress, B, desc="bootstrap" if bootstrap else "permutations", unit="resample") as bar:
-        while done < B:
-            c = min(chunk, B - done)
-            idx = np.tile(np.arange(n, dtype=np.int64), (c, d, 1))
-            if bootstrap:
-                idx[:, 1:, :] = rng.integers(0, n, size=(c, d - 1, n))
-            else:
-                idx[:, 1:, :] = rng.permuted(idx[:, 1:, :], axis=2)
-            _k.pick("dhsic_replicates", n, c * d)(Ks, idx, out[1 + done:1 + done + c])
-            done += c
-            bar.update(c)
-    return out
+    _k.pick("dhsic_replicates", n, d)(Ks, ident, first)
+    parts = run_stream(_DHSICDraw(n, d, bootstrap), _DHSICStats(Ks), B, rng=rng, bytes_per_resample=8.0 * n * d,
+                       progress=progress, desc="bootstrap" if bootstrap else "permutations", unit="resample")
+    return np.concatenate([first, *parts])
+
+
+class _DHSICDraw:
+    def __init__(self, n: int, d: int, bootstrap: bool):
+        self.n, self.d, self.bootstrap = n, d, bootstrap
+
+    def __call__(self, rng: np.random.Generator, c: int) -> np.ndarray:
+        idx = np.tile(np.arange(self.n, dtype=np.int64), (c, self.d, 1))
+        if self.bootstrap:
+            idx[:, 1:, :] = rng.integers(0, self.n, size=(c, self.d - 1, self.n))
+        else:
+            idx[:, 1:, :] = rng.permuted(idx[:, 1:, :], axis=2)
+        return idx
+
+
+class _DHSICStats:
+    def __init__(self, Ks):
+        self.Ks = Ks
+
+    def __call__(self, idx: np.ndarray) -> np.ndarray:
+        out = np.empty(idx.shape[0])
+        _k.pick("dhsic_replicates", self.Ks.shape[1], idx.shape[0] * self.Ks.shape[0])(self.Ks, idx, out)
+        return out

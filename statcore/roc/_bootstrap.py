@@ -45,28 +45,45 @@ def _areas_from_counts(c, d, bounds, focus, correct):
         return _partial_area(se, sp, bounds, focus)
 
 
-def boot_areas(rocs, rng, B, *, stratified=True, paired=True):
+class _Draw:
+    def __init__(self, case_idx, ctrl_idx, n_total, stratified):
+        self.case_idx, self.ctrl_idx, self.n_total, self.stratified = case_idx, ctrl_idx, n_total, stratified
+
+    def __call__(self, rng, k):
+        return _draw(rng, self.case_idx, self.ctrl_idx, self.n_total, self.stratified, k)
+
+
+class _Areas:
+    def __init__(self, rocs, is_case):
+        self.curves = [(np.asarray(r.group), np.asarray(r.group_cases).size, r.partial_auc, r.partial_auc_focus,
+                        r.partial_auc_correct) for r in rocs]
+        self.is_case = is_case
+
+    def __call__(self, rows):
+        out = np.empty((rows.shape[0], len(self.curves)))
+        for j, (group, n_groups, bounds, focus, correct) in enumerate(self.curves):
+            c, d = _counts(group, self.is_case, rows, n_groups)
+            out[:, j] = _areas_from_counts(c, d, bounds, focus, correct)
+        return out
+
+
+def boot_areas(rocs, rng, B, *, stratified=True, paired=True, n_jobs=1, progress=False):
     """B bootstrap replicates of the area (as each curve specifies it) of one curve or of curves on
     the same observations (``paired``: the same rows are drawn for all); returns a (B, k) array.
-    A replicate without a case or a control (possible when not ``stratified``) is NaN."""
+    A replicate without a case or a control (possible when not ``stratified``) is NaN. The rows are
+    drawn in order from ``rng`` in the resampling engine's chunks (``statcore._resampling.run_stream``)
+    and the chunks computed on ``n_jobs`` workers; the answer does not depend on ``n_jobs``."""
+    from .._resampling import run_stream
+
     r0 = rocs[0]
     is_case = np.asarray(r0.is_case)
     case_idx = np.flatnonzero(is_case)
     ctrl_idx = np.flatnonzero(~is_case)
     n_total = is_case.size
-    out = np.empty((B, len(rocs)))
     widest = max([n_total] + [np.asarray(r.group_cases).size for r in rocs])
-    block = max(1, min(B, _BLOCK_CELLS // widest))
-    done = 0
-    while done < B:
-        k = min(block, B - done)
-        rows = _draw(rng, case_idx, ctrl_idx, n_total, stratified, k)
-        for j, r in enumerate(rocs):
-            c, d = _counts(np.asarray(r.group), is_case, rows, np.asarray(r.group_cases).size)
-            out[done:done + k, j] = _areas_from_counts(c, d, r.partial_auc, r.partial_auc_focus,
-                                                       r.partial_auc_correct)
-        done += k
-    return out
+    parts = run_stream(_Draw(case_idx, ctrl_idx, n_total, stratified), _Areas(rocs, is_case), B, rng=rng,
+                       bytes_per_resample=8.0 * widest, n_jobs=n_jobs, progress=progress, desc="bootstrap")
+    return np.concatenate(parts, axis=0) if parts else np.empty((0, len(rocs)))
 
 
 def sensitivity_band(r, *, conf_level=0.95, B=200, seed=0, grid=101):

@@ -10,7 +10,8 @@ from typing import Any
 import numpy as np
 from scipy.special import ndtri
 
-from .._checks import check_choice, check_flag, check_positive_int, check_probability, check_seed
+from .._checks import (check_choice, check_flag, check_n_jobs, check_positive_int, check_probability, check_progress,
+                       check_seed)
 from .._checks.roc import check_roc_object
 from .._result import Result
 from ._bootstrap import boot_areas
@@ -113,7 +114,8 @@ def _delong_se(r: ROCCurve, what: str) -> float:
     return math.sqrt(max(delong_var(r), 0.0))
 
 
-def auc_ci(roc, *, method="delong", conf_level=0.95, B=2000, seed=None, stratified=True):
+def auc_ci(roc, *, method="delong", conf_level=0.95, B=2000, seed=None, stratified=True, n_jobs=1,
+           progress=None):
     """A DeLong or bootstrap confidence interval of the AUC of a ROC curve, as pROC's ``ci.auc``.
 
     Parameters
@@ -134,6 +136,10 @@ def auc_ci(roc, *, method="delong", conf_level=0.95, B=2000, seed=None, stratifi
         Resample cases and controls separately, keeping their numbers (pROC's ``boot.stratified``,
         default True); otherwise resample all observations, dropping replicates without a case or a
         control.
+    n_jobs : int
+        Workers for the bootstrap (joblib's convention); the interval does not depend on it.
+    progress : bool or None
+        A progress bar over the bootstrap replicates (None: only on a terminal).
 
     Returns
     -------
@@ -195,7 +201,8 @@ def auc_ci(roc, *, method="delong", conf_level=0.95, B=2000, seed=None, stratifi
                            method="delong", std_error=se, spec=spec)
     B = check_positive_int(B, "B", minimum=2)
     rng = check_seed(seed)
-    reps = boot_areas([roc], rng, B, stratified=stratified)[:, 0]
+    n_jobs, progress = check_n_jobs(n_jobs), check_progress(progress)
+    reps = boot_areas([roc], rng, B, stratified=stratified, n_jobs=n_jobs, progress=progress)[:, 0]
     ok = reps[np.isfinite(reps)]
     if ok.size < reps.size:
         warnings.warn(f"auc_ci: {reps.size - ok.size} of {B} bootstrap replicates had no case or no control "

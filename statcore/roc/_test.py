@@ -11,7 +11,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import ndtr, ndtri, stdtr
 
-from .._checks import (check_choice, check_flag, check_positive_int, check_probability, check_seed)
+from .._checks import (check_choice, check_flag, check_n_jobs, check_positive_int, check_probability, check_progress,
+                       check_seed)
 from .._checks.roc import check_roc_object
 from .._r.rformat import R_DIGITS, format_number
 from .._result import HTest
@@ -97,7 +98,7 @@ def _data_name(roc1: ROCCurve, roc2: ROCCurve) -> str:
 
 
 def roc_test(roc1, roc2, *, paired=True, method="delong", alternative="two.sided", conf_level=0.95, B=2000,
-             seed=None, stratified=True):
+             seed=None, stratified=True, n_jobs=1, progress=None):
     """Compare two ROC curves by DeLong's, the bootstrap or Venkatraman's test, as pROC's ``roc.test``.
 
     Parameters
@@ -133,6 +134,10 @@ def roc_test(roc1, roc2, *, paired=True, method="delong", alternative="two.sided
         Randomness of the bootstrap or the permutations.
     stratified : bool
         Bootstrap cases and controls separately (pROC's ``boot.stratified``).
+    n_jobs : int
+        Workers for ``method="bootstrap"`` (joblib's convention); the result does not depend on it.
+    progress : bool or None
+        A progress bar over the bootstrap replicates (None: only on a terminal).
 
     Returns
     -------
@@ -240,8 +245,9 @@ def roc_test(roc1, roc2, *, paired=True, method="delong", alternative="two.sided
     B = check_positive_int(B, "B", minimum=2)
     stratified = check_flag(stratified, "stratified")
     rng = check_seed(seed)
+    n_jobs, progress = check_n_jobs(n_jobs), check_progress(progress)
     if method == "bootstrap":
-        res = _bootstrap(roc1, roc2, paired, alternative, B, stratified, rng, estimate, null)
+        res = _bootstrap(roc1, roc2, paired, alternative, B, stratified, rng, estimate, null, n_jobs, progress)
     elif alternative != "two.sided":
         raise ValueError("method='venkatraman' tests equality of the whole curves and is two-sided only; "
                          "pass alternative='two.sided'")
@@ -283,16 +289,18 @@ def _delong(roc1, roc2, paired, alternative, conf_level, estimate, null):
                    null_value=null, alternative=alternative, extras={"variances": (v1, v2)})
 
 
-def _bootstrap(roc1, roc2, paired, alternative, B, stratified, rng, estimate, null):
+def _bootstrap(roc1, roc2, paired, alternative, B, stratified, rng, estimate, null, n_jobs=1, progress=None):
     d = roc1.auc - roc2.auc
     if paired:
-        reps = boot_areas([roc1, roc2], rng, B, stratified=stratified)
+        reps = boot_areas([roc1, roc2], rng, B, stratified=stratified, n_jobs=n_jobs, progress=progress)
         diff = reps[:, 0] - reps[:, 1]
         ok = np.isfinite(diff)
         s = float(np.std(diff[ok], ddof=1))
     else:
-        reps = np.column_stack([boot_areas([roc1], rng, B, stratified=stratified)[:, 0],
-                                boot_areas([roc2], rng, B, stratified=stratified)[:, 0]])
+        reps = np.column_stack([boot_areas([roc1], rng, B, stratified=stratified, n_jobs=n_jobs,
+                                           progress=progress)[:, 0],
+                                boot_areas([roc2], rng, B, stratified=stratified, n_jobs=n_jobs,
+                                           progress=progress)[:, 0]])
         ok = np.isfinite(reps).all(axis=1)
         s = math.sqrt(float(np.var(reps[np.isfinite(reps[:, 0]), 0], ddof=1)
                             + np.var(reps[np.isfinite(reps[:, 1]), 1], ddof=1)))

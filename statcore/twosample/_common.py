@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import contextlib
-import functools
 
 #: below this feature dimension the linear algebra runs on one BLAS thread: on a busy machine a
 #: multi-threaded OpenBLAS stalled up to 300x on 64 x 64 problems (measured: a 600 x 64 QR took 4 s
@@ -11,20 +10,10 @@ SMALL_D = 512
 
 
 def blas_threads(d: int):
-    """A context with single-threaded BLAS when ``d < SMALL_D`` (else a no-op)."""
+    """A context with single-threaded BLAS when ``d < SMALL_D`` (else a no-op), through the one
+    thread-control mechanism (``statcore.utils.thread_limit``)."""
     if d >= SMALL_D:
         return contextlib.nullcontext()
-    controller = _controller()
-    if controller is None:  # threadpoolctl comes with scikit-learn; without it BLAS keeps its threads
-        return contextlib.nullcontext()
-    return controller.limit(limits=1, user_api="blas")
+    from ..utils import thread_limit
 
-
-@functools.lru_cache(maxsize=1)
-def _controller():
-    """One threadpoolctl controller (building one scans the loaded libraries: ~7 ms a call)."""
-    try:
-        from threadpoolctl import ThreadpoolController
-    except ImportError:
-        return None
-    return ThreadpoolController()
+    return thread_limit(1, pools="blas")

@@ -24,8 +24,8 @@ from typing import Any
 
 import numpy as np
 
-from .._checks import (as_feature_samples, as_float_array, as_mean_cov, check_choice, check_positive_int,
-                       check_probability, check_seed)
+from .._checks import (as_feature_samples, as_float_array, as_mean_cov, check_choice, check_n_jobs,
+                       check_positive_int, check_probability, check_progress, check_seed)
 from .._result import Result
 from ._common import blas_threads
 
@@ -208,14 +208,43 @@ class FrechetResult(Result):
         return ax
 
 
-def _bootstrap(x: np.ndarray, y: np.ndarray, B: int, rng: np.random.Generator, route: str) -> np.ndarray:
-    """B bootstrap FDs, rows of x and y resampled independently. For d <= 16 all replicates' means and
-    covariances come from their resampling counts at once and are decomposed as one stack (the eigh
-    route, whatever ``route``: all routes agree to rounding there); otherwise each replicate is
-    computed by ``route``."""
-    n1, d = x.shape
-    n2 = y.shape[0]
-    idx = [(rng.integers(0, n1, n1), rng.integers(0, n2, n2)) for _ in range(B)]
+def _bootstrap(x: np.ndarray, y: np.ndarray, B: int, rng: np.random.Generator, route: str, n_jobs: int = 1,
+               progress=None) -> np.ndarray:
+    """B bootstrap FDs, rows of x and y resampled independently: the draws in order from ``rng``, in
+    the resampling engine's chunks (``statcore._resampling.run_stream``), computed on ``n_jobs``
+    workers (the answer does not depend on ``n_jobs``)."""
+    from .._resampling import run_stream
+
+    parts = run_stream(_BootDraw(x.shape[0], y.shape[0]), _BootChunk(x, y, route), B, rng=rng,
+                       bytes_per_resample=8.0 * (x.shape[0] + y.shape[0]), n_jobs=n_jobs, progress=progress,
+                       desc="bootstrap")
+    return np.concatenate(parts)
+
+
+class _BootDraw:
+    def __init__(self, n1: int, n2: int):
+        self.n1, self.n2 = n1, n2
+
+    def __call__(self, rng: np.random.Generator, size: int) -> list:
+        return [(rng.integers(0, self.n1, self.n1), rng.integers(0, self.n2, self.n2)) for _ in range(size)]
+
+
+class _BootChunk:
+    def __init__(self, x: np.ndarray, y: np.ndarray, route: str):
+        self.x, self.y, self.route = x, y, route
+
+    def __call__(self, idx: list) -> np.ndarray:
+        with blas_threads(self.x.shape[1]):
+            return _bootstrap_fds(self.x, self.y, idx, self.route)
+
+
+def _bootstrap_fds(x: np.ndarray, y: np.ndarray, idx: list, route: str) -> np.ndarray:
+    """The FDs of the resamples ``idx`` (pairs of row indices of x and y). For d <= 16 all replicates'
+    means and covariances come from their resampling counts at once and are decomposed as one stack
+    (the eigh route, whatever ``route``: all routes agree to rounding there); otherwise each replicate
+    is computed by ``route``."""
+    d = x.shape[1]
+    B = len(idx)
     reps = np.empty(B)
     if d > 16:
         for b, (ix, iy) in enumerate(idx):
@@ -244,7 +273,8 @@ def _bootstrap(x: np.ndarray, y: np.ndarray, B: int, rng: np.random.Generator, r
 # public functions
 # ----------------------------------------------------------------------------------------------
 
-def frechet_distance(x, y, *, B=0, conf_level=0.95, seed=None, method="auto", interval="basic"):
+def frechet_distance(x, y, *, B=0, conf_level=0.95, seed=None, method="auto", interval="basic", n_jobs=1,
+                     progress=None):
     """Frechet distance between Gaussians fitted to two feature samples (FID from features).
 
     ``FD = |mu_x - mu_y|^2 + tr S_x + tr S_y - 2 tr (S_x^1/2 S_y S_x^1/2)^1/2``, with sample means and
@@ -277,6 +307,10 @@ def frechet_distance(x, y, *, B=0, conf_level=0.95, seed=None, method="auto", in
         the upward small-sample bias of FD to first order, which the "percentile" interval keeps
         (FD's plug-in estimate is biased by about tr S / n even when the populations are equal).
         A basic interval's lower end may fall below 0; it is reported as computed.
+    n_jobs : int
+        Workers for the bootstrap (joblib's convention); the interval does not depend on it.
+    progress : bool or None
+        A progress bar over the bootstrap replicates (None: only on a terminal).
 
     Returns
     -------
@@ -326,9 +360,10 @@ def frechet_distance(x, y, *, B=0, conf_level=0.95, seed=None, method="auto", in
     if B > 0:
         conf_level = check_probability(conf_level, "conf_level", open_left=True, open_right=True)
         rng = check_seed(seed)
+    n_jobs, progress = check_n_jobs(n_jobs), check_progress(progress)
     with blas_threads(d):
         mean_term, trace_term, _ = _fd_parts_from_samples(x, y, route)
-        reps = _bootstrap(x, y, B, rng, route) if B > 0 else None
+    reps = _bootstrap(x, y, B, rng, route, n_jobs, progress) if B > 0 else None
     dist = mean_term + trace_term
     conf_int = None
     if B > 0:
@@ -453,7 +488,13 @@ class FIDInfinityResult(Result):
         return ax
 
 
-def fid_infinity(x, y, *, ns, reps=1, conf_level=0.95, seed=None, method="auto"):
+def _subsample_fd(x: np.ndarray, y: np.ndarray, idx: np.ndarray, route: str) -> float:
+    with blas_threads(x.shape[1]):
+        m, t, _ = _fd_parts_from_samples(x[idx], y, route)
+    return m + t
+
+
+def fid_infinity(x, y, *, ns, reps=1, conf_level=0.95, seed=None, method="auto", n_jobs=1, progress=None):
     """FD extrapolated to infinite sample size (FID_infinity of Chong & Forsyth 2020).
 
     For every size n in ``ns`` (``reps`` times each), n rows of ``x`` are drawn without replacement
@@ -479,6 +520,10 @@ def fid_infinity(x, y, *, ns, reps=1, conf_level=0.95, seed=None, method="auto")
         Randomness of the subsamples.
     method : {"auto", "cholesky", "eigh", "nuclear"}
         The trace term's route, as in ``frechet_distance``.
+    n_jobs : int
+        Workers over the subsamples (joblib's convention); the result does not depend on it.
+    progress : bool or None
+        A progress bar over the subsamples (None: only on a terminal).
 
     Returns
     -------
@@ -519,17 +564,19 @@ def fid_infinity(x, y, *, ns, reps=1, conf_level=0.95, seed=None, method="auto")
     conf_level = check_probability(conf_level, "conf_level", open_left=True, open_right=True)
     method = check_choice(method, "method", FRECHET_METHODS)
     rng = check_seed(seed)
-    sizes, values = [], []
-    with blas_threads(d):
-        for n in ns_arr.astype(int):
-            route = _resolve_method(method, int(n), y.shape[0], d)
-            for _ in range(reps):
-                idx = rng.choice(n1, size=int(n), replace=False)
-                m, t, _ = _fd_parts_from_samples(x[idx], y, route)
-                sizes.append(int(n))
-                values.append(m + t)
+    n_jobs, progress = check_n_jobs(n_jobs), check_progress(progress)
+    from .._progress import parallel_map
+
+    # the subsamples drawn in order from rng here (the same whatever n_jobs), their FDs on n_jobs workers
+    tasks, sizes = [], []
+    for n in ns_arr.astype(int):
+        route = _resolve_method(method, int(n), y.shape[0], d)
+        for _ in range(reps):
+            tasks.append((x, y, rng.choice(n1, size=int(n), replace=False), route))
+            sizes.append(int(n))
+    values = np.asarray(parallel_map(_subsample_fd, tasks, n_jobs=n_jobs, progress=progress, desc="subsamples",
+                                     unit="subsample"))
     sizes = np.asarray(sizes, dtype=float)
-    values = np.asarray(values)
     design = np.column_stack([np.ones_like(sizes), 1.0 / sizes])
     coef, *_ = np.linalg.lstsq(design, values, rcond=None)
     resid = values - design @ coef

@@ -8,9 +8,9 @@ from typing import Any
 
 import numpy as np
 
-from .._checks import (as_feature_samples, check_choice, check_positive_int, check_positive_real, check_progress,
-                       check_seed, check_subset_size)
-from .._progress import progress_bar
+from .._checks import (as_feature_samples, check_choice, check_n_jobs, check_positive_int, check_positive_real,
+                       check_progress, check_seed, check_subset_size)
+from .._resampling import perm_pvalue, run_stream
 from .._result import HTest, Result
 from ._common import blas_threads
 
@@ -109,7 +109,7 @@ class KIDResult(Result):
         return ax
 
 
-def kid(x, y, *, subsets=100, subset_size=1000, seed=None):
+def kid(x, y, *, subsets=100, subset_size=1000, seed=None, n_jobs=1, progress=None):
     """Kernel Inception Distance: the unbiased MMD^2 with the cubic polynomial kernel, over subsets.
 
     For each of ``subsets`` rounds, ``subset_size`` rows of x and of y are drawn without replacement
@@ -126,6 +126,10 @@ def kid(x, y, *, subsets=100, subset_size=1000, seed=None):
         Rows per subset, at most min(n1, n2) (torch-fidelity's default is 1000).
     seed : None, int or numpy.random.Generator
         Randomness of the subsets.
+    n_jobs : int
+        Workers over the subsets (joblib's convention); the result does not depend on it.
+    progress : bool or None
+        A progress bar over the subsets (None: only on a terminal).
 
     Returns
     -------
@@ -150,18 +154,42 @@ def kid(x, y, *, subsets=100, subset_size=1000, seed=None):
     subsets = check_positive_int(subsets, "subsets")
     m = check_subset_size(subset_size, x.shape[0], y.shape[0])
     rng = check_seed(seed)
-    d = x.shape[1]
-    vals = np.empty(subsets)
-    idx = np.empty((subsets, 2, m), dtype=np.int64)
-    for s in range(subsets):
-        idx[s, 0] = rng.choice(x.shape[0], m, replace=False)
-        idx[s, 1] = rng.choice(y.shape[0], m, replace=False)
-    with blas_threads(d):
-        for s in range(subsets):
-            a, b = x[idx[s, 0]], y[idx[s, 1]]
-            vals[s] = _kid_subset(a, b, d)
+    n_jobs, progress = check_n_jobs(n_jobs), check_progress(progress)
+    from .._resampling import run_stream
+
+    # the subsets drawn in order from rng (the same whatever n_jobs), computed on n_jobs workers
+    parts = run_stream(_KIDDraw(x.shape[0], y.shape[0], m), _KIDChunk(x, y), subsets, rng=rng,
+                       bytes_per_resample=8.0 * m * m, n_jobs=n_jobs, progress=progress, desc="subsets",
+                       unit="subset")
+    idx = np.concatenate([p[0] for p in parts])
+    vals = np.concatenate([p[1] for p in parts])
     return KIDResult(estimate=float(vals.mean()), sd=float(vals.std()), subsets=subsets, subset_size=m,
                      values=vals, indices=idx)
+
+
+class _KIDDraw:
+    def __init__(self, n1: int, n2: int, m: int):
+        self.n1, self.n2, self.m = n1, n2, m
+
+    def __call__(self, rng: np.random.Generator, size: int) -> np.ndarray:
+        idx = np.empty((size, 2, self.m), dtype=np.int64)
+        for s in range(size):
+            idx[s, 0] = rng.choice(self.n1, self.m, replace=False)
+            idx[s, 1] = rng.choice(self.n2, self.m, replace=False)
+        return idx
+
+
+class _KIDChunk:
+    def __init__(self, x: np.ndarray, y: np.ndarray):
+        self.x, self.y = x, y
+
+    def __call__(self, idx: np.ndarray) -> tuple:
+        d = self.x.shape[1]
+        vals = np.empty(idx.shape[0])
+        with blas_threads(d):
+            for s in range(idx.shape[0]):
+                vals[s] = _kid_subset(self.x[idx[s, 0]], self.y[idx[s, 1]], d)
+        return idx, vals
 
 
 # ----------------------------------------------------------------------------------------------
@@ -183,19 +211,38 @@ def _permutations(rng: np.random.Generator, B: int, n: int) -> np.ndarray:
     return perms
 
 
-def _permuted_stats(m: np.ndarray, n1: int, rng: np.random.Generator, B: int, stat, progress) -> np.ndarray:
+def _permuted_stats(m: np.ndarray, n1: int, rng: np.random.Generator, B: int, stat, progress,
+                    n_jobs: int = 1) -> np.ndarray:
     """stat of the block sums of the B permutations, drawn in order from ``rng`` (the same
-    permutations whatever the batching) and summed in batches of about B / 20 (at most 2^22 indices),
-    each batch advancing the progress bar."""
+    permutations whatever the chunking); the engine (``statcore._resampling.run_stream``) owns the
+    loop, the chunks and the progress bar, and ``n_jobs`` sets the kernel's numba threads."""
+    import numba  # noqa: F401  (loaded first: thread_limit sets numba's pool once numba is loaded)
+
+    from ..utils import effective_n_jobs, thread_limit
+
     n = m.shape[0]
-    batch = max(1, min(-(-B // 20), (1 << 22) // max(n, 1)))
-    out = np.empty(B)
-    with progress_bar(progress, B, desc="permutations", unit="perm") as bar:
-        for lo in range(0, B, batch):
-            hi = min(B, lo + batch)
-            out[lo:hi] = stat(_block_sums(m, _permutations(rng, hi - lo, n), n1))
-            bar.update(hi - lo)
-    return out
+    with thread_limit(effective_n_jobs(n_jobs), pools="numba"):
+        parts = run_stream(_RowPermutations(n), _PermutedStat(m, n1, stat), B, rng=rng,
+                           bytes_per_resample=8.0 * max(n, 1), progress=progress, desc="permutations", unit="perm")
+    return np.concatenate(parts)
+
+
+class _RowPermutations:
+    """``rng.permutation(n)`` row by row (the draws of the tests before the engine)."""
+
+    def __init__(self, n: int):
+        self.n = n
+
+    def __call__(self, rng: np.random.Generator, size: int) -> np.ndarray:
+        return _permutations(rng, size, self.n)
+
+
+class _PermutedStat:
+    def __init__(self, m: np.ndarray, n1: int, stat):
+        self.m, self.n1, self.stat = m, n1, stat
+
+    def __call__(self, perms: np.ndarray) -> np.ndarray:
+        return self.stat(_block_sums(self.m, perms, self.n1))
 
 
 def _block_sums(m: np.ndarray, perms: np.ndarray, n1: int) -> np.ndarray:
@@ -206,7 +253,7 @@ def _block_sums(m: np.ndarray, perms: np.ndarray, n1: int) -> np.ndarray:
     return (perm_block_sums if work > 5_000_000 else perm_block_sums_serial)(m, perms, n1)
 
 
-def mmd_test(x, y, *, kernel="gaussian", bandwidth="median", B=999, seed=None, progress=None):
+def mmd_test(x, y, *, kernel="gaussian", bandwidth="median", B=999, seed=None, progress=None, n_jobs=1):
     """Permutation test of equal distributions with the unbiased MMD^2 statistic.
 
     Parameters
@@ -224,8 +271,11 @@ def mmd_test(x, y, *, kernel="gaussian", bandwidth="median", B=999, seed=None, p
     seed : None, int or numpy.random.Generator
         Randomness of the permutations.
     progress : bool, optional
-        A progress bar (tqdm) over the permutations, advancing per batch of about B / 20. Default
-        (None): only when standard error is a terminal.
+        A progress bar (tqdm) over the permutations, advancing per chunk of the resampling engine.
+        Default (None): only when standard error is a terminal.
+    n_jobs : int
+        Threads of the compiled permutation kernel (joblib's convention: -1 all cores); the p-value
+        does not depend on it.
 
     Returns
     -------
@@ -250,6 +300,7 @@ def mmd_test(x, y, *, kernel="gaussian", bandwidth="median", B=999, seed=None, p
     kernel = check_choice(kernel, "kernel", MMD_KERNELS)
     B = check_positive_int(B, "B")
     rng = check_seed(seed)
+    n_jobs = check_n_jobs(n_jobs)
     progress = check_progress(progress)
     n1, n2 = x.shape[0], y.shape[0]
     z = np.vstack([x, y])
@@ -279,8 +330,8 @@ def mmd_test(x, y, *, kernel="gaussian", bandwidth="median", B=999, seed=None, p
         return (sxx - dxx) / (n1 * (n1 - 1)) + (syy - dyy) / (n2 * (n2 - 1)) - 2 * sxy / (n1 * n2)
 
     obs = float(stat(_block_sums(k, np.arange(n1 + n2, dtype=np.int64)[None, :], n1))[0])
-    reps = _permuted_stats(k, n1, rng, B, stat, progress)
-    p = (1 + int(np.sum(reps >= obs))) / (B + 1)
+    reps = _permuted_stats(k, n1, rng, B, stat, progress, n_jobs)
+    p = perm_pvalue(obs, reps, alternative="greater")
     kname = {"gaussian": "Gaussian", "laplace": "Laplace", "polynomial": "cubic polynomial"}[kernel]
     return HTest(statistic=obs, statistic_name="MMD^2", p_value=p,
                  method=f"Kernel two-sample test (unbiased MMD^2, {kname} kernel, permutation)",
@@ -288,7 +339,7 @@ def mmd_test(x, y, *, kernel="gaussian", bandwidth="median", B=999, seed=None, p
                  extras={"replicates": reps, "bandwidth": bw, "kernel": kernel, "B": B})
 
 
-def energy_test(x, y, *, B=999, seed=None, progress=None):
+def energy_test(x, y, *, B=999, seed=None, progress=None, n_jobs=1):
     """Energy test of equal distributions (R energy's ``eqdist.etest`` for two samples).
 
     The statistic is R energy's two-sample E-statistic
@@ -306,8 +357,11 @@ def energy_test(x, y, *, B=999, seed=None, progress=None):
         Randomness of the permutations (R draws its own: p-values agree in distribution, not digit for
         digit).
     progress : bool, optional
-        A progress bar (tqdm) over the permutations, advancing per batch of about B / 20. Default
-        (None): only when standard error is a terminal.
+        A progress bar (tqdm) over the permutations, advancing per chunk of the resampling engine.
+        Default (None): only when standard error is a terminal.
+    n_jobs : int
+        Threads of the compiled permutation kernel (joblib's convention: -1 all cores); the p-value
+        does not depend on it.
 
     Returns
     -------
@@ -331,6 +385,7 @@ def energy_test(x, y, *, B=999, seed=None, progress=None):
     x, y = as_feature_samples(x, y, min_n=1)
     B = check_positive_int(B, "B")
     rng = check_seed(seed)
+    n_jobs = check_n_jobs(n_jobs)
     progress = check_progress(progress)
     n1, n2 = x.shape[0], y.shape[0]
     with blas_threads(x.shape[1]):
@@ -344,8 +399,8 @@ def energy_test(x, y, *, B=999, seed=None, progress=None):
         return c * (2 * sxy / (n1 * n2) - sxx / n1 ** 2 - syy / n2 ** 2)
 
     obs = float(stat(_block_sums(dist, np.arange(n1 + n2, dtype=np.int64)[None, :], n1))[0])
-    reps = _permuted_stats(dist, n1, rng, B, stat, progress)
-    p = (1 + int(np.sum(reps >= obs))) / (B + 1)
+    reps = _permuted_stats(dist, n1, rng, B, stat, progress, n_jobs)
+    p = perm_pvalue(obs, reps, alternative="greater")
     return HTest(statistic=obs, statistic_name="E-statistic", p_value=p,
                  method=f"{'Univariate' if x.shape[1] == 1 else 'Multivariate'} 2-sample E-test of equal distributions",
                  data_name=f"sample sizes {n1} {n2}, replicates {B}", alternative=None,

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from .._checks import as_float_array, check_flag, check_positive_int, check_seed
+from .._checks import as_float_array, check_flag, check_n_jobs, check_positive_int, check_progress, check_seed
 from .._result import Result
 
 __all__ = ["RankStabilityResult", "rank_stability"]
@@ -125,7 +125,29 @@ class RankStabilityResult(Result):
         return ax
 
 
-def rank_stability(scores, *, score=None, n_samples=None, B=200, seed=None, lower_is_better=True):
+class _IndexDraw:
+    def __init__(self, n_samples: int):
+        self.n_samples = n_samples
+
+    def __call__(self, rng, size: int) -> np.ndarray:
+        return np.stack([rng.integers(0, self.n_samples, self.n_samples) for _ in range(size)])
+
+
+class _ScoreChunk:
+    def __init__(self, score, labels_m, labels_p):
+        self.score, self.labels_m, self.labels_p = score, labels_m, labels_p
+
+    def __call__(self, idx: np.ndarray) -> np.ndarray:
+        out = np.empty((idx.shape[0], len(self.labels_m), len(self.labels_p)))
+        for b in range(idx.shape[0]):
+            for i, model in enumerate(self.labels_m):
+                for j, prot in enumerate(self.labels_p):
+                    out[b, i, j] = float(self.score(model, prot, idx[b]))
+        return out
+
+
+def rank_stability(scores, *, score=None, n_samples=None, B=200, seed=None, lower_is_better=True, n_jobs=1,
+                   progress=None):
     """Agreement of model rankings across evaluation protocols, and their bootstrap stability.
 
     Parameters
@@ -149,6 +171,11 @@ def rank_stability(scores, *, score=None, n_samples=None, B=200, seed=None, lowe
         Randomness of the bootstrap.
     lower_is_better : bool
         True for distances (FD, KID), False for scores where higher is better (precision, coverage).
+    n_jobs : int
+        Workers over the bootstrap replicates (joblib's convention; ``score`` must then be picklable
+        for a process backend); the result does not depend on it.
+    progress : bool or None
+        A progress bar over the bootstrap replicates (None: only on a terminal).
 
     Returns
     -------
@@ -207,12 +234,16 @@ def rank_stability(scores, *, score=None, n_samples=None, B=200, seed=None, lowe
         n_samples = check_positive_int(n_samples, "n_samples", minimum=2)
         B_used = check_positive_int(B, "B")
         rng = check_seed(seed)
-        boot = np.empty((B_used, n, m))
-        for b in range(B_used):
-            idx = rng.integers(0, n_samples, n_samples)
-            for i, model in enumerate(labels_m):
-                for j, prot in enumerate(labels_p):
-                    boot[b, i, j] = float(score(model, prot, idx))
+        n_jobs, progress = check_n_jobs(n_jobs), check_progress(progress)
+        from .._resampling import run_stream
+
+        # the index vectors drawn in order from rng (the same whatever n_jobs), scored on n_jobs workers in
+        # chunks of 16 replicates (score is a Python callback: a chunk is the unit of parallel work)
+        per = 8.0 * n_samples
+        parts = run_stream(_IndexDraw(n_samples), _ScoreChunk(score, labels_m, labels_p), B_used, rng=rng,
+                           bytes_per_resample=per, budget=16 * per, n_jobs=n_jobs, progress=progress,
+                           desc="bootstrap")
+        boot = np.concatenate(parts, axis=0)
         if not np.all(np.isfinite(boot)):
             raise ValueError("score returned a non-finite value on a bootstrap resample")
         sign = 1.0 if lower_is_better else -1.0
