@@ -13,8 +13,6 @@
 - :func:`progress_bar`, :func:`parallel_map`, :func:`check_progress`: the ``progress`` argument
   (tqdm, lazily) and the one parallel map through joblib (any backend, Dask included), whose bar
   counts finished tasks.
-- :func:`renamed_arguments`: a renamed or formerly positional argument keeps working for one
-  release with a ``FutureWarning``.
 
 Examples
 --------
@@ -34,14 +32,13 @@ from contextlib import contextmanager
 from typing import Any, Iterator
 
 from ._checks import (apply_nan_policy, check_choice, check_finite_real, check_n_jobs, check_nan_policy,
-                      check_positive_int, check_positive_real, check_probability, check_progress, check_seed,
-                      renamed_arguments)
+                      check_positive_int, check_positive_real, check_probability, check_progress, check_seed)
 from ._progress import parallel_map, progress_bar
 from ._kernels import lazy_njit
 
 __all__ = ["check_seed", "check_n_jobs", "effective_n_jobs", "lazy_njit", "thread_limit",
            "check_nan_policy", "apply_nan_policy", "check_positive_int", "check_finite_real",
-           "check_positive_real", "check_probability", "check_choice", "renamed_arguments",
+           "check_positive_real", "check_probability", "check_choice",
            "progress_bar", "parallel_map", "check_progress"]
 
 

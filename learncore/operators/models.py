@@ -238,7 +238,7 @@ class DeepONet(_Operator):
 
     @classmethod
     def from_dataset(cls, ds, *, p: int = 32, branch_hidden=(64, 64), trunk_hidden=(64, 64), activation="tanh",
-                     trunk_final_activation=True, normalize: bool = True, seed=0) -> "DeepONet":
+                     trunk_final_activation=True, normalize: bool = True, seed=None) -> "DeepONet":
         """A DeepONet for a dataset's sensors and grid, normalised by its training split.
 
         Parameters
@@ -366,7 +366,7 @@ class PODDeepONet(_Operator):
 
     @classmethod
     def from_dataset(cls, ds, *, p: int = 32, branch_hidden=(64, 64), activation="tanh", normalize: bool = True,
-                     mode_scale: str = "rms", seed=0) -> "PODDeepONet":
+                     mode_scale: str = "rms", seed=None) -> "PODDeepONet":
         """A POD-DeepONet whose modes are the principal directions of the (normalised) training outputs.
 
         Parameters
@@ -492,7 +492,7 @@ class PCANet(_Operator):
     @classmethod
     def from_dataset(cls, ds, *, p: int = 32, n_input_components: int | None = None, hidden=(64, 64),
                      activation="tanh", normalize: bool = True, whiten: bool = True, mode_scale: str = "rms",
-                     seed=0) -> "PCANet":
+                     seed=None) -> "PCANet":
         """A PCA-Net with both bases from the training split.
 
         Parameters
@@ -719,7 +719,7 @@ class FNO(_Operator):
     @classmethod
     def from_dataset(cls, ds, *, width: int = 24, modes=None, n_layers: int = 3, projection_hidden: int = 64,
                      activation: str = "gelu", coordinates: bool = True, latent_layer: int = -1,
-                     normalize: bool = True, seed=0) -> "FNO":
+                     normalize: bool = True, seed=None) -> "FNO":
         """An FNO for a dataset's grid and sensor layout.
 
         Parameters

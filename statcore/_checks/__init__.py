@@ -2,8 +2,8 @@
 
 Every public function turns its arguments into what the algorithm wants through these checks, with
 errors that name the argument, say what was wrong and what to do; algorithm code never re-checks.
-``core`` holds the generic checks (arrays, p-values, scalars, choices, seeds, nan_policy, renamed
-arguments); each topic module holds the checks of one topic package. Import them from here.
+``core`` holds the generic checks (arrays, p-values, scalars, choices, seeds, nan_policy);
+each topic module holds the checks of one topic package. Import them from here.
 """
 from .core import *  # noqa: F401,F403
 from .core import __all__ as _core_all

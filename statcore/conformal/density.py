@@ -96,7 +96,7 @@ class ConformalSet(Result):
     >>> grid = np.linspace(-4, 4, 801)
     >>> f = 0.5 * np.exp(-(grid + 2) ** 2 / 0.5) / np.sqrt(0.5 * np.pi) \\
     ...     + 0.5 * np.exp(-(grid - 2) ** 2 / 0.5) / np.sqrt(0.5 * np.pi)
-    >>> res = conformal_set(f, grid, -0.1)
+    >>> res = conformal_set(f, grid, threshold=-0.1)
     >>> res
     ConformalSet(sets=1, intervals=2, mean_length=3.327, level=0.1)
     >>> res.intervals[0].round(3)
@@ -197,7 +197,7 @@ class ConformalSet(Result):
         return ax
 
 
-def conformal_set(density, grid, q):
+def conformal_set(density, grid, *, threshold):
     """Highest-density conformal sets {y : f(y) >= -q}: the intervals where a predictive density
     reaches the level -q.
 
@@ -216,8 +216,8 @@ def conformal_set(density, grid, q):
         A predictive density on the grid (non-negative), or one per row.
     grid : array_like, shape (m,)
         Strictly increasing grid points (m >= 2).
-    q : float or array_like, shape (n,)
-        The threshold on the score -f(y), from :func:`conformal_quantile` (one for all rows, or one
+    threshold : float or array_like, shape (n,)
+        The threshold q on the score -f(y), from :func:`conformal_quantile` (one for all rows, or one
         per row, e.g. per Mondrian group).
 
     Returns
@@ -238,7 +238,7 @@ def conformal_set(density, grid, q):
     >>> import numpy as np
     >>> from statcore import conformal_set
     >>> grid = np.linspace(0.0, 4.0, 5)
-    >>> res = conformal_set([0.0, 0.4, 0.1, 0.4, 0.0], grid, -0.2)
+    >>> res = conformal_set([0.0, 0.4, 0.1, 0.4, 0.0], grid, threshold=-0.2)
     >>> res.intervals[0]
     array([[0.5       , 1.66666667],
            [2.33333333, 3.5       ]])
@@ -247,7 +247,7 @@ def conformal_set(density, grid, q):
     """
     d, g, _ = as_density_grid(density, grid)
     n, m = d.shape
-    level = -as_threshold(q, n)
+    level = -as_threshold(threshold, n)
     whole = level <= 0
     inside = d >= level[:, None]
     inside[whole] = False

@@ -58,7 +58,7 @@ class JointBounds(Result):
     >>> from statcore.coupling import joint_bounds
     >>> y = np.array([1.0, 2.0, 3.0, 4.0, 2.0, 4.0, 6.0, 8.0])
     >>> t = np.array([0, 0, 0, 0, 1, 1, 1, 1])
-    >>> res = joint_bounds(y, t, "sq_diff", B=0)
+    >>> res = joint_bounds(y, t, f="sq_diff", B=0)
     >>> res
     JointBounds(lower=7.5, upper=17.5, f_class='submodular', assumption=None, B=0, n1=4, n0=4)
     >>> res.to_frame()

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from .._checks import InputWrapper, c2g_new_covariates, check_probability, renamed_arguments
+from .._checks import InputWrapper, c2g_new_covariates, check_probability
 from .._r.rformat import format_number, format_numbers
 from .._result import Result
 from .._warnings import StatcoreWarning
@@ -157,7 +157,6 @@ class C2GResult(Result):
         """Additive model: the fitted noise density (Gaussian mixture with log-linear tails)."""
         return getattr(self._fit, "noise", None)
 
-    @renamed_arguments(old_positional=("conf_level",))
     def care(self, x: Any = None, *, conf_level: float | None = None):
         """Conditional average response effect CARE(x) = mu1(x) - mu0(x).
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from .._checks import check_seed, predictive_recursion_inputs, renamed_arguments
+from .._checks import check_seed, predictive_recursion_inputs
 from .._result import Result
 from .._r.rformat import format_number, format_table
 from ._mixture import make_grid, mixture_loglik, mixture_pdf
@@ -107,7 +107,6 @@ class PredictiveRecursionResult(Result):
         return ax
 
 
-@renamed_arguments(old_positional=("kernel_sd", "grid", "sweeps", "seed"))
 def predictive_recursion(x: Any, *, kernel_sd: float, grid: Any, sweeps: int = 10, seed: Any = None,
                          decay: float = 0.67, nan_policy: str = "raise") -> PredictiveRecursionResult:
     """Newton's predictive recursion estimate of a mixing distribution, averaged over random orders.

@@ -125,7 +125,7 @@ class IndependenceMatrix(Result):
                              "p_value": self.p_values[iu], "p_adjusted": self.p_adjusted[iu],
                              "significant": self.significant[iu]})
 
-    def summary(self, digits: int = R_DIGITS, max_print: int = 45) -> str:
+    def summary(self, *, digits: int = R_DIGITS, max_print: int = 45) -> str:
         """The printout: the test, the adjustment and level, then one row per pair (most dependent
         first), at most ``max_print`` rows."""
         k = len(self.names)

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from .._checks import (InputWrapper, as_lfdr, check_nan_policy, check_probability, renamed_arguments)
+from .._checks import (InputWrapper, as_lfdr, check_nan_policy, check_probability)
 from .._r.rformat import format_number
 from .._result import Result
 from .qvalue import _deprecated_attr
@@ -122,7 +122,6 @@ def _running_mean_select(flat: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.n
     return q, s, running
 
 
-@renamed_arguments(old_positional=("alpha",))
 def bfdr_select(lfdr: Any, *, alpha: float = 0.1, nan_policy: str = "raise") -> BFDRSelection:
     """Select the units with the smallest local FDRs while their mean stays at or below ``alpha``.
 

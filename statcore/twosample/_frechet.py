@@ -244,7 +244,7 @@ def _bootstrap(x: np.ndarray, y: np.ndarray, B: int, rng: np.random.Generator, r
 # public functions
 # ----------------------------------------------------------------------------------------------
 
-def frechet_distance(x, y, *, B=0, conf_level=0.95, seed=None, method="auto", interval="basic"):
+def frechet_distance(x, y, *, B=0, conf_level=0.95, seed=None, method="auto", ci="basic"):
     """Frechet distance between Gaussians fitted to two feature samples (FID from features).
 
     ``FD = |mu_x - mu_y|^2 + tr S_x + tr S_y - 2 tr (S_x^1/2 S_y S_x^1/2)^1/2``, with sample means and
@@ -272,8 +272,8 @@ def frechet_distance(x, y, *, B=0, conf_level=0.95, seed=None, method="auto", in
         min(n1, n2) <= d (a singular covariance) and "cholesky" otherwise. Both routes clip eigenvalues at 0; the eigh route also
         sets eigenvalues below d * eps * (largest eigenvalue) to 0 (numpy's ``matrix_rank`` tolerance:
         rounding noise of a singular covariance, whose square roots would add ~1e-8 relative each).
-    interval : {"basic", "percentile"}
-        The bootstrap interval: "basic" (2 FD - upper and lower quantiles of the replicates) corrects
+    ci : {"basic", "percentile"}
+        The kind of bootstrap interval: "basic" (2 FD - upper and lower quantiles of the replicates) corrects
         the upward small-sample bias of FD to first order, which the "percentile" interval keeps
         (FD's plug-in estimate is biased by about tr S / n even when the populations are equal).
         A basic interval's lower end may fall below 0; it is reported as computed.
@@ -319,7 +319,7 @@ def frechet_distance(x, y, *, B=0, conf_level=0.95, seed=None, method="auto", in
     x, y = as_feature_samples(x, y)
     B = check_positive_int(B, "B", minimum=0)
     method = check_choice(method, "method", FRECHET_METHODS)
-    interval = check_choice(interval, "interval", INTERVALS)
+    interval = check_choice(ci, "ci", INTERVALS)
     n1, d = x.shape
     n2 = y.shape[0]
     route = _resolve_method(method, n1, n2, d)

@@ -50,8 +50,8 @@ def _gram_eigs(H: np.ndarray) -> np.ndarray:
     return np.linalg.eigvalsh(G)
 
 
-def renyi_matrix_entropy(H, *, alpha=2):
-    r"""Matrix-based Renyi entropy of order ``alpha`` of a set of hidden states.
+def renyi_matrix_entropy(H, *, order=2):
+    r"""Matrix-based Renyi entropy of order ``order`` (:math:`\alpha`) of a set of hidden states.
 
     With :math:`\lambda_1, \dots` the eigenvalues of the Gram matrix :math:`H H^\top` of the T rows
     of H, normalised to sum to one (divided by the trace),
@@ -74,8 +74,8 @@ def renyi_matrix_entropy(H, *, alpha=2):
     H : array_like, shape (T, d)
         One row per token (for GLU: the last-position hidden state of one layer at each
         generation step).
-    alpha : float, default 2
-        The order: a positive number (1: von Neumann), or ``math.inf``.
+    order : float, default 2
+        The order :math:`\alpha`: a positive number (1: von Neumann), or ``math.inf``.
 
     Returns
     -------
@@ -103,7 +103,7 @@ def renyi_matrix_entropy(H, *, alpha=2):
     0.0
     """
     H = as_hidden_matrix(H, "H")
-    alpha = check_renyi_order(alpha)
+    alpha = check_renyi_order(order, "order")
     return _renyi_from_gram_eigs(_gram_eigs(H), alpha)
 
 
@@ -241,7 +241,7 @@ class GLUScore(Result):
                              "alpha": [self.alpha]})
 
 
-def glu_score(hidden_states, logits, *, k=10, alpha=2):
+def glu_score(hidden_states, logits, *, k=10, order=2):
     r"""GLU: the multiplicative fusion of a global (hidden-state geometry) and a local (evidential
     token entropy) uncertainty signal of one generated answer.
 
@@ -276,7 +276,7 @@ def glu_score(hidden_states, logits, *, k=10, alpha=2):
         The vocabulary logits that produced each of the T tokens.
     k : int, default 10
         Number of top logits per token, and number of most uncertain tokens averaged.
-    alpha : float, default 2
+    order : float, default 2
         Order of the matrix Renyi entropy.
 
     Returns
@@ -308,7 +308,7 @@ def glu_score(hidden_states, logits, *, k=10, alpha=2):
     Z = as_logit_matrix(logits, "logits")
     check_same_n(hidden_states=Hs[0], logits=Z)
     k = check_top_k(k, Z.shape[1])
-    alpha = check_renyi_order(alpha)
+    alpha = check_renyi_order(order, "order")
     T = Hs.shape[1]
     s_layers = np.array([_renyi_from_gram_eigs(_gram_eigs(H), alpha) for H in Hs])
     s_tilde = float(np.mean(s_layers / (1.0 + math.log(T))))
