@@ -8,6 +8,9 @@
 - :func:`thread_limit`: a context that limits BLAS, numba (and, when already imported, PyTorch)
   threads, restoring them afterwards.
 - :func:`check_nan_policy`, :func:`apply_nan_policy`: scipy's ``nan_policy`` for paired arrays.
+- :func:`public_function`: the one decorator of a public function that takes data (the data first and
+  everything after them keyword-only, ``nan_policy``, pandas inputs, the formula door);
+  :func:`check_aligned_indexes`: paired pandas inputs must share their index.
 - :func:`check_positive_int`, :func:`check_finite_real`, :func:`check_positive_real`,
   :func:`check_probability`, :func:`check_choice`: scalar arguments, with errors naming them.
 - :func:`progress_bar`, :func:`parallel_map`, :func:`check_progress`: the ``progress`` argument
@@ -32,14 +35,15 @@ from contextlib import contextmanager
 from typing import Any, Iterator
 
 from ._checks import (apply_nan_policy, check_choice, check_finite_real, check_n_jobs, check_nan_policy,
-                      check_positive_int, check_positive_real, check_probability, check_progress, check_seed)
+                      check_positive_int, check_positive_real, check_probability, check_progress, check_seed,
+                      check_aligned_indexes, public_function)
 from ._progress import parallel_map, progress_bar
 from ._kernels import lazy_njit
 
 __all__ = ["check_seed", "check_n_jobs", "effective_n_jobs", "lazy_njit", "thread_limit",
            "check_nan_policy", "apply_nan_policy", "check_positive_int", "check_finite_real",
            "check_positive_real", "check_probability", "check_choice",
-           "progress_bar", "parallel_map", "check_progress"]
+           "progress_bar", "parallel_map", "check_progress", "public_function", "check_aligned_indexes"]
 
 
 def effective_n_jobs(n_jobs: Any = 1) -> int:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._checks import as_cal_vector, as_density_grid, as_threshold, check_finite_real
+from .._checks.public import public_function
 from .._r.rformat import R_DIGITS, format_number, format_numbers
 from .._result import Result
 
@@ -24,6 +25,8 @@ def _interp_rows(density: np.ndarray, grid: np.ndarray, y: np.ndarray) -> np.nda
     return np.where((y < grid[0]) | (y > grid[-1]), 0.0, f)
 
 
+@public_function(data=("density", "grid", "y"), nan_policy=("raise", "omit"),
+                 rows=("density", "y"))
 def conformal_density_scores(density, grid, y):
     """Calibration scores of the highest-density conformal set: s_i = -f_i(y_i).
 
@@ -41,6 +44,9 @@ def conformal_density_scores(density, grid, y):
         Strictly increasing grid points.
     y : array_like, shape (n,)
         The observed outcomes of the calibration points.
+    nan_policy : {"raise", "omit"}
+        A NaN in ``density`` or ``y``: "raise" refuses it (naming the argument and the count), "omit"
+        drops the rows holding one (a NaN in ``grid`` is refused whatever the policy).
 
     Returns
     -------
@@ -197,6 +203,7 @@ class ConformalSet(Result):
         return ax
 
 
+@public_function(data=("density", "grid"), nan_policy=("raise",), rows=("density",))
 def conformal_set(density, grid, *, threshold):
     """Highest-density conformal sets {y : f(y) >= -q}: the intervals where a predictive density
     reaches the level -q.
@@ -219,6 +226,9 @@ def conformal_set(density, grid, *, threshold):
     threshold : float or array_like, shape (n,)
         The threshold q on the score -f(y), from :func:`conformal_quantile` (one for all rows, or one
         per row, e.g. per Mondrian group).
+    nan_policy : {"raise"}
+        A NaN in ``density`` or ``grid`` is refused, naming the argument and the count (``threshold``
+        may hold one value per row, so rows are not dropped).
 
     Returns
     -------

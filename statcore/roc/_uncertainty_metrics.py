@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._checks import apply_nan_policy, as_vector, check_choice, check_nan_policy, check_positive_int
+from .._checks.public import public_function
 from .._checks.roc import ROC_NAN_POLICIES, as_binary_outcome, as_probabilities, as_roc_data
 from .._result import Result
 from ._curve import _groups
@@ -381,6 +382,7 @@ class CalibrationResult(Result):
         return ax
 
 
+@public_function(data=("y", "prob"), nan_policy=("raise", "omit"))
 def calibration_error(y, prob, *, n_bins=15, strategy="uniform"):
     """The expected calibration error (ECE) of predicted probabilities, with the reliability table
     and diagram.
@@ -397,6 +399,9 @@ def calibration_error(y, prob, *, n_bins=15, strategy="uniform"):
         Equal-width bins on [0, 1], or bins at the quantiles of ``prob`` (equal counts), as
         scikit-learn's ``calibration_curve``. A probability on an edge belongs to the lower bin
         (bins ``(a, b]``, the first one closed).
+    nan_policy : {"raise", "omit"}
+        A NaN in ``y`` or ``prob``: "raise" refuses it (naming the argument and the count), "omit"
+        drops the observations (rows) holding one.
 
     Returns
     -------

@@ -26,6 +26,7 @@ import numpy as np
 
 from .._checks import (as_feature_samples, as_float_array, as_mean_cov, check_choice, check_positive_int,
                        check_probability, check_seed)
+from .._checks.public import public_function
 from .._result import Result
 from ._common import blas_threads
 
@@ -244,6 +245,7 @@ def _bootstrap(x: np.ndarray, y: np.ndarray, B: int, rng: np.random.Generator, r
 # public functions
 # ----------------------------------------------------------------------------------------------
 
+@public_function(data=("x", "y"), nan_policy=("raise", "omit"), samples="independent")
 def frechet_distance(x, y, *, B=0, conf_level=0.95, seed=None, method="auto", ci="basic"):
     """Frechet distance between Gaussians fitted to two feature samples (FID from features).
 
@@ -277,6 +279,9 @@ def frechet_distance(x, y, *, B=0, conf_level=0.95, seed=None, method="auto", ci
         the upward small-sample bias of FD to first order, which the "percentile" interval keeps
         (FD's plug-in estimate is biased by about tr S / n even when the populations are equal).
         A basic interval's lower end may fall below 0; it is reported as computed.
+    nan_policy : {"raise", "omit"}
+        A NaN in ``x`` or ``y``: "raise" refuses it (naming the argument and the count), "omit" drops
+        the rows holding one, in each sample separately.
 
     Returns
     -------
@@ -453,6 +458,7 @@ class FIDInfinityResult(Result):
         return ax
 
 
+@public_function(data=("x", "y"), nan_policy=("raise", "omit"), samples="independent")
 def fid_infinity(x, y, *, ns, reps=1, conf_level=0.95, seed=None, method="auto"):
     """FD extrapolated to infinite sample size (FID_infinity of Chong & Forsyth 2020).
 
@@ -479,6 +485,9 @@ def fid_infinity(x, y, *, ns, reps=1, conf_level=0.95, seed=None, method="auto")
         Randomness of the subsamples.
     method : {"auto", "cholesky", "eigh", "nuclear"}
         The trace term's route, as in ``frechet_distance``.
+    nan_policy : {"raise", "omit"}
+        A NaN in ``x`` or ``y``: "raise" refuses it (naming the argument and the count), "omit" drops
+        the rows holding one, in each sample separately.
 
     Returns
     -------

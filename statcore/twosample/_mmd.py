@@ -10,6 +10,7 @@ import numpy as np
 
 from .._checks import (as_feature_samples, check_choice, check_positive_int, check_positive_real, check_progress,
                        check_seed, check_subset_size)
+from .._checks.public import public_function
 from .._progress import progress_bar
 from .._result import HTest, Result
 from ._common import blas_threads
@@ -109,6 +110,7 @@ class KIDResult(Result):
         return ax
 
 
+@public_function(data=("x", "y"), nan_policy=("raise", "omit"), samples="independent")
 def kid(x, y, *, subsets=100, subset_size=1000, seed=None):
     """Kernel Inception Distance: the unbiased MMD^2 with the cubic polynomial kernel, over subsets.
 
@@ -126,6 +128,9 @@ def kid(x, y, *, subsets=100, subset_size=1000, seed=None):
         Rows per subset, at most min(n1, n2) (torch-fidelity's default is 1000).
     seed : None, int or numpy.random.Generator
         Randomness of the subsets.
+    nan_policy : {"raise", "omit"}
+        A NaN in ``x`` or ``y``: "raise" refuses it (naming the argument and the count), "omit" drops
+        the rows holding one, in each sample separately.
 
     Returns
     -------
@@ -206,6 +211,7 @@ def _block_sums(m: np.ndarray, perms: np.ndarray, n1: int) -> np.ndarray:
     return (perm_block_sums if work > 5_000_000 else perm_block_sums_serial)(m, perms, n1)
 
 
+@public_function(data=("x", "y"), nan_policy=("raise", "omit"), samples="independent")
 def mmd_test(x, y, *, kernel="gaussian", bandwidth="median", B=999, seed=None, progress=None):
     """Permutation test of equal distributions with the unbiased MMD^2 statistic.
 
@@ -226,6 +232,9 @@ def mmd_test(x, y, *, kernel="gaussian", bandwidth="median", B=999, seed=None, p
     progress : bool, optional
         A progress bar (tqdm) over the permutations, advancing per batch of about B / 20. Default
         (None): only when standard error is a terminal.
+    nan_policy : {"raise", "omit"}
+        A NaN in ``x`` or ``y``: "raise" refuses it (naming the argument and the count), "omit" drops
+        the rows holding one, in each sample separately.
 
     Returns
     -------
@@ -288,6 +297,7 @@ def mmd_test(x, y, *, kernel="gaussian", bandwidth="median", B=999, seed=None, p
                  extras={"replicates": reps, "bandwidth": bw, "kernel": kernel, "B": B})
 
 
+@public_function(data=("x", "y"), nan_policy=("raise", "omit"), samples="independent")
 def energy_test(x, y, *, B=999, seed=None, progress=None):
     """Energy test of equal distributions (R energy's ``eqdist.etest`` for two samples).
 
@@ -308,6 +318,9 @@ def energy_test(x, y, *, B=999, seed=None, progress=None):
     progress : bool, optional
         A progress bar (tqdm) over the permutations, advancing per batch of about B / 20. Default
         (None): only when standard error is a terminal.
+    nan_policy : {"raise", "omit"}
+        A NaN in ``x`` or ``y``: "raise" refuses it (naming the argument and the count), "omit" drops
+        the rows holding one, in each sample separately.
 
     Returns
     -------

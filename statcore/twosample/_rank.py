@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from .._checks import as_float_array, check_flag, check_positive_int, check_seed
+from .._checks.public import public_function
 from .._result import Result
 
 __all__ = ["RankStabilityResult", "rank_stability"]
@@ -125,6 +126,7 @@ class RankStabilityResult(Result):
         return ax
 
 
+@public_function(data=("scores",), nan_policy=("raise",))
 def rank_stability(scores, *, score=None, n_samples=None, B=200, seed=None, lower_is_better=True):
     """Agreement of model rankings across evaluation protocols, and their bootstrap stability.
 
@@ -149,6 +151,9 @@ def rank_stability(scores, *, score=None, n_samples=None, B=200, seed=None, lowe
         Randomness of the bootstrap.
     lower_is_better : bool
         True for distances (FD, KID), False for scores where higher is better (precision, coverage).
+    nan_policy : {"raise"}
+        A missing score is refused, naming the count (dropping a model or a protocol would change the
+        ranking problem: drop it from the table yourself).
 
     Returns
     -------

@@ -17,6 +17,7 @@ from scipy.special import digamma, log_softmax
 
 from .._checks import (as_hidden_matrix, as_hidden_stack, as_logit_matrix, check_renyi_order, check_same_n,
                        check_top_k)
+from .._checks.public import public_function
 from .._result import Result
 
 __all__ = ["renyi_matrix_entropy", "evidential_token_uncertainty", "glu_score", "GLUScore"]
@@ -50,6 +51,7 @@ def _gram_eigs(H: np.ndarray) -> np.ndarray:
     return np.linalg.eigvalsh(G)
 
 
+@public_function(data=("H",), nan_policy=("raise", "omit"))
 def renyi_matrix_entropy(H, *, order=2):
     r"""Matrix-based Renyi entropy of order ``order`` (:math:`\alpha`) of a set of hidden states.
 
@@ -76,6 +78,9 @@ def renyi_matrix_entropy(H, *, order=2):
         generation step).
     order : float, default 2
         The order :math:`\alpha`: a positive number (1: von Neumann), or ``math.inf``.
+    nan_policy : {"raise", "omit"}
+        A NaN in ``H``: "raise" refuses it (naming the count), "omit" drops the rows (tokens) holding
+        one.
 
     Returns
     -------
@@ -125,6 +130,7 @@ def _evidential(logits: np.ndarray, k: int) -> dict[str, np.ndarray]:
             "weighted_entropy": entropy * epistemic}
 
 
+@public_function(data=("logits",), nan_policy=("raise",))
 def evidential_token_uncertainty(logits, *, k=10):
     r"""Per-token evidential uncertainty from the top-k logits (GLU's local signal).
 
@@ -146,6 +152,9 @@ def evidential_token_uncertainty(logits, *, k=10):
         Vocabulary logits of each generated token (before softmax, no temperature).
     k : int, default 10
         Number of top logits used (2 <= k <= V).
+    nan_policy : {"raise"}
+        A NaN logit is refused, naming the count (the result has one row per token: dropping a token
+        would misalign them).
 
     Returns
     -------
@@ -241,6 +250,8 @@ class GLUScore(Result):
                              "alpha": [self.alpha]})
 
 
+@public_function(data=("hidden_states", "logits"), nan_policy=("raise", "omit"),
+                 axis={"hidden_states": -2})
 def glu_score(hidden_states, logits, *, k=10, order=2):
     r"""GLU: the multiplicative fusion of a global (hidden-state geometry) and a local (evidential
     token entropy) uncertainty signal of one generated answer.
@@ -278,6 +289,10 @@ def glu_score(hidden_states, logits, *, k=10, order=2):
         Number of top logits per token, and number of most uncertain tokens averaged.
     order : float, default 2
         Order of the matrix Renyi entropy.
+    nan_policy : {"raise", "omit"}
+        A NaN in ``hidden_states`` or ``logits``: "raise" refuses it (naming the argument and the
+        count), "omit" drops the tokens holding one (a row of ``logits`` and the same row of every
+        layer of ``hidden_states``).
 
     Returns
     -------
