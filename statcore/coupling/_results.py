@@ -41,7 +41,7 @@ class JointBounds(Result):
         "supermodular", "submodular", "modular" or "general" (bounds from the transport LP).
     std_error : dict
         Bootstrap standard errors of lower, upper, the couplings and the estimate (empty with
-        ``B = 0``); formerly ``se``.
+        ``B = 0``).
     boot : dict of arrays
         The bootstrap replicates (lower, upper, comonotone, countercomonotone, estimate).
     strata_table : pandas.DataFrame or None
@@ -105,15 +105,6 @@ class JointBounds(Result):
         super().__post_init__()
         if self._curves is not None:
             object.__setattr__(self, "_curves", tuple(freeze(c) for c in self._curves))
-
-    @property
-    def se(self) -> dict:
-        """The former name of ``std_error``."""
-        import warnings
-
-        warnings.warn("JointBounds.se is now called std_error; the old name stops working in the next release",
-                      FutureWarning, stacklevel=2)
-        return self.std_error
 
     def _repr_parts(self):
         parts = [("lower", self.lower), ("upper", self.upper)]

@@ -141,13 +141,6 @@ class C2GResult(Result):
                 ("n_selected", self.n_selected), ("n_treated", self.n_treated), ("erpf", self.erpf)]
 
     @property
-    def qvalues(self):
-        """Former name of ``q_values`` (deprecated)."""
-        warnings.warn("C2GResult.qvalues is now called q_values; the old name stops working in the next "
-                      "release", FutureWarning, stacklevel=2)
-        return self.q_values
-
-    @property
     def n_selected(self) -> int:
         """Number of selected responders."""
         return int(self.responders.size)

@@ -9,7 +9,6 @@ import numpy as np
 from .._checks import (InputWrapper, as_lfdr, check_nan_policy, check_probability)
 from .._r.rformat import format_number
 from .._result import Result
-from .qvalue import _deprecated_attr
 
 __all__ = ["bfdr_select", "BFDRSelection"]
 
@@ -24,8 +23,7 @@ class BFDRSelection(Result):
         The selected units, in the container of the input.
     q_values : ndarray or pandas Series
         The running mean at each unit's rank: the smallest target level at which it would be
-        selected (NaN for units omitted by ``nan_policy="omit"``). ``qvalues`` is the former
-        (deprecated) name.
+        selected (NaN for units omitted by ``nan_policy="omit"``).
     lfdr : ndarray or pandas Series
         The local FDRs selected from.
     alpha : float
@@ -52,8 +50,6 @@ class BFDRSelection(Result):
     n_selected: int
     threshold: float
     expected_fdr: float
-
-    qvalues = _deprecated_attr("qvalues", "q_values")
 
     def _repr_parts(self):
         return [("alpha", self.alpha), ("n_selected", self.n_selected),

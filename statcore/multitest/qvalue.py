@@ -29,16 +29,6 @@ class Pi0Warning(StatcoreWarning):
     """pi0 could not be estimated as R would (R stops with an error); a fallback was used."""
 
 
-def _deprecated_attr(old: str, new: str):
-    def getter(self):
-        warnings.warn(f"{type(self).__name__}.{old} is now called {new}; the old name stops working in "
-                      "the next release", FutureWarning, stacklevel=2)
-        return getattr(self, new)
-
-    getter.__doc__ = f"Deprecated name of ``{new}``."
-    return property(getter)
-
-
 # ----------------------------------------------------------------------------------------------
 # pi0
 # ----------------------------------------------------------------------------------------------
@@ -354,7 +344,7 @@ class QValueResult(Result):
     ----------
     p_values, q_values, lfdr : ndarray or pandas Series
         Per-test p-values, q-values and local FDRs (``lfdr`` None with ``lfdr_out=False``), in the
-        container of the input. ``pvalues`` and ``qvalues`` are the former (deprecated) names.
+        container of the input.
     pi0 : float
     pi0_lambda, lambda_, pi0_smooth : ndarray or None
         As in :class:`Pi0Estimate` (None when ``pi0`` was given).
@@ -388,9 +378,6 @@ class QValueResult(Result):
     fdr_level: float | None
     significant: Any
     call: str
-
-    pvalues = _deprecated_attr("pvalues", "p_values")
-    qvalues = _deprecated_attr("qvalues", "q_values")
 
     def _repr_parts(self):
         p = np.asarray(self.p_values, dtype=float)

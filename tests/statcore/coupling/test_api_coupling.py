@@ -1,5 +1,5 @@
 """statcore.coupling through the one API: the bad-input sweep of every public function, the result
-protocol of JointBounds and MakarovBounds, nan_policy, JointBounds.se and the one ConvergenceWarning."""
+protocol of JointBounds and MakarovBounds, nan_policy and the one ConvergenceWarning."""
 import dataclasses
 import warnings
 
@@ -177,7 +177,7 @@ def test_series_in_series_out_for_makarov():
 
 
 # ----------------------------------------------------------------------------------------------
-# scalar checks, JointBounds.se (one release of grace with a FutureWarning), one ConvergenceWarning
+# scalar checks, JointBounds.std_error, one ConvergenceWarning
 # ----------------------------------------------------------------------------------------------
 
 def test_interval_helpers_refuse_bad_scalars():
@@ -189,10 +189,9 @@ def test_interval_helpers_refuse_bad_scalars():
         imbens_manski_interval(0.0, 1.0, 0.1, 0.2, conf_level=1.0)
 
 
-def test_joint_bounds_se_is_std_error():
+def test_joint_bounds_has_std_error_only():
     r = RESULT_EXAMPLES["JointBounds"]()
-    with pytest.warns(FutureWarning, match="se is now called std_error"):
-        assert r.se == r.std_error
+    assert not hasattr(r, "se") and set(r.std_error) >= {"lower", "upper"}
 
 
 def test_one_convergence_warning():

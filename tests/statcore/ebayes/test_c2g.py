@@ -14,8 +14,8 @@ from statcore.multitest import bfdr_select
 
 
 def _bfdr_q(sel):
-    """q-values of a BFDRSelection (``q_values``; ``qvalues`` before the naming table)."""
-    return np.asarray(sel.q_values if hasattr(sel, "q_values") else sel.qvalues)
+    """q-values of a BFDRSelection."""
+    return np.asarray(sel.q_values)
 
 PI = 0.3
 
@@ -460,8 +460,7 @@ def test_arguments_after_the_data_are_keyword_only():
         c2g(y, t, None, "nonparametric", 0.2, "bayes", 2, B=20)
     with pytest.raises(TypeError, match="n_boot"):
         c2g(y, t, model="nonparametric", alpha=0.2, seed=2, n_boot=20)
-    with pytest.warns(FutureWarning, match="q_values"):
-        np.testing.assert_array_equal(np.asarray(new.qvalues), np.asarray(new.q_values))
+    assert not hasattr(new, "qvalues")
     with pytest.raises(TypeError, match="positional"):
         new.care(None, 0.9)
 

@@ -223,17 +223,13 @@ def test_pi0estimate_is_a_result():
         est.pi0 = 0.5
 
 
-def test_qvalue_attribute_names_and_old_names_warn():
+def test_qvalue_attribute_names():
     p = golden_inputs()["det1"]
     res = sc.qvalue(p, fdr_level=0.05)
     assert repr(res) == "QValueResult(pi0=0.8, m=1000, fdr_level=0.05, n_significant=211)"
-    with pytest.warns(FutureWarning, match="qvalues is now called q_values"):
-        np.testing.assert_array_equal(res.qvalues, res.q_values)
-    with pytest.warns(FutureWarning, match="pvalues is now called p_values"):
-        np.testing.assert_array_equal(res.pvalues, p)
-    sel = sc.bfdr_select([0.3, 0.01], alpha=0.05)
-    with pytest.warns(FutureWarning, match="qvalues is now called q_values"):
-        np.testing.assert_array_equal(sel.qvalues, sel.q_values)
+    np.testing.assert_array_equal(res.p_values, p)
+    assert not hasattr(res, "qvalues") and not hasattr(res, "pvalues")
+    assert not hasattr(sc.bfdr_select([0.3, 0.01], alpha=0.05), "qvalues")
 
 
 def test_plot_range_argument(tmp_path):
