@@ -63,7 +63,7 @@ def check_aligned_indexes(**inputs: Any) -> None:
     ValueError: x and y are pandas objects with different indexes; statcore pairs observations by position and will not guess: align them first (x, y = x.align(y, join="inner", axis=0)) or pass arrays
     """
     named = [(name, x) for name, x in inputs.items() if x is not None and _is_pandas(x)]
-    for (name0, x0), (name1, x1) in zip(named, named[1:]):
+    for (name0, x0), (name1, x1) in ((named[0], other) for other in named[1:]):
         if not x0.index.equals(x1.index):
             raise ValueError(f"{name0} and {name1} are pandas objects with different indexes; statcore pairs "
                              f"observations by position and will not guess: align them first ({name0}, {name1} = "

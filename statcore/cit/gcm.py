@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from .._checks import check_choice, check_n_jobs, check_positive_int, check_seed
+from .._checks.public import public_function
 from .._checks.formula import formula_door
 from .._result import HTest
 from ._gcm_core import (_ALTERNATIVES, _ESTIMAND, _KINDS, _VARIANCES, AUTO_MAX_N, SMOOTHER_CORRECTED,  # noqa: F401
@@ -36,6 +37,7 @@ def _data_name(x, y, z, resid_x, resid_y) -> str:
     return f"{xs} and {ys}" + (" given z" if z is not None and np.size(z) else "")
 
 
+@public_function(data=("x", "y", "z"), nan_policy=("raise", "omit"))
 @formula_door(lhs="y", rhs="x", cond="z")
 def gcm_test(x: Any, y: Any = None, z: Any = None, *, regression: Any = "ols", kind: str | None = None,
              B: int = 499, alternative: str = "two.sided", seed: Any = None, resid_x: Any = None,

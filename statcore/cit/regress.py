@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from .._checks import InputWrapper, as_cit_data, check_choice, check_n_jobs, check_seed
+from .._checks.public import public_function
 from .._result import Result
 from .forests import _FOREST_VARIANTS, ForestSmoother, _forest_weights, _honest_forest_weights  # noqa: F401
 from .smoothers import _BASES, MIN_RESIDUAL_DF, SpectralSmoother
@@ -282,6 +283,7 @@ def fit_residualizer(v: Any, z: Any, *, regression: Any = "ols", seed: Any = Non
     return RegressionFit(*_residual_fits(arrays, za, regression, check_seed(seed), n_jobs, ("v",))[0])
 
 
+@public_function(data=("v", "z"), nan_policy=("raise", "omit"))
 def residualize(v: Any, z: Any, *, regression: Any = "ols", seed: Any = None, n_jobs: int = 1,
                 nan_policy: str = "raise") -> Any:
     """Residuals of every column of ``v`` regressed on ``z``, one multi-output fit.

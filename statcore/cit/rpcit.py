@@ -20,6 +20,7 @@ import warnings
 
 from .._checks import (as_cit_data, as_directions, as_float_array, check_choice, check_n_jobs,
                        check_nan_policy, check_positive_int, check_rank, check_seed)
+from .._checks.public import public_function
 from .._checks.formula import formula_door
 from .._result import HTest
 from ..multitest.combine import _LEGACY_METHODS as COMBINE_METHODS, _combine_array as combine_pvalues
@@ -83,6 +84,7 @@ def random_directions(d: int, k: int, *, seed: Any = None) -> np.ndarray:
     return w
 
 
+@public_function(data=("rx", "ry", "wx", "wy"), nan_policy=("raise", "omit"), rows=("rx", "ry"))
 def parcor_pvalues(rx: Any, ry: Any, wx: Any, wy: Any, *, q: int, method: str = "t",
                    nan_policy: str = "raise") -> tuple[np.ndarray, np.ndarray]:
     """Partial correlations of the k projected pairs and their p-values, from sufficient statistics.
@@ -183,6 +185,7 @@ def _callable_pvalue(base: Callable, xp: np.ndarray, yp: np.ndarray, z: np.ndarr
     return p
 
 
+@public_function(data=("x", "y", "z"), nan_policy=("raise", "omit"))
 @formula_door(lhs="y", rhs="x", cond="z")
 def rpcit(x: Any, y: Any = None, z: Any = None, *, k: int = 50, base: str | Callable = "gcm",
           aggregate: str = "bonferroni", r: int | None = None, regression: Any = "ols", seed: Any = None,

@@ -8,6 +8,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .._checks import check_choice, coupling_mean_inputs
+from .._checks.public import public_function
 
 # ----------------------------------------------------------------------------------------------
 # f: named functions with their known class, or a user callable
@@ -105,6 +106,7 @@ def _merge_values(y1s: np.ndarray, W1: np.ndarray, y0s: np.ndarray, W0: np.ndarr
         return np.sum(vals * plen, axis=1, where=plen > 0) / total
 
 
+@public_function(data=("y1", "y0"), nan_policy=("raise", "omit", "propagate"), samples="independent")
 def coupling_mean(y1, y0, *, f, coupling: str = "comonotone", weights1=None, weights0=None,
                   nan_policy: str = "raise") -> float:
     """E[f(Y1, Y0)] under the comonotone or countercomonotone coupling of two empirical marginals.

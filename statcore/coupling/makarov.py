@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from .._checks import InputWrapper, as_delta, coupling_data_inputs
+from .._checks.public import public_function
 from .._r.rformat import R_DIGITS, format_table
 from .._result import Result
 from ._design import _make_design
@@ -133,6 +134,7 @@ class MakarovBounds(Result):
         return ax
 
 
+@public_function(data=("y", "treat"), nan_policy=("raise", "omit"))
 def makarov_bounds(y, treat, *, delta, weights=None, strata=None, nan_policy="raise") -> MakarovBounds:
     """Sharp pointwise bounds on the distribution function of the individual effect Y1 - Y0.
 

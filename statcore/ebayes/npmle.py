@@ -11,6 +11,7 @@ import numpy as np
 
 from .._checks import (InputWrapper, as_vector, as_float_array, check_choice, check_positive_int,
                        npmle_inputs, positive_scale)
+from .._checks.public import public_function
 from .._result import Result
 from .._r.rformat import format_number, format_table
 from .._warnings import ConvergenceWarning
@@ -282,6 +283,7 @@ def _fit(xs, sds, om, atoms, homo, solve, tol, max_iter, method):
     return w, kkt, iters, converged
 
 
+@public_function(data=("x",), nan_policy=("raise", "omit"))
 def npmle(x: Any, *, sigma: Any = 1.0, grid: Any = 300, weights: Any = None, bins: int | None = None,
           method: str = "sqp", tol: float = 1e-8, max_iter: int | None = None,
           nan_policy: str = "raise") -> NPMLEResult:

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from .._checks import check_seed, predictive_recursion_inputs
+from .._checks.public import public_function
 from .._result import Result
 from .._r.rformat import format_number, format_table
 from ._mixture import make_grid, mixture_loglik, mixture_pdf
@@ -107,6 +108,7 @@ class PredictiveRecursionResult(Result):
         return ax
 
 
+@public_function(data=("x",), nan_policy=("raise", "omit"))
 def predictive_recursion(x: Any, *, kernel_sd: float, grid: Any, sweeps: int = 10, seed: Any = None,
                          decay: float = 0.67, nan_policy: str = "raise") -> PredictiveRecursionResult:
     """Newton's predictive recursion estimate of a mixing distribution, averaged over random orders.

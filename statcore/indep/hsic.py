@@ -31,6 +31,7 @@ import numpy as np
 
 from .._checks import (as_indep_data, check_bandwidths, check_choice, check_kernels, check_positive_int,
                        check_seed, is_constant_sample, warn_constant)
+from .._checks.public import public_function
 from .._checks import check_progress
 from .._progress import progress_bar
 from .._checks.formula import formula_door
@@ -176,6 +177,7 @@ def _perm_chunks(n: int, B: int) -> int:
 # public: two variables
 # ----------------------------------------------------------------------------------------------
 
+@public_function(data=("x", "y"), nan_policy=("raise", "omit"))
 def hsic(x, y, *, kernel="gaussian", bandwidth="median", estimator="biased", nan_policy="raise") -> float:
     """The Hilbert-Schmidt independence criterion of two samples, biased or unbiased.
 
@@ -284,6 +286,7 @@ def _gamma_p(stat: float, mean: float, var: float, n: int) -> tuple[float, float
     return shape, scale, float(stats.gamma.sf(stat, shape, scale=scale))
 
 
+@public_function(data=("x", "y"), nan_policy=("raise", "omit"))
 @formula_door(lhs="y", rhs="x", cond=None)
 def hsic_test(x, y=None, *, method="gamma", B=999, kernel="gaussian", bandwidth="median", seed=None,
               nan_policy="raise", approx=None, n_features=100, progress=None, data=None) -> HTest:

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from .._checks import (InputWrapper, as_lfdr, check_nan_policy, check_probability)
+from .._checks.public import public_function
 from .._r.rformat import format_number
 from .._result import Result
 
@@ -118,6 +119,7 @@ def _running_mean_select(flat: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.n
     return q, s, running
 
 
+@public_function(data=("lfdr",), nan_policy=("raise", "omit"))
 def bfdr_select(lfdr: Any, *, alpha: float = 0.1, nan_policy: str = "raise") -> BFDRSelection:
     """Select the units with the smallest local FDRs while their mean stays at or below ``alpha``.
 

@@ -20,6 +20,7 @@ __all__ = ["auprc", "prediction_rejection_ratio", "calibration_error", "Calibrat
            "RiskCoverageResult"]
 
 
+@public_function(data=("y", "score"), nan_policy=("raise", "omit"))
 def auprc(y, score, *, levels=None, nan_policy="raise"):
     """The area under the precision-recall curve as average precision, equal to scikit-learn's
     ``average_precision_score``.
@@ -96,6 +97,7 @@ def _kept_loss_curve(loss: np.ndarray, key: np.ndarray):
     return np.r_[0, ends], np.r_[0.0, cum[ends - 1]]
 
 
+@public_function(data=("loss", "uncertainty"), nan_policy=("raise", "omit"))
 def prediction_rejection_ratio(loss, uncertainty, *, nan_policy="raise"):
     """The prediction-rejection ratio (PRR) of an uncertainty score (Malinin et al.).
 
@@ -244,6 +246,7 @@ def _aurc(loss: np.ndarray, key: np.ndarray) -> float:
     return float(np.mean((before + (k - k0) * inside / size) / k))
 
 
+@public_function(data=("loss", "uncertainty"), nan_policy=("raise", "omit"))
 def risk_coverage(loss, uncertainty, *, nan_policy="raise"):
     """The risk-coverage curve of selective prediction and its area (AURC), with the oracle's area
     and the excess (E-AURC).

@@ -196,3 +196,43 @@ def test_raise_only_functions_name_the_argument_and_refuse_omit(func, data, kw, 
         func(**data, **kw)
     with pytest.raises(ValueError, match="nan_policy"):
         func(**data, **kw, nan_policy="omit")
+
+
+# ---------------------------------------------------------------------------------------------
+# the decorator is on every public data function, and the index rule holds through it
+# ---------------------------------------------------------------------------------------------
+
+#: functions that take nan_policy without the decorator, and why
+UNDECORATED = {
+    "combine_pvalues": "scipy.stats.combine_pvalues' signature (method positional after the data)",
+    "dhsic": "*variables: any number of data arguments", "dhsic_test": "*variables: any number of data arguments",
+}
+
+
+def test_every_public_function_with_nan_policy_goes_through_the_decorator():
+    missing = [n for n in statcore.__all__ if inspect.isfunction(getattr(statcore, n))
+               and "nan_policy" in inspect.signature(getattr(statcore, n)).parameters
+               and not hasattr(getattr(statcore, n), "__public_function__") and n not in UNDECORATED]
+    assert not missing, f"public functions taking nan_policy without public_function: {missing}"
+    for name in UNDECORATED:
+        assert not hasattr(getattr(statcore, name), "__public_function__"), f"{name} is decorated: drop it here"
+
+
+_A = pd.Series(_R.normal(size=30), index=[f"u{i}" for i in range(30)])
+_B = pd.Series(_R.normal(size=30), index=[f"u{i}" for i in range(30)])
+_LAB = pd.Series((_R.uniform(size=30) < 0.5).astype(float), index=_A.index)
+
+
+@pytest.mark.parametrize("call, names", [
+    (lambda a, b: statcore.dcor(a, b), "x and y"),
+    (lambda a, b: statcore.hsic_test(a, b, B=9, method="permutation", seed=1), "x and y"),
+    (lambda a, b: statcore.gcm_test(a, b, _A.to_numpy()), "x and y"),
+    (lambda a, b: statcore.calibration_error((b > 0).astype(float), 1 / (1 + np.exp(-a))), "y and prob"),
+    (lambda a, b: statcore.risk_coverage(a ** 2, b), "loss and uncertainty"),
+    (lambda a, b: statcore.joint_bounds(a, (b > 0).astype(float), f="product", B=0), "y and treat"),
+])
+def test_paired_pandas_inputs_with_different_indexes_are_refused(call, names):
+    call(_A, _B)                                            # the same index: fine
+    with pytest.raises(ValueError, match=f"{names} are pandas objects with different indexes"):
+        call(_A, _B.iloc[::-1])
+    call(_A.to_numpy(), _B.iloc[::-1])                      # one pandas input: pairs by position
