@@ -21,7 +21,6 @@ import warnings
 from .._checks import (as_cit_data, as_directions, as_float_array, check_choice, check_n_jobs,
                        check_nan_policy, check_positive_int, check_rank, check_seed)
 from .._checks.public import public_function
-from .._checks.formula import formula_door
 from .._result import HTest
 from ..multitest.combine import _LEGACY_METHODS as COMBINE_METHODS, _combine_array as combine_pvalues
 from ._gcm_core import (_VARIANCES, _special, max_bootstrap_pvalue, normal_pvalue, residual_pair,
@@ -185,8 +184,7 @@ def _callable_pvalue(base: Callable, xp: np.ndarray, yp: np.ndarray, z: np.ndarr
     return p
 
 
-@public_function(data=("x", "y", "z"), nan_policy=("raise", "omit"))
-@formula_door(lhs="y", rhs="x", cond="z")
+@public_function(data=("x", "y", "z"), nan_policy=("raise", "omit"), formula=dict(lhs="y", rhs="x", cond="z"))
 def rpcit(x: Any, y: Any = None, z: Any = None, *, k: int = 50, base: str | Callable = "gcm",
           aggregate: str = "bonferroni", r: int | None = None, regression: Any = "ols", seed: Any = None,
           n_jobs: int = 1, resid_x: Any = None, resid_y: Any = None, B: int = 499,

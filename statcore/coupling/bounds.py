@@ -11,7 +11,6 @@ from .._checks import (check_choice, check_positive_int, check_progress, check_s
                        coupling_options)
 from .._checks.public import public_function
 from .._progress import progress_bar
-from .._checks.formula import formula_door
 from ._design import (DR_DRAWS, OverlapWarning, _cell_weights, _dr_marginal, _make_design, _perturbed_atom_weights,
                       _values, _weighted_means)
 from ._functions import _F, _check_stated_class, _detect_class, _resolve_f
@@ -292,8 +291,8 @@ def _data_name(y, treat) -> str:
     return f"{yn} by {tn}"
 
 
-@public_function(data=("y", "treat"), nan_policy=("raise", "omit"))
-@formula_door(lhs="y", rhs="treat", cond="X", single=("y", "treat"), pandas=True)
+@public_function(data=("y", "treat"), nan_policy=("raise", "omit"),
+                 formula=dict(lhs="y", rhs="treat", cond="X", single=("y", "treat"), pandas=True))
 def joint_bounds(y, treat=None, *, f=None, X=None, propensity=None, strata=None, assumption=None, f_class="auto",
                  conf_level=0.95, B=999, ci="imbens-manski", seed=None, n_jobs=1, bootstrap="auto", m=None,
                  clip=0.01, nan_policy="raise", progress=None, data=None, marginals="auto") -> JointBounds:
@@ -473,8 +472,8 @@ def joint_bounds(y, treat=None, *, f=None, X=None, propensity=None, strata=None,
                    bootstrap=bootstrap, m=m, clip=clip, nan_policy=nan_policy, progress=progress, marginals=marginals)
 
 
-@public_function(data=("y", "treat"), nan_policy=("raise", "omit"))
-@formula_door(lhs="y", rhs="treat", cond="X", single=("y", "treat"), pandas=True)
+@public_function(data=("y", "treat"), nan_policy=("raise", "omit"),
+                 formula=dict(lhs="y", rhs="treat", cond="X", single=("y", "treat"), pandas=True))
 def ite_variance_bounds(y, treat=None, *, X=None, propensity=None, strata=None, assumption=None, conf_level=0.95,
                         B=999, ci="imbens-manski", seed=None, n_jobs=1, bootstrap="auto", m=None, clip=0.01,
                         nan_policy="raise", progress=None, data=None, marginals="auto") -> JointBounds:

@@ -45,7 +45,6 @@ from .._checks import (as_indep_data, check_choice, check_index, check_n_jobs, c
                        check_seed, check_u_statistic_n, is_constant_sample, refuse_constant_sample, warn_constant)
 from .._checks.public import public_function
 from .._progress import progress_bar
-from .._checks.formula import formula_door
 from .._result import HTest
 
 __all__ = ["dcov", "dcor", "dcov_u", "dcor_u", "pdcov", "pdcor", "dcor_test", "dcov_test", "pdcor_test"]
@@ -750,8 +749,7 @@ def _dcov_perm(data: dict, index: float, B: int, rng, n_jobs: int, progress=Fals
     return v2, vx, vy, np.maximum(reps, 0.0) / n ** 2, perm.path
 
 
-@public_function(data=("x", "y"), nan_policy=("raise", "omit"))
-@formula_door(lhs="y", rhs="x", cond=None)
+@public_function(data=("x", "y"), nan_policy=("raise", "omit"), formula=dict(lhs="y", rhs="x", cond=None))
 def dcor_test(x: Any, y: Any = None, *, method: str = "permutation", B: int = 999, index: float = 1.0,
               seed: Any = None, n_jobs: int = 1, nan_policy: str = "raise", progress: bool | None = None,
               data: Any = None) -> HTest:
@@ -888,8 +886,7 @@ def _dcor_t_test(x, y, index, nan_policy) -> HTest:
                  extras={"n": n, "index": index})
 
 
-@public_function(data=("x", "y"), nan_policy=("raise", "omit"))
-@formula_door(lhs="y", rhs="x", cond=None)
+@public_function(data=("x", "y"), nan_policy=("raise", "omit"), formula=dict(lhs="y", rhs="x", cond=None))
 def dcov_test(x: Any, y: Any = None, *, B: int = 999, index: float = 1.0, seed: Any = None, n_jobs: int = 1,
               nan_policy: str = "raise", progress: bool | None = None, data: Any = None) -> HTest:
     """Distance covariance permutation test of independence, as R energy's ``dcov.test``.
@@ -966,8 +963,8 @@ def dcov_test(x: Any, y: Any = None, *, B: int = 999, index: float = 1.0, seed: 
                  extras={"replicates": rep_stats, "estimates": estimates, "n": n, "index": index, "path": path})
 
 
-@public_function(data=("x", "y", "z"), nan_policy=("raise", "omit"))
-@formula_door(lhs="y", rhs="x", cond="z", cond_rule="required")
+@public_function(data=("x", "y", "z"), nan_policy=("raise", "omit"),
+                 formula=dict(lhs="y", rhs="x", cond="z", cond_rule="required"))
 def pdcor_test(x: Any, y: Any = None, z: Any = None, *, B: int = 999, index: float = 1.0, seed: Any = None,
                n_jobs: int = 1, nan_policy: str = "raise", progress: bool | None = None, data: Any = None) -> HTest:
     """Partial distance correlation permutation test of x independent of y given z (in the sense of

@@ -34,7 +34,6 @@ from .._checks import (as_indep_data, check_bandwidths, check_choice, check_kern
 from .._checks.public import public_function
 from .._checks import check_progress
 from .._progress import progress_bar
-from .._checks.formula import formula_door
 from .._result import HTest
 
 
@@ -286,8 +285,7 @@ def _gamma_p(stat: float, mean: float, var: float, n: int) -> tuple[float, float
     return shape, scale, float(stats.gamma.sf(stat, shape, scale=scale))
 
 
-@public_function(data=("x", "y"), nan_policy=("raise", "omit"))
-@formula_door(lhs="y", rhs="x", cond=None)
+@public_function(data=("x", "y"), nan_policy=("raise", "omit"), formula=dict(lhs="y", rhs="x", cond=None))
 def hsic_test(x, y=None, *, method="gamma", B=999, kernel="gaussian", bandwidth="median", seed=None,
               nan_policy="raise", approx=None, n_features=100, progress=None, data=None) -> HTest:
     """Kernel test of independence of two samples based on HSIC (Gretton et al. 2008).
