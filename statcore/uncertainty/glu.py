@@ -208,7 +208,7 @@ class GLUScore(Result):
         The matrix Renyi entropy of each layer.
     weighted_entropy : numpy.ndarray
         The per-token weighted entropies (bits times vacuity).
-    k, alpha :
+    k, order :
         The arguments used.
 
     Examples
@@ -226,7 +226,7 @@ class GLUScore(Result):
     s_alpha: float
     n_tokens: int
     k: int
-    alpha: float
+    order: float
     s_alpha_layers: np.ndarray
     weighted_entropy: np.ndarray
 
@@ -237,17 +237,17 @@ class GLUScore(Result):
             "\tGlobal-Local Uncertainty (GLU)",
             "",
             f"GLU = (1 + S~) * U_local = {self.glu:.6g}   (higher = more confident)",
-            f"global term S~ = {self.global_term:.6g}   (layer mean of S_{self.alpha:g} / (1 + log T), T = {self.n_tokens})",
+            f"global term S~ = {self.global_term:.6g}   (layer mean of S_{self.order:g} / (1 + log T), T = {self.n_tokens})",
             f"local term U_local = {self.local_term:.6g}   (minus the mean of the {min(self.k, self.n_tokens)} "
             f"largest weighted entropies, k = {self.k})",
-            f"S_{self.alpha:g} per layer: {layers}",
+            f"S_{self.order:g} per layer: {layers}",
             "",
         ])
 
     def to_frame(self) -> pd.DataFrame:
         return pd.DataFrame({"glu": [self.glu], "global_term": [self.global_term], "local_term": [self.local_term],
                              "s_alpha": [self.s_alpha], "n_tokens": [self.n_tokens], "k": [self.k],
-                             "alpha": [self.alpha]})
+                             "order": [self.order]})
 
 
 @public_function(data=("hidden_states", "logits"), nan_policy=("raise", "omit"),
@@ -331,5 +331,5 @@ def glu_score(hidden_states, logits, *, k=10, order=2):
     m = min(k, T)
     local = -float(np.sort(u)[::-1][:m].mean())
     return GLUScore(glu=(1.0 + s_tilde) * local, global_term=s_tilde, local_term=local,
-                    s_alpha=float(s_layers.mean()), n_tokens=T, k=k, alpha=alpha, s_alpha_layers=s_layers,
+                    s_alpha=float(s_layers.mean()), n_tokens=T, k=k, order=alpha, s_alpha_layers=s_layers,
                     weighted_entropy=u)
