@@ -96,8 +96,8 @@ def run_one(pde: str, model: str, lam: float, seed: int, ds, design: Design, sig
     from learncore.operators import NOIR, evaluate, latent_signature
 
     torch.set_num_threads(1)
-    net = NOIR(_build(model, ds, design, seed), penalty=design.penalty, lam=lam,
-               penalty_args=dict(reduction="mean"))
+    net = NOIR(_build(model, ds, design, seed), measure=design.penalty, lam=lam,
+               measure_args=dict(reduction="mean"))
     c0, w0 = time.process_time(), time.perf_counter()
     lr = design.lr_deeponet if model == "DeepONet" else design.lr_fno
     hist = net.fit(ds, epochs=design.epochs, batch_size=design.batch_size, lr=lr, seed=seed,

@@ -59,16 +59,16 @@ def main():
     rows = []
     y1, y0 = rng.normal(1, 2, n_big), rng.exponential(size=n_big + 7)  # unequal sizes: a real merge
     prod = lambda a, b: a * b
-    assert abs(coupling_mean(y1, y0, "product") - numpy_merge(y1, y0, prod)) < 1e-9
-    t_sc = median_time(lambda: coupling_mean(y1, y0, "product"), reps)
+    assert abs(coupling_mean(y1, y0, f="product") - numpy_merge(y1, y0, prod)) < 1e-9
+    t_sc = median_time(lambda: coupling_mean(y1, y0, f="product"), reps)
     t_np = median_time(lambda: numpy_merge(y1, y0, prod), reps)
     rows.append((f"coupling_mean product, n = {n_big}/{n_big + 7}", t_sc, "numpy sort-and-merge", t_np))
-    t_sc2 = median_time(lambda: coupling_mean(y1, y0, "abs_diff"), reps)
+    t_sc2 = median_time(lambda: coupling_mean(y1, y0, f="abs_diff"), reps)
     try:
         import ot
 
         t_pot = median_time(lambda: ot.wasserstein_1d(y1, y0, p=1), reps)
-        assert abs(coupling_mean(y1, y0, "abs_diff") - ot.wasserstein_1d(y1, y0, p=1)) < 1e-8
+        assert abs(coupling_mean(y1, y0, f="abs_diff") - ot.wasserstein_1d(y1, y0, p=1)) < 1e-8
         rows.append((f"coupling_mean abs_diff, n = {n_big}", t_sc2, "POT wasserstein_1d(p=1)", t_pot))
     except ImportError:
         pass
@@ -80,7 +80,7 @@ def main():
     z1, z0 = rng.normal(1, 2, n_boot), rng.normal(0, 1, n_boot)
     y = np.r_[z1, z0]
     t = np.r_[np.ones(n_boot), np.zeros(n_boot)]
-    t_jb = median_time(lambda: joint_bounds(y, t, "sq_diff", B=B, seed=1, n_jobs=-1), max(1, reps - 2))
+    t_jb = median_time(lambda: joint_bounds(y, t, f="sq_diff", B=B, seed=1, n_jobs=-1), max(1, reps - 2))
     t_nb = median_time(lambda: numpy_bootstrap(z1, z0, B, 1), 1)
     rows.append((f"joint_bounds sq_diff, B = {B}, n = {n_boot}/arm", t_jb, "numpy loop: resample, sort, merge",
                  t_nb))

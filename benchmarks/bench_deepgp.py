@@ -82,7 +82,7 @@ def study_limit(quick: bool) -> None:
     for d in (2, 5, 10):
         rc = bandwidth_threshold(d).estimate
         for ratio in (0.5, 0.8, 0.95):
-            res = limit_distribution(d, ratio * rc, depth=100, n_samples=2000, B=199, seed=d)
+            res = limit_distribution(ratio * rc, d, depth=100, n_samples=2000, B=199, seed=d)
             print(f"{d:>3} {ratio:>6.2f} {res.excess_kurtosis[0]:>7.2f} {res.kurtosis_p[0]:>9.2e} "
                   f"{res.normality_p[0]:>9.2e} {res.corr[0, 1]:>7.3f} {res.corr_p:>7.3f} {res.dhsic.p_value:>9.2e} "
                   f"{res.dcor.p_value:>7.3f} {int(res.stable_modes.max()):>6}")
@@ -94,7 +94,7 @@ def study_limit(quick: bool) -> None:
         rc = bandwidth_threshold(d).estimate
         cells = []
         for ratio in ratios:
-            counts = [int(limit_distribution(d, ratio * rc, depth=30, n_samples=300, kind="centred", B=99,
+            counts = [int(limit_distribution(ratio * rc, d, depth=30, n_samples=300, kind="centred", B=99,
                                              max_coords=1, seed=s).stable_modes[0])
                       for s in range(2 if quick else 4)]
             cells.append("".join(str(c) for c in counts))

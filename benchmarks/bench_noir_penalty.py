@@ -49,13 +49,13 @@ def bench_penalty(reps: int) -> list[dict]:
         for kind in ("hsic", "dcor", "tc"):
             zz = z.clone().requires_grad_(True)
             kw = {"ridge": 1e-3} if (kind == "tc" and B <= p) else {}
-            fwd = median_time(lambda: independence_penalty(zz, kind=kind, **kw), reps)
-            bwd = median_time(lambda: independence_penalty(zz, kind=kind, **kw).backward(), reps)
+            fwd = median_time(lambda: independence_penalty(zz, measure=kind, **kw), reps)
+            bwd = median_time(lambda: independence_penalty(zz, measure=kind, **kw).backward(), reps)
             row = dict(B=B, p=p, kind=kind, fwd_ms=1e3 * fwd, fwd_bwd_ms=1e3 * bwd)
             if kind != "tc":
                 z64 = z.double().numpy()
                 t_sc, val = median_time(lambda: _statcore_sum(z64, kind), max(1, reps // 3), with_output=True)
-                agree = abs(val - float(independence_penalty(z.double(), kind=kind)))
+                agree = abs(val - float(independence_penalty(z.double(), measure=kind)))
                 row.update(statcore_ms=1e3 * t_sc, ratio=t_sc / fwd, abs_diff_f64=agree)
             rows.append(row)
     return rows
@@ -73,7 +73,7 @@ def bench_step(reps: int) -> list[dict]:
             pred, z = net.forward_latent(x)
             loss = relative_l2(pred, y).mean()
             if kind is not None:
-                loss = loss + 1e-3 * independence_penalty(z, kind=kind, **({"ridge": 1e-3} if kind == "tc" else {}))
+                loss = loss + 1e-3 * independence_penalty(z, measure=kind, **({"ridge": 1e-3} if kind == "tc" else {}))
             opt.zero_grad()
             loss.backward()
             opt.step()

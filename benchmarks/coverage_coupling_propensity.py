@@ -55,7 +55,7 @@ def one(r, n, B, gamma, marginals, seed):
         warnings.simplefilter("ignore")
         for mg in marginals:
             t0 = time.perf_counter()
-            res = joint_bounds(y, t, "sq_diff", X=x, assumption="comonotone", B=B, seed=rng, marginals=mg)
+            res = joint_bounds(y, t, f="sq_diff", X=x, assumption="comonotone", B=B, seed=rng, marginals=mg)
             a, b = res.set_conf_int
             pa, pb = res.point_conf_int
             # ci="whole-set" from the same replicates: identified_set_interval at joint_bounds' centres

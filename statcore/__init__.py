@@ -7,8 +7,6 @@ every input goes through one door, and argument names follow one table: ``docs/c
 Helpers for extension code (seeds, ``n_jobs``, lazy numba, thread limits, input checks) are public in
 ``statcore.utils``.
 """
-import warnings as _pywarnings
-
 from . import utils
 from ._result import HTest, Result
 from ._resampling import BootstrapResult, DegenerateBootstrapWarning, bootstrap, permutation_test
@@ -56,16 +54,3 @@ __all__ = [
     *_roc_all,
     *_uncertainty_all,
 ]
-
-#: former public names, kept one release with a FutureWarning
-_RENAMED = {"NPMLEConvergenceWarning": ("ConvergenceWarning", ConvergenceWarning),
-            "TableResult": ("Result", Result)}
-
-
-def __getattr__(name):
-    if name in _RENAMED:
-        new, obj = _RENAMED[name]
-        _pywarnings.warn(f"statcore.{name} is now statcore.{new}; the old name stops working in the next release",
-                       FutureWarning, stacklevel=2)
-        return obj
-    raise AttributeError(f"module 'statcore' has no attribute {name!r}")

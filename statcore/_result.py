@@ -190,10 +190,6 @@ class Result:
         raise NotImplementedError(f"{type(self).__name__} has no plot")
 
 
-#: The former name of ``Result`` (kept for code that subclassed it).
-TableResult = Result
-
-
 _ALTERNATIVES = {"two.sided": "not equal to", "less": "less than", "greater": "greater than"}
 
 
@@ -326,9 +322,6 @@ class HTest(Result):
             lines.append(format_named_vector(list(self.estimate), list(self.estimate.values()), digits))
         lines.append("")
         return "\n".join(lines) + "\n"
-
-    #: the former name of ``summary``
-    format = summary
 
     def _html_title(self) -> str:
         return self.method or "Hypothesis test"

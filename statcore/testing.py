@@ -130,7 +130,7 @@ def treatment_outcome(*, min_per_arm: int = 1, max_per_arm: int = 25, values: An
     ... @given(treatment_outcome())
     ... def test_bounds_ordered(data):
     ...     y, treat = data
-    ...     res = joint_bounds(y, treat, "abs_diff", B=0)
+    ...     res = joint_bounds(y, treat, f="abs_diff", B=0)
     ...     assert res.lower <= res.upper + 1e-12
     >>> test_bounds_ordered()
     """

@@ -8,6 +8,9 @@
 - :func:`thread_limit`: a context that limits BLAS, numba (and, when already imported, PyTorch)
   threads, restoring them afterwards.
 - :func:`check_nan_policy`, :func:`apply_nan_policy`: scipy's ``nan_policy`` for paired arrays.
+- :func:`public_function`: the one decorator of a public function that takes data (the data first and
+  everything after them keyword-only, ``nan_policy``, pandas inputs, the formula door);
+  :func:`check_aligned_indexes`: paired pandas inputs must share their index.
 - :func:`check_positive_int`, :func:`check_finite_real`, :func:`check_positive_real`,
   :func:`check_nonneg_real`, :func:`check_probability`, :func:`check_choice`: scalar arguments, with
   errors naming them; :func:`as_float_array`: an array argument as float64, the same way.
@@ -16,8 +19,6 @@
   counts finished tasks.
 - :func:`perm_pvalue`: the one permutation p-value rule, (1 + #{T_b >= T}) / (B + 1) with the
   one tie tolerance (the resampling engine's; ``statcore.permutation_test`` is its public face).
-- :func:`renamed_arguments`: a renamed or formerly positional argument keeps working for one
-  release with a ``FutureWarning``.
 
 Examples
 --------
@@ -36,17 +37,18 @@ import sys
 from contextlib import contextmanager
 from typing import Any, Iterator
 
-from ._checks import (apply_nan_policy, as_float_array, check_choice, check_finite_real, check_n_jobs,
-                      check_nan_policy, check_nonneg_real, check_positive_int, check_positive_real, check_probability,
-                      check_progress, check_seed, renamed_arguments)
+from ._checks import (apply_nan_policy, as_float_array, check_aligned_indexes, check_choice, check_finite_real,
+                      check_n_jobs, check_nan_policy, check_nonneg_real, check_positive_int, check_positive_real,
+                      check_probability, check_progress, check_seed, public_function)
 from ._progress import parallel_map, progress_bar
 from ._kernels import lazy_njit
 from ._resampling import perm_pvalue
 
 __all__ = ["check_seed", "check_n_jobs", "effective_n_jobs", "lazy_njit", "thread_limit",
            "check_nan_policy", "apply_nan_policy", "check_positive_int", "check_finite_real",
-           "check_positive_real", "check_probability", "check_choice", "renamed_arguments",
-           "progress_bar", "parallel_map", "check_progress", "check_nonneg_real", "as_float_array", "perm_pvalue"]
+           "check_positive_real", "check_probability", "check_choice",
+           "progress_bar", "parallel_map", "check_progress", "check_nonneg_real", "as_float_array", "perm_pvalue",
+           "public_function", "check_aligned_indexes"]
 
 
 def effective_n_jobs(n_jobs: Any = 1) -> int:

@@ -59,7 +59,7 @@ print(f"standard deviation of individual effects between {sd_lo:.0f} and {sd_hi:
 # identified, with a point interval.
 
 # %%
-abs_b = joint_bounds(y, treat, "abs_diff", assumption="comonotone", B=999, seed=1978)
+abs_b = joint_bounds(y, treat, f="abs_diff", assumption="comonotone", B=999, seed=1978)
 print(abs_b)
 # E|Q1(U) - Q0(U)| equals E Y1 - E Y0 exactly when Q1 >= Q0 everywhere (first-order dominance)
 dominance = abs(abs_b.comonotone - ate) < 1e-6 * abs(ate)
@@ -78,7 +78,7 @@ axes[0].figure.savefig(FIG / "nsw_couplings.png", dpi=120)
 # unconditional comonotonicity; statcore asks which one you mean and prints it.
 
 # %%
-strat = joint_bounds(y, treat, "abs_diff", strata=nsw["nodegree"], assumption="comonotone given X", B=999,
+strat = joint_bounds(y, treat, f="abs_diff", strata=nsw["nodegree"], assumption="comonotone given X", B=999,
                      seed=1978)
 print(strat)
 print(strat.strata_table.round(1).to_string())
@@ -109,8 +109,8 @@ print(f"Var(Y1 - Y0) with doubly robust marginals: [{dr.lower:.4g}, {dr.upper:.4
 
 # %%
 deltas = np.linspace(-30_000, 40_000, 701)
-band = makarov_bounds(y, treat, deltas)
-at0 = makarov_bounds(y, treat, 0.0)
+band = makarov_bounds(y, treat, delta=deltas)
+at0 = makarov_bounds(y, treat, delta=0.0)
 print(f"P(Y1 - Y0 <= 0) in [{at0.lower:.3f}, {at0.upper:.3f}]; "
       f"so between {1 - at0.upper:.3f} and {1 - at0.lower:.3f} gained")
 ax = band.plot()

@@ -117,7 +117,7 @@ rows = []
 for d in ([2, 5, 10] if FULL else [2]):
     rcd = bandwidth_threshold(d).estimate
     for ratio in (0.5, 0.8, 0.95):
-        res = limit_distribution(d, ratio * rcd, depth=100, n_samples=2000 if FULL else 1000, B=199 if FULL else 49,
+        res = limit_distribution(ratio * rcd, d, depth=100, n_samples=2000 if FULL else 1000, B=199 if FULL else 49,
                                  seed=d)
         rows.append({"d": d, "r / r_c": ratio, "excess kurtosis z1": res.excess_kurtosis[0],
                      "kurtosis p": res.kurtosis_p[0], "normality p": res.normality_p[0],
@@ -130,7 +130,7 @@ print(tests.to_string(index=False, float_format=lambda v: f"{v:.3g}"))
 show = [0.3, 0.6, 0.9, 0.95] if FULL else [0.3, 0.6, 0.9]
 fig, axes = plt.subplots(2, len(show), figsize=(3.2 * len(show), 6.2))
 for k, ratio in enumerate(show):
-    res = limit_distribution(2, ratio * bandwidth_threshold(2).estimate, depth=30, n_samples=300 if FULL else 250,
+    res = limit_distribution(ratio * bandwidth_threshold(2).estimate, 2, depth=30, n_samples=300 if FULL else 250,
                              kind="centred", B=99, seed=3)
     axes[0, k].hist(res.samples[:, 0], bins=60, density=True)
     axes[0, k].set_title(f"r = {ratio} r_c: {int(res.stable_modes[0])} stable mode(s)")
@@ -143,7 +143,7 @@ fig.tight_layout()
 fig.savefig(FIG / "deepgp_limit_pairs.png", dpi=110)
 
 # %%
-res = limit_distribution(2, 0.8 * bandwidth_threshold(2).estimate, depth=100, n_samples=2000, B=49, seed=1)
+res = limit_distribution(0.8 * bandwidth_threshold(2).estimate, 2, depth=100, n_samples=2000, B=49, seed=1)
 axes = res.plot()
 axes[0].figure.tight_layout()
 axes[0].figure.savefig(FIG / "deepgp_difference.png", dpi=110)
@@ -161,7 +161,7 @@ modes = pd.DataFrame(index=pd.Index(grid_ds, name="d"), columns=[f"{x}" for x in
 for d in grid_ds:
     rcd = bandwidth_threshold(d).estimate
     for ratio in grid_ratios:
-        counts = [int(limit_distribution(d, ratio * rcd, depth=30 if FULL else 20, n_samples=300 if FULL else 150,
+        counts = [int(limit_distribution(ratio * rcd, d, depth=30 if FULL else 20, n_samples=300 if FULL else 150,
                                          kind="centred", B=99, max_coords=1, seed=s).stable_modes[0])
                   for s in range(draws)]
         modes.loc[d, f"{ratio}"] = " ".join(map(str, counts))

@@ -85,7 +85,7 @@ clean = adv.sensors[:1].astype(float)
 xs = adv.sensor_coords[:, 0]
 ax[3].plot(xs, clean[0], "k-", lw=2, label="clean")
 for j, kind in enumerate(CORRUPTIONS):
-    ax[3].plot(xs, corrupt(clean, kind, 0.2, sensor_coords=xs, seed=1)[0], lw=1, label=kind)
+    ax[3].plot(xs, corrupt(clean, kind=kind, level=0.2, sensor_coords=xs, seed=1)[0], lw=1, label=kind)
 ax[3].set_title("the five corruptions at strength 0.2")
 ax[3].legend(fontsize=7)
 fig.tight_layout()

@@ -265,7 +265,7 @@ class BackpropCurvature(CurvatureEstimator):
 
     name = "backprop"
 
-    def __init__(self, curvature_fn: Callable | None = None, kind: str = "diag_hessian"):
+    def __init__(self, curvature_fn: Callable | None = None, *, kind: str = "diag_hessian"):
         if curvature_fn is not None and not callable(curvature_fn):
             raise TypeError(f"curvature_fn must be callable (model, loss_fn, x, y), got {type(curvature_fn).__name__}")
         self.curvature_fn = curvature_fn

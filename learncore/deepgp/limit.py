@@ -168,7 +168,7 @@ class LimitDistribution(Result):
     Examples
     --------
     >>> from learncore.deepgp import limit_distribution
-    >>> res = limit_distribution(2, 0.5, depth=30, n_samples=300, B=19, seed=0)
+    >>> res = limit_distribution(0.5, 2, depth=30, n_samples=300, B=19, seed=0)
     >>> res.samples.shape
     (300, 2)
     """
@@ -256,7 +256,7 @@ def _difference_samples(d, r, sigma, depth, start, n, rng) -> np.ndarray:
     return (var.sqrt().unsqueeze(1) * eps).numpy()
 
 
-def limit_distribution(d, r, *, depth=100, n_samples=2000, kind="difference", sigma=1.0, start=1.0, max_coords=5,
+def limit_distribution(r, d, *, depth=100, n_samples=2000, kind="difference", sigma=1.0, start=1.0, max_coords=5,
                        B=199, stability=0.9, seed=None) -> LimitDistribution:
     """Samples of a deep GP prior's deep limit, with its non-Gaussianity, dependence and modes.
 
@@ -284,10 +284,10 @@ def limit_distribution(d, r, *, depth=100, n_samples=2000, kind="difference", si
 
     Parameters
     ----------
-    d : int
-        The dimension of the layers.
     r : float
         The kernel bandwidth (below :func:`bandwidth_threshold` for a non-degenerate limit).
+    d : int
+        The dimension of the layers.
     depth : int
         Layers L.
     n_samples : int
@@ -329,7 +329,7 @@ def limit_distribution(d, r, *, depth=100, n_samples=2000, kind="difference", si
     Examples
     --------
     >>> from learncore.deepgp import limit_distribution
-    >>> res = limit_distribution(2, 0.8, depth=50, n_samples=1000, B=49, seed=0)   # r_c(2) = 1.06
+    >>> res = limit_distribution(0.8, 2, depth=50, n_samples=1000, B=49, seed=0)   # r_c(2) = 1.06
     >>> bool(res.excess_kurtosis.min() > 1)          # heavy tails: a Gaussian scale mixture
     True
     >>> bool(res.dhsic.p_value < 0.01)               # dependent coordinates

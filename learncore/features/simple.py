@@ -67,8 +67,8 @@ class RandomCNN(_Extractor):
 
     Parameters
     ----------
-    seed : None, int or numpy.random.Generator, default 0
-        The weights (same seed, same network).
+    seed : None, int or numpy.random.Generator, default None
+        The weights (same seed, same network; None draws fresh ones).
     width : int, default 32
         Channels of the first block.
     depth : int, default 4
@@ -92,7 +92,7 @@ class RandomCNN(_Extractor):
     torch.Size([2, 32])
     """
 
-    def __init__(self, *, seed: Any = 0, width: int = 32, depth: int = 4, input_size: Any = None):
+    def __init__(self, *, seed: Any = None, width: int = 32, depth: int = 4, input_size: Any = None):
         super().__init__()
         width = check_positive_int(width, "width")
         depth = check_positive_int(depth, "depth")

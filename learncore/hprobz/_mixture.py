@@ -457,9 +457,9 @@ class _TrajectoryMixture(Distribution):
                 gt = torch.as_tensor(grids[k], dtype=self.dtype).reshape(-1, 1, 1)
                 dist_t = per_step[:, t]
                 dens = torch.cat([torch.exp(dist_t[i:i + rows].log_prob(gt)) for i in range(0, n_el, rows)], 1)
-                sets.append(conformal_set(dens.transpose(0, 1).to(torch.float64).numpy(), grids[k], q[k]))
-        return TrajectorySets.from_sets(sets, steps=tuple(idx), q=q, alpha=float(alpha), n_calibration=cal.shape[0],
-                                        T=self.T)
+                sets.append(conformal_set(dens.transpose(0, 1).to(torch.float64).numpy(), grids[k], threshold=q[k]))
+        return TrajectorySets.from_sets(sets, steps=tuple(idx), threshold=q, alpha=float(alpha),
+                                        n_calibration=cal.shape[0], T=self.T)
 
     def _flatten(self):
         """The batch flattened to one dimension."""

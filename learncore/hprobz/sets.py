@@ -66,7 +66,7 @@ class TrajectorySets(Result):
     T: int
 
     @classmethod
-    def from_sets(cls, sets, *, steps, q, alpha, n_calibration, T) -> "TrajectorySets":
+    def from_sets(cls, sets, *, steps, threshold, alpha, n_calibration, T) -> "TrajectorySets":
         """Assemble from one ``statcore.ConformalSet`` per step (rows = elements)."""
         lower, upper, element, step = [], [], [], []
         n_el = sets[0].n_intervals.size
@@ -82,7 +82,8 @@ class TrajectorySets(Result):
         lo, up, el, st = (np.concatenate(v) for v in (lower, upper, element, step))
         order = np.lexsort((lo, st, el))
         return cls(lower=lo[order], upper=up[order], element=el[order].astype(np.int64), step=st[order],
-                   n_intervals=n_int, length=length, q=np.asarray(q, dtype=float), steps=tuple(int(s) for s in steps),
+                   n_intervals=n_int, length=length, q=np.asarray(threshold, dtype=float),
+                   steps=tuple(int(s) for s in steps),
                    alpha=float(alpha), n_calibration=int(n_calibration), T=int(T))
 
     def intervals(self, element: int, step: int) -> np.ndarray:

@@ -12,10 +12,10 @@ from typing import Any, Iterable
 import numpy as np
 import pandas as pd
 from statcore.utils import (check_choice, check_finite_real, check_nan_policy, check_positive_int,
-                            check_positive_real, renamed_arguments)
+                            check_positive_real)
 
 # the generic scalar checks are statcore's (statcore.utils); these are learncore's own
-__all__ = ["renamed_arguments", "check_positive_int", "check_positive_real", "check_finite_real", "check_choice",
+__all__ = ["check_positive_int", "check_positive_real", "check_finite_real", "check_choice",
            "check_p_right", "check_by", "check_baseline"]
 
 

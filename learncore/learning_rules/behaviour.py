@@ -23,7 +23,7 @@ from scipy.special import expit, logit
 from statcore import StatcoreWarning
 from statcore.utils import check_nan_policy
 
-from ._checks import check_by, check_p_right, renamed_arguments
+from ._checks import check_by, check_p_right
 from ._trials import TrialData, check_trials
 from .results import Result
 
@@ -330,7 +330,6 @@ def behaviour_metrics(trials, p_right=None, *, by="session", nan_policy: str = "
     return BehaviourMetrics(table=table, source=source, by=by)
 
 
-@renamed_arguments({"axes": "ax"})
 def plot_behaviour(trials, p_right=None, *, by="session", ax=None, label_data="data", label_model="model",
                    nan_policy: str = "raise"):
     """Plot bias, sensitivity and accuracy over training: the data as points, the model as lines.
@@ -345,7 +344,7 @@ def plot_behaviour(trials, p_right=None, *, by="session", ax=None, label_data="d
     by : "session" or int
         Group by session or by blocks of ``by`` trials.
     ax : three matplotlib Axes or None
-        Where to draw (bias, sensitivity, accuracy); None makes a new figure. (Formerly ``axes``.)
+        Where to draw (bias, sensitivity, accuracy); None makes a new figure.
     label_data : str
         Legend label of the data.
     label_model : str

@@ -9,7 +9,6 @@ import pandas as pd
 from statcore import ConvergenceWarning
 from statcore.utils import check_n_jobs, check_progress, check_seed, parallel_map, thread_limit
 
-from ._checks import renamed_arguments
 from ._model import check_arch, check_hidden, check_rule, n_params
 from ._trials import check_trials
 from .fit import fit
@@ -40,10 +39,9 @@ def _animals(animals, animal_col: str) -> dict:
                     f"{type(animals).__name__}")
 
 
-@renamed_arguments(old_positional=("archs",))
 def fit_many(animals, *, archs: Sequence[str] = ("1L", "2L", "2NL"), rule: str = "rpe", hidden: int = 3,
              restarts: int = 8, seed=None, n_jobs: int = 1, criterion: str = "AIC", B: int = 1000,
-             animal_col: str = "subject", return_fits: bool | None = None, progress: bool | None = None,
+             animal_col: str = "subject", progress: bool | None = None,
              **fit_kwargs):
     """Fit every architecture to every animal and compare them by AIC per animal.
 
@@ -71,9 +69,6 @@ def fit_many(animals, *, archs: Sequence[str] = ("1L", "2L", "2NL"), rule: str =
         Bootstrap replicates over animals, passed to :func:`statcore.compare_by_group`.
     animal_col : str
         The animal column of a long table.
-    return_fits : bool, optional
-        Deprecated: ``True`` returns the former tuple ``(comparison, fits)`` for one release (with a
-        FutureWarning); the fits are the comparison's ``fits`` attribute.
     progress : bool, optional
         A progress bar (tqdm) counting finished fits, also with ``n_jobs`` workers or on a Dask
         cluster (``joblib.parallel_config(backend="dask")``), then the bootstrap's. Default (None):
@@ -123,12 +118,6 @@ def fit_many(animals, *, archs: Sequence[str] = ("1L", "2L", "2NL"), rule: str =
         check_trials(tr, n_params=hidden_p, name=f"animals[{k!r}]")
     n_jobs = check_n_jobs(n_jobs)
     progress = check_progress(progress)
-    if return_fits is not None:
-        if not isinstance(return_fits, (bool, np.bool_)):
-            raise TypeError(f"return_fits must be True or False; got {return_fits!r}")
-        warnings.warn("fit_many(): return_fits is deprecated; the result holds every fit as .fits "
-                      "(return_fits=True keeps returning (comparison, fits) until the next release)",
-                      FutureWarning, stacklevel=2)
     root = check_seed(seed)
     seeds = np.random.SeedSequence(int(root.integers(2**63))).spawn(len(groups) * len(archs))
     kwargs = dict(rule=rule, hidden=hidden, restarts=restarts, **fit_kwargs)
@@ -146,6 +135,4 @@ def fit_many(animals, *, archs: Sequence[str] = ("1L", "2L", "2NL"), rule: str =
                       f"table and raise max_iter to check their log-likelihoods", ConvergenceWarning, stacklevel=3)
     comparison = statcore.compare_by_group(fits, criterion=criterion, B=B, seed=root, n_jobs=n_jobs,
                                            progress=progress)
-    if return_fits:
-        return comparison, fits
     return comparison

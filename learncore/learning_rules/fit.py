@@ -12,7 +12,7 @@ import pandas as pd
 from statcore import ConvergenceWarning
 from statcore.utils import check_seed, thread_limit
 
-from ._checks import check_baseline, check_choice, check_positive_real, check_positive_int, renamed_arguments
+from ._checks import check_baseline, check_choice, check_positive_real, check_positive_int
 from ._lbfgs import STATUS
 from ._model import (ARCH_CODE, RULE_CODE, LearningRule, check_arch, check_hidden, check_rule, n_params,
                      pack, rule_name, unpack, weight_shapes)
@@ -147,7 +147,6 @@ def replay_p_right(trials, arch: str, params: Mapping, *, rule: str = "rpe", bas
     return pr[0], -float(nll[0])
 
 
-@renamed_arguments(old_positional=("arch", "rule", "hidden", "restarts", "seed"))
 def fit(trials, *, arch: str = "2NL", rule: str = "rpe", hidden: int = 3, restarts: int = 8, seed=None,
         baseline: float = 0.5, init: Mapping | Sequence[Mapping] | None = None, max_iter: int = 500,
         gtol: float = 1e-5, backend: str | None = None, warn: bool = True, ridge_iter: int = 50,

@@ -75,7 +75,7 @@ def as_prompt_ids(prompt: Any, tokenizer: Any, name: str = "prompt") -> list[int
     return [int(i) for i in ids]
 
 
-def check_renyi_order(alpha: Any, name: str = "alpha") -> float:
+def check_renyi_order(alpha: Any, name: str = "order") -> float:
     """A positive Renyi order (or math.inf)."""
     if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real):
         raise TypeError(f"{name} must be a positive number (the Renyi order), got {type(alpha).__name__}")

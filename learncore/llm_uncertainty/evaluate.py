@@ -135,7 +135,7 @@ def _fmt_p(p: float) -> str:
 
 
 def evaluate_scores(table, correct, *, scores=None, reference="glu", conf_level=0.95, p_adjust="holm",
-                    dependence=("global_term", "local_term"), hsic_method="permutation", B=999, seed=None,
+                    dependence=("global_term", "local_term"), dependence_method="permutation", B=999, seed=None,
                     n_jobs=1, progress=None):
     """AUROC of every uncertainty score against answer correctness, with DeLong intervals, paired
     DeLong tests of the reference score (GLU) against each other score, and the dependence between
@@ -168,8 +168,8 @@ def evaluate_scores(table, correct, *, scores=None, reference="glu", conf_level=
     dependence : tuple of two str or None, default ("global_term", "local_term")
         The columns whose dependence is measured (None: skip; the default is skipped when the
         table lacks these columns).
-    hsic_method : {"permutation", "gamma"}, default "permutation"
-        The null distribution of the HSIC test.
+    dependence_method : {"permutation", "gamma"}, default "permutation"
+        The null distribution of the HSIC test of the ``dependence`` columns (its ``method``).
     B : int, default 999
         Permutations of the HSIC test.
     seed : None, int or numpy.random.Generator
@@ -221,7 +221,7 @@ def evaluate_scores(table, correct, *, scores=None, reference="glu", conf_level=
     conf_level = _check_conf_level(conf_level)
     if not isinstance(p_adjust, str) or p_adjust not in statcore.p_adjust_methods:
         raise ValueError(f"p_adjust={p_adjust!r} must be one of {list(statcore.p_adjust_methods)}")
-    hsic_method = check_choice(hsic_method, "hsic_method", ("permutation", "gamma"))
+    hsic_method = check_choice(dependence_method, "dependence_method", ("permutation", "gamma"))
     B = check_positive_int(B, "B")
     n_jobs, progress = check_n_jobs(n_jobs), check_progress(progress)
     if dependence is not None:

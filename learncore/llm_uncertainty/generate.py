@@ -226,7 +226,7 @@ def greedy_generate(model, prompt, *, tokenizer=None, max_new_tokens, k=10, eos_
 
 
 def _row(trace: GenerationTrace, k: int, alpha: float) -> dict:
-    g = glu_score(trace.hidden_states, trace.top_logits, k=k, alpha=alpha)
+    g = glu_score(trace.hidden_states, trace.top_logits, k=k, order=alpha)
     loglik = float(trace.token_logprob.mean())
     return {"response": trace.text, "n_tokens": trace.n_tokens, "glu": g.glu, "global_term": g.global_term,
             "local_term": g.local_term, "mean_entropy": float(trace.token_entropy.mean()),
@@ -234,7 +234,7 @@ def _row(trace: GenerationTrace, k: int, alpha: float) -> dict:
             "perplexity": math.exp(-loglik)}
 
 
-def score_generations(model, inputs, *, tokenizer=None, max_new_tokens, k=10, alpha=2, eos_token_id=None,
+def score_generations(model, inputs, *, tokenizer=None, max_new_tokens, k=10, order=2, eos_token_id=None,
                       progress=None):
     """GLU and the usual single-pass baselines for one greedy answer per prompt.
 
@@ -268,7 +268,7 @@ def score_generations(model, inputs, *, tokenizer=None, max_new_tokens, k=10, al
         Largest number of generated tokens per answer.
     k : int, default 10
         Top logits per token and most uncertain tokens averaged (GLU's k).
-    alpha : float, default 2
+    order : float, default 2
         Order of the matrix Renyi entropy.
     eos_token_id : int, optional
         The end-of-sequence token (default: the tokenizer's, else ``model.config.eos_token_id``).
@@ -304,7 +304,7 @@ def score_generations(model, inputs, *, tokenizer=None, max_new_tokens, k=10, al
     tokenizer = resolve_tokenizer(model, tokenizer)
     max_new_tokens = check_positive_int(max_new_tokens, "max_new_tokens")
     k = check_positive_int(k, "k", minimum=2)
-    alpha = check_renyi_order(alpha)
+    alpha = check_renyi_order(order, "order")
     eos = resolve_eos(model, tokenizer, eos_token_id)
     index = inputs.index if isinstance(inputs, pd.Series) else None
     seq = isinstance(inputs, (pd.Series, Sequence, np.ndarray)) and not isinstance(inputs, (str, bytes))

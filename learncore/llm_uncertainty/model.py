@@ -69,7 +69,7 @@ class CharTokenizer:
             raise ValueError(f"text contains characters outside the alphabet {self.chars!r}: {bad[0]!r}")
         return [self._index[c] for c in text]
 
-    def decode(self, ids: Sequence[int], skip_special_tokens: bool = True) -> str:
+    def decode(self, ids: Sequence[int], *, skip_special_tokens: bool = True) -> str:
         """The text of ``ids``; the end-of-sequence token is dropped, or written as "<eos>"."""
         out = []
         for i in ids:
@@ -145,7 +145,7 @@ class ArithTransformer(nn.Module):
     ((1, 5, 13), 3)
     """
 
-    def __init__(self, vocab_size: int = 13, d_model: int = 64, n_layer: int = 4, n_head: int = 4,
+    def __init__(self, *, vocab_size: int = 13, d_model: int = 64, n_layer: int = 4, n_head: int = 4,
                  max_len: int = 16, tokenizer: CharTokenizer | None = None):
         super().__init__()
         vocab_size = check_positive_int(vocab_size, "vocab_size")

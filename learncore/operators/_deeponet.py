@@ -87,7 +87,7 @@ class DeepONet(_Operator):
 
     @classmethod
     def from_dataset(cls, ds, *, p: int = 32, branch_hidden=(64, 64), trunk_hidden=(64, 64), activation="tanh",
-                     trunk_final_activation=True, normalize: bool = True, seed=0) -> "DeepONet":
+                     trunk_final_activation=True, normalize: bool = True, seed=None) -> "DeepONet":
         """A DeepONet for a dataset's sensors and grid, normalised by its training split.
 
         Parameters

@@ -183,7 +183,7 @@ class FNO(_Operator):
     @classmethod
     def from_dataset(cls, ds, *, width: int = 24, modes=None, n_layers: int = 3, projection_hidden: int = 64,
                      activation: str = "gelu", coordinates: bool = True, latent_layer: int = -1,
-                     normalize: bool = True, seed=0) -> "FNO":
+                     normalize: bool = True, seed=None) -> "FNO":
         """An FNO for a dataset's grid and sensor layout.
 
         Parameters

@@ -93,7 +93,7 @@ class PCANet(_Operator):
     @classmethod
     def from_dataset(cls, ds, *, p: int = 32, n_input_components: int | None = None, hidden=(64, 64),
                      activation="tanh", normalize: bool = True, whiten: bool = True, mode_scale: str = "rms",
-                     seed=0) -> "PCANet":
+                     seed=None) -> "PCANet":
         """A PCA-Net with both bases from the training split.
 
         Parameters

@@ -93,7 +93,7 @@ class PODDeepONet(_Operator):
 
     @classmethod
     def from_dataset(cls, ds, *, p: int = 32, branch_hidden=(64, 64), activation="tanh", normalize: bool = True,
-                     mode_scale: str = "rms", seed=0) -> "PODDeepONet":
+                     mode_scale: str = "rms", seed=None) -> "PODDeepONet":
         """A POD-DeepONet whose modes are the principal directions of the (normalised) training outputs.
 
         Parameters

@@ -1,6 +1,6 @@
 """Five additive sensor corruptions, each with a strength relative to the field's standard deviation.
 
-``corrupt(sensors, kind, level, ...)`` returns ``sensors + e`` (a new array) where, for sample i and
+``corrupt(sensors, kind=..., level=..., ...)`` returns ``sensors + e`` (a new array) where, for sample i and
 sensor j, the corruption e_ij is ``level * s_i`` times a unit-scale pattern; s_i is the per-sample
 scale (by default the standard deviation of sample i's sensor readings, an estimate of the field's).
 """
@@ -33,7 +33,7 @@ def _wave_vectors(dim: int, modes: int) -> np.ndarray:
     return np.array(out, dtype=np.float64).reshape(-1, dim)
 
 
-def corrupt(sensors: Any, kind: str, level: float, *, sensor_coords: Any = None, seed: Any = None,
+def corrupt(sensors: Any, *, kind: str, level: float, sensor_coords: Any = None, seed: Any = None,
             scale: Any = None, df: float = 2.0, fraction: float = 0.1, drift_modes: int = 1) -> np.ndarray:
     """Add one of the five sensor corruptions at a strength relative to the field's standard deviation.
 
@@ -96,11 +96,11 @@ def corrupt(sensors: Any, kind: str, level: float, *, sensor_coords: Any = None,
     >>> import numpy as np
     >>> from learncore.operators import corrupt
     >>> x = np.sin(np.linspace(0, 6, 40)).reshape(2, 20)
-    >>> y = corrupt(x, "bias", 0.5, seed=0)
+    >>> y = corrupt(x, kind="bias", level=0.5, seed=0)
     >>> e = (y - x) / (0.5 * x.std(axis=1, keepdims=True))
     >>> bool(np.allclose(e[0], e[1]))
     True
-    >>> bool(np.array_equal(corrupt(x, "gaussian", 0.0, seed=0), x))
+    >>> bool(np.array_equal(corrupt(x, kind="gaussian", level=0.0, seed=0), x))
     True
     """
     X = as_sensor_matrix(sensors)

@@ -7,9 +7,9 @@ states the resolution, the sensor layout, the split and every parameter. numpy a
 
 Random 1-D fields are truncated Fourier series on the periodic unit interval,
 
-    u0(x) = sum_{k=1}^{K} a_k cos(2 pi k x) + b_k sin(2 pi k x),   a_k, b_k ~ N(0, c (4 pi^2 k^2 + tau^2)^(-alpha)),
+    u0(x) = sum_{k=1}^{K} a_k cos(2 pi k x) + b_k sin(2 pi k x),  a_k, b_k ~ N(0, c (4 pi^2 k^2 + tau^2)^(-smoothness)),
 
-(zero mean, the spectrum of the Gaussian random field N(0, (-Laplacian + tau^2)^(-alpha)) of Li et al.
+(zero mean, the spectrum of the Gaussian random field N(0, (-Laplacian + tau^2)^(-smoothness)) of Li et al.
 (2021)), with c chosen so that the field's expected variance is ``amplitude**2``. The 2-D Darcy
 permeability thresholds a periodic Gaussian random field of the same spectrum at 0.
 """
@@ -156,13 +156,13 @@ class OperatorDataset:
 # shared pieces: random fields, sensors, split
 # ----------------------------------------------------------------------------------------------
 
-def _fourier_coefficients(rng: np.random.Generator, n: int, n_modes: int, amplitude: float, alpha: float,
+def _fourier_coefficients(rng: np.random.Generator, n: int, n_modes: int, amplitude: float, smoothness: float,
                           tau: float) -> tuple[np.ndarray, np.ndarray]:
     """(a, b), each (n, K): cosine and sine coefficients of zero-mean random fields with
-    var(a_k) = var(b_k) = c (4 pi^2 k^2 + tau^2)^(-alpha) and expected field variance amplitude**2
+    var(a_k) = var(b_k) = c (4 pi^2 k^2 + tau^2)^(-smoothness) and expected field variance amplitude**2
     (the variance of a_k cos + b_k sin is var(a_k), averaged over x half of a_k^2 + b_k^2)."""
     k = np.arange(1, n_modes + 1, dtype=np.float64)
-    spec = (4.0 * math.pi ** 2 * k ** 2 + tau ** 2) ** (-alpha)
+    spec = (4.0 * math.pi ** 2 * k ** 2 + tau ** 2) ** (-smoothness)
     spec *= amplitude ** 2 / spec.sum()
     sd = np.sqrt(spec)
     a = rng.standard_normal((n, n_modes)) * sd
@@ -213,12 +213,12 @@ def _common(n_samples, n_sensors, n_grid, sensor_layout, test_size, dtype, seed)
     return n, m, layout, n_test, dt, rng
 
 
-def _field_params(n_modes, amplitude, alpha, tau, resolution):
+def _field_params(n_modes, amplitude, smoothness, tau, resolution):
     k = check_positive_int(n_modes, "n_modes")
     if 2 * k >= resolution:
         raise ValueError(f"n_modes={k} must be below resolution / 2 = {resolution / 2:g} so the grid resolves "
                          "every mode of the initial field")
-    return (k, check_positive_real(amplitude, "amplitude"), check_positive_real(alpha, "alpha"),
+    return (k, check_positive_real(amplitude, "amplitude"), check_positive_real(smoothness, "smoothness"),
             check_positive_real(tau, "tau"))
 
 
@@ -271,7 +271,7 @@ def _burgers_solve(u0: np.ndarray, *, nu: float, T: float, dt: float | None = No
 
 
 def burgers_1d(n_samples: int = 1000, *, resolution: int = 128, n_sensors: int = 32, T: float = 1.0,
-               nu: float = 0.01, amplitude: float = 0.5, n_modes: int = 8, alpha: float = 2.0,
+               nu: float = 0.01, amplitude: float = 0.5, n_modes: int = 8, smoothness: float = 2.0,
                tau: float = 5.0, solve_factor: int = 2, dt: float | None = None, sensor_layout: str = "uniform",
                test_size: float = 0.2, dtype: str = "float32", seed: Any = None) -> OperatorDataset:
     """Viscous Burgers' equation on the periodic unit interval: u0 -> u(., T).
@@ -298,8 +298,8 @@ def burgers_1d(n_samples: int = 1000, *, resolution: int = 128, n_sensors: int =
         The expected standard deviation of u0 over x.
     n_modes : int
         Fourier modes K of u0 (below resolution / 2).
-    alpha, tau : float
-        The spectrum of u0: coefficient variance proportional to (4 pi^2 k^2 + tau^2)^(-alpha).
+    smoothness, tau : float
+        The spectrum of u0: coefficient variance proportional to (4 pi^2 k^2 + tau^2)^(-smoothness).
     solve_factor : int
         The solver's grid is ``solve_factor * resolution`` points (resolves the steep fronts).
     dt : float, optional
@@ -334,7 +334,7 @@ def burgers_1d(n_samples: int = 1000, *, resolution: int = 128, n_sensors: int =
     """
     res = check_positive_int(resolution, "resolution", minimum=8)
     n, m, layout, n_test, dtp, rng = _common(n_samples, n_sensors, res, sensor_layout, test_size, dtype, seed)
-    K, amp, al, ta = _field_params(n_modes, amplitude, alpha, tau, res)
+    K, amp, al, ta = _field_params(n_modes, amplitude, smoothness, tau, res)
     T = check_positive_real(T, "T")
     nu = check_positive_real(nu, "nu")
     fac = check_positive_int(solve_factor, "solve_factor")
@@ -348,7 +348,7 @@ def burgers_1d(n_samples: int = 1000, *, resolution: int = 128, n_sensors: int =
     sensor_idx = _sensor_indices(rng, (res,), m, layout)
     train, test = _split(rng, n, n_test)
     params = dict(equation="u_t + u u_x = nu u_xx", boundary="periodic", input="u0 = u(., 0)",
-                  output="u(., T)", resolution=res, T=T, nu=nu, amplitude=amp, n_modes=K, alpha=al, tau=ta,
+                  output="u(., T)", resolution=res, T=T, nu=nu, amplitude=amp, n_modes=K, smoothness=al, tau=ta,
                   solve_resolution=res * fac, dt=h, steps=steps, solver="Fourier pseudo-spectral, 2/3 dealiasing, "
                   "integrating-factor RK4", sensor_layout=layout, test_size=n_test / n)
     return OperatorDataset("burgers_1d", 1, (res,), _grid_1d(res), inputs.astype(dtp), targets.astype(dtp),
@@ -359,12 +359,12 @@ def burgers_1d(n_samples: int = 1000, *, resolution: int = 128, n_sensors: int =
 # Darcy
 # ----------------------------------------------------------------------------------------------
 
-def _gaussian_field_2d(rng: np.random.Generator, n_samples: int, n: int, alpha: float, tau: float) -> np.ndarray:
+def _gaussian_field_2d(rng: np.random.Generator, n_samples: int, n: int, smoothness: float, tau: float) -> np.ndarray:
     """Zero-mean periodic Gaussian random fields on an n x n grid of [0, 1)^2 with spectrum
-    ``(4 pi^2 |k|^2 + tau^2)^(-alpha)``, k != 0 (white noise filtered by FFT), (N, n, n)."""
+    ``(4 pi^2 |k|^2 + tau^2)^(-smoothness)``, k != 0 (white noise filtered by FFT), (N, n, n)."""
     k = np.fft.fftfreq(n, d=1.0 / n)
     k2 = k[:, None] ** 2 + k[None, :] ** 2
-    filt = np.sqrt((4.0 * math.pi ** 2 * k2 + tau ** 2) ** (-alpha))
+    filt = np.sqrt((4.0 * math.pi ** 2 * k2 + tau ** 2) ** (-smoothness))
     filt[0, 0] = 0.0  # zero mean, as Li et al.: the constant mode would dominate and make whole fields one value
     w = rng.standard_normal((n_samples, n, n))
     return np.fft.ifft2(np.fft.fft2(w) * filt).real
@@ -414,13 +414,13 @@ def _darcy_solve(a: np.ndarray, f: float = 1.0, face_mean: str = "arithmetic") -
 
 
 def darcy_2d(n_samples: int = 1000, *, resolution: int = 32, n_sensors: int = 64, a_low: float = 3.0,
-             a_high: float = 12.0, alpha: float = 2.0, tau: float = 3.0, f: float = 1.0,
+             a_high: float = 12.0, smoothness: float = 2.0, tau: float = 3.0, f: float = 1.0,
              face_mean: str = "arithmetic", sensor_layout: str = "uniform", test_size: float = 0.2,
              dtype: str = "float32", seed: Any = None) -> OperatorDataset:
     """2-D Darcy flow: permeability a -> pressure u of -div(a grad u) = f on (0, 1)^2, u = 0 on the boundary.
 
     The permeability is a thresholded Gaussian random field: a = ``a_high`` where a zero-mean periodic
-    Gaussian random field of spectrum ``(4 pi^2 |k|^2 + tau^2)^(-alpha)`` is >= 0, else ``a_low`` (Li et
+    Gaussian random field of spectrum ``(4 pi^2 |k|^2 + tau^2)^(-smoothness)`` is >= 0, else ``a_low`` (Li et
     al.'s values 12 and 3). The grid has ``resolution`` x ``resolution`` nodes x_i = i / (resolution - 1)
     including the boundary; the (resolution - 2)^2 interior values solve the five-point scheme
 
@@ -438,7 +438,7 @@ def darcy_2d(n_samples: int = 1000, *, resolution: int = 32, n_sensors: int = 64
         Sensors reading a (a perfect square for the uniform layout).
     a_low, a_high : float
         The two permeability values (positive).
-    alpha, tau : float
+    smoothness, tau : float
         The spectrum of the random field that is thresholded.
     f : float
         The constant source term.
@@ -478,7 +478,7 @@ def darcy_2d(n_samples: int = 1000, *, resolution: int = 32, n_sensors: int = 64
                                              seed)
     lo = check_positive_real(a_low, "a_low")
     hi = check_positive_real(a_high, "a_high")
-    al = check_positive_real(alpha, "alpha")
+    al = check_positive_real(smoothness, "smoothness")
     ta = check_positive_real(tau, "tau")
     f = check_finite_real(f, "f")
     fm = check_choice(face_mean, "face_mean", ("arithmetic", "harmonic"))
@@ -494,7 +494,7 @@ def darcy_2d(n_samples: int = 1000, *, resolution: int = 32, n_sensors: int = 64
     X, Y = np.meshgrid(x, x, indexing="ij")
     grid = np.column_stack([X.ravel(), Y.ravel()])
     params = dict(equation="-div(a grad u) = f", boundary="u = 0 on the boundary", input="permeability a",
-                  output="pressure u", resolution=res, a_low=lo, a_high=hi, alpha=al, tau=ta, f=f,
+                  output="pressure u", resolution=res, a_low=lo, a_high=hi, smoothness=al, tau=ta, f=f,
                   face_mean=fm, solver="five-point finite differences, sparse direct solve",
                   sensor_layout=layout, test_size=n_test / n)
     return OperatorDataset("darcy_2d", 2, (res, res), grid, a.reshape(n, -1).astype(dtp),
@@ -505,11 +505,11 @@ def darcy_2d(n_samples: int = 1000, *, resolution: int = 32, n_sensors: int = 64
 # advection and diffusion (exact solutions)
 # ----------------------------------------------------------------------------------------------
 
-def _linear_1d(name, n_samples, resolution, n_sensors, T, amplitude, n_modes, alpha, tau, sensor_layout,
+def _linear_1d(name, n_samples, resolution, n_sensors, T, amplitude, n_modes, smoothness, tau, sensor_layout,
                test_size, dtype, seed, *, c=None, nu=None):
     res = check_positive_int(resolution, "resolution", minimum=8)
     n, m, layout, n_test, dtp, rng = _common(n_samples, n_sensors, res, sensor_layout, test_size, dtype, seed)
-    K, amp, al, ta = _field_params(n_modes, amplitude, alpha, tau, res)
+    K, amp, al, ta = _field_params(n_modes, amplitude, smoothness, tau, res)
     T = check_positive_real(T, "T")
     a, b = _fourier_coefficients(rng, n, K, amp, al, ta)
     x = _grid_1d(res)[:, 0]
@@ -527,13 +527,13 @@ def _linear_1d(name, n_samples, resolution, n_sensors, T, amplitude, n_modes, al
                       solution="exact: each Fourier mode k decays by exp(-nu (2 pi k)^2 T)")
     sensor_idx = _sensor_indices(rng, (res,), m, layout)
     train, test = _split(rng, n, n_test)
-    params.update(amplitude=amp, n_modes=K, alpha=al, tau=ta, sensor_layout=layout, test_size=n_test / n)
+    params.update(amplitude=amp, n_modes=K, smoothness=al, tau=ta, sensor_layout=layout, test_size=n_test / n)
     return OperatorDataset(name, 1, (res,), _grid_1d(res), u0.astype(dtp), uT.astype(dtp), sensor_idx, train,
                            test, seed_label(seed), params)
 
 
 def advection_1d(n_samples: int = 1000, *, resolution: int = 128, n_sensors: int = 32, T: float = 1.0,
-                 c: float = 0.3, amplitude: float = 0.5, n_modes: int = 8, alpha: float = 2.0, tau: float = 5.0,
+                 c: float = 0.3, amplitude: float = 0.5, n_modes: int = 8, smoothness: float = 2.0, tau: float = 5.0,
                  sensor_layout: str = "uniform", test_size: float = 0.2, dtype: str = "float32",
                  seed: Any = None) -> OperatorDataset:
     """Linear advection on the periodic unit interval, exact: u0 -> u(., T) = u0(. - c T).
@@ -557,8 +557,8 @@ def advection_1d(n_samples: int = 1000, *, resolution: int = 128, n_sensors: int
         The expected standard deviation of u0 over x.
     n_modes : int
         Fourier modes K of u0 (below resolution / 2).
-    alpha, tau : float
-        The spectrum of u0: coefficient variance proportional to (4 pi^2 k^2 + tau^2)^(-alpha).
+    smoothness, tau : float
+        The spectrum of u0: coefficient variance proportional to (4 pi^2 k^2 + tau^2)^(-smoothness).
     sensor_layout : {"uniform", "random"}
         Equispaced sensors at floor((i + 1/2) resolution / m), or m distinct grid points drawn once.
     test_size : float
@@ -584,12 +584,12 @@ def advection_1d(n_samples: int = 1000, *, resolution: int = 128, n_sensors: int
     >>> bool(np.allclose(ds.targets, np.roll(ds.inputs, 16, axis=1)))
     True
     """
-    return _linear_1d("advection_1d", n_samples, resolution, n_sensors, T, amplitude, n_modes, alpha, tau,
+    return _linear_1d("advection_1d", n_samples, resolution, n_sensors, T, amplitude, n_modes, smoothness, tau,
                       sensor_layout, test_size, dtype, seed, c=c)
 
 
 def diffusion_1d(n_samples: int = 1000, *, resolution: int = 128, n_sensors: int = 32, T: float = 0.05,
-                 nu: float = 0.1, amplitude: float = 0.5, n_modes: int = 8, alpha: float = 2.0, tau: float = 5.0,
+                 nu: float = 0.1, amplitude: float = 0.5, n_modes: int = 8, smoothness: float = 2.0, tau: float = 5.0,
                  sensor_layout: str = "uniform", test_size: float = 0.2, dtype: str = "float32",
                  seed: Any = None) -> OperatorDataset:
     """The heat equation on the periodic unit interval, exact: u0 -> u(., T).
@@ -613,8 +613,8 @@ def diffusion_1d(n_samples: int = 1000, *, resolution: int = 128, n_sensors: int
         The expected standard deviation of u0 over x.
     n_modes : int
         Fourier modes K of u0 (below resolution / 2).
-    alpha, tau : float
-        The spectrum of u0: coefficient variance proportional to (4 pi^2 k^2 + tau^2)^(-alpha).
+    smoothness, tau : float
+        The spectrum of u0: coefficient variance proportional to (4 pi^2 k^2 + tau^2)^(-smoothness).
     sensor_layout : {"uniform", "random"}
         Equispaced sensors at floor((i + 1/2) resolution / m), or m distinct grid points drawn once.
     test_size : float
@@ -639,5 +639,5 @@ def diffusion_1d(n_samples: int = 1000, *, resolution: int = 128, n_sensors: int
     >>> bool((ds.targets.std(axis=1) < ds.inputs.std(axis=1)).all())
     True
     """
-    return _linear_1d("diffusion_1d", n_samples, resolution, n_sensors, T, amplitude, n_modes, alpha, tau,
+    return _linear_1d("diffusion_1d", n_samples, resolution, n_sensors, T, amplitude, n_modes, smoothness, tau,
                       sensor_layout, test_size, dtype, seed, nu=nu)

@@ -48,7 +48,7 @@ def _corruption_table(corruptions) -> dict:
     out = {}
     for name in corruptions:
         name = check_choice(name, "corruptions", CORRUPTIONS)
-        out[name] = (lambda kind: (lambda x, level, **kw: corrupt(x, kind, level, **kw)))(name)
+        out[name] = (lambda kind: (lambda x, level, **kw: corrupt(x, kind=kind, level=level, **kw)))(name)
     return out
 
 
@@ -112,13 +112,13 @@ def _split_data(ds, split) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarr
     return idx, x, y, coords
 
 
-def evaluate(model, ds, *, corruptions=None, levels=(0.05, 0.1, 0.2), seed=0, split: str = "test",
+def evaluate(model, ds, *, corruptions=None, levels=(0.05, 0.1, 0.2), seed=None, split: str = "test",
              clean: bool = True, batch_size: int = 256) -> pd.DataFrame:
     """Relative L2 errors of an operator on clean and corrupted sensor readings, one row per sample,
     corruption and level.
 
-    For every corruption and level the readings of the split are corrupted (``corrupt(sensors, kind,
-    level, sensor_coords=..., seed=...)`` of :mod:`learncore.operators.corruptions`), the model
+    For every corruption and level the readings of the split are corrupted (``corrupt(sensors, kind=...,
+    level=..., sensor_coords=..., seed=...)`` of :mod:`learncore.operators.corruptions`), the model
     predicts the output field, and the per-sample relative L2 error ||G(u~) - v||_2 / ||v||_2 over the
     grid is recorded.
 
@@ -338,7 +338,7 @@ class LatentSignature(Result):
 
 
 def latent_signature(model, ds, *, corruptions=None, level: float = 0.1, test: str = "dcor", p_adjust: str = "BH",
-                     alpha: float = 0.05, B: int = 199, seed=0, split: str = "test",
+                     alpha: float = 0.05, B: int = 199, seed=None, split: str = "test",
                      participation: str = "covariance", batch_size: int = 256, n_jobs: int = 1,
                      **test_args) -> LatentSignature:
     """How dependent the latent coordinates of an operator are, on clean readings and under each

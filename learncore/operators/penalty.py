@@ -142,7 +142,7 @@ def _total_correlation(z: torch.Tensor, ridge: float) -> torch.Tensor:
     sd = torch.sqrt(torch.diagonal(cov))
     if bool((sd <= 0).any()):
         raise ValueError("z has a constant coordinate (zero variance in the batch): its correlations are "
-                         "undefined and so is the total correlation; use kind='hsic' or 'dcor', which count a "
+                         "undefined and so is the total correlation; use measure='hsic' or 'dcor', which count a "
                          "constant coordinate as independent, or remove it")
     R = cov / (sd[:, None] * sd[None, :])
     if ridge > 0:
@@ -170,19 +170,19 @@ def _check_bandwidth(bandwidth, p):
     return check_positive_float(bandwidth, "bandwidth")
 
 
-def independence_penalty(z, *, kind: str = "hsic", estimator: str = "biased", bandwidth="median",
+def independence_penalty(z, *, measure: str = "hsic", estimator: str = "biased", bandwidth="median",
                          detach_bandwidth: bool = True, index: float = 1.0, reduction: str = "sum",
                          ridge: float = 0.0) -> torch.Tensor:
     """A differentiable measure of the dependence among the coordinates of a batch of latent vectors.
 
     For z of shape (B, p) (B samples of a p-dimensional latent layer):
 
-    - ``kind="hsic"``: sum_{i < j} HSIC(z_i, z_j) / sqrt(HSIC(z_i, z_i) HSIC(z_j, z_j)), the normalised
+    - ``measure="hsic"``: sum_{i < j} HSIC(z_i, z_j) / sqrt(HSIC(z_i, z_i) HSIC(z_j, z_j)), the normalised
       HSIC (the centred kernel alignment) of every pair of coordinates, each with a Gaussian kernel
       exp(-(a - b)^2 / (2 s_i^2)) of its own scale s_i. Each term lies in [0, 1] (biased estimator).
-    - ``kind="dcor"``: sum_{i < j} dCor^2(z_i, z_j), the squared distance correlations of the pairs
+    - ``measure="dcor"``: sum_{i < j} dCor^2(z_i, z_j), the squared distance correlations of the pairs
       (distances ``|a - b|^index``), each in [0, 1] (biased estimator).
-    - ``kind="tc"``: -1/2 log det R, R the p x p correlation matrix of the batch: the Gaussian total
+    - ``measure="tc"``: -1/2 log det R, R the p x p correlation matrix of the batch: the Gaussian total
       correlation, 0 if and only if the coordinates are uncorrelated (it sees linear dependence only).
 
     In float64, the ``"hsic"`` and ``"dcor"`` terms equal statcore's :func:`statcore.hsic` (normalised
@@ -193,8 +193,8 @@ def independence_penalty(z, *, kind: str = "hsic", estimator: str = "biased", ba
     ----------
     z : torch.Tensor, shape (B, p)
         A batch of latent vectors (B >= 2; B >= 4 for ``estimator="unbiased"``; B > p for
-        ``kind="tc"`` without ``ridge``). Gradients flow through it.
-    kind : {"hsic", "dcor", "tc"}
+        ``measure="tc"`` without ``ridge``). Gradients flow through it.
+    measure : {"hsic", "dcor", "tc"}
         The dependence measure (above).
     estimator : {"biased", "unbiased"}
         For "hsic" and "dcor": the V-statistics (statcore's ``hsic`` default and ``dcor``, never
@@ -230,7 +230,7 @@ def independence_penalty(z, *, kind: str = "hsic", estimator: str = "biased", ba
     Raises
     ------
     ValueError
-        For non-finite z, too small a batch, or a singular correlation matrix with ``kind="tc"``.
+        For non-finite z, too small a batch, or a singular correlation matrix with ``measure="tc"``.
 
     See Also
     --------
@@ -271,10 +271,10 @@ def independence_penalty(z, *, kind: str = "hsic", estimator: str = "biased", ba
     >>> independent = torch.randn(200, 2, generator=g, dtype=torch.float64)
     >>> bool(independence_penalty(dependent) > 5 * independence_penalty(independent))
     True
-    >>> round(float(independence_penalty(dependent, kind="tc")), 4)   # uncorrelated, yet dependent
+    >>> round(float(independence_penalty(dependent, measure="tc")), 4)   # uncorrelated, yet dependent
     0.0026
     """
-    kind = check_choice(kind, "kind", _KINDS)
+    kind = check_choice(measure, "measure", _KINDS)
     estimator = check_choice(estimator, "estimator", ("biased", "unbiased"))
     reduction = check_choice(reduction, "reduction", ("sum", "mean"))
     detach_bandwidth = check_bool(detach_bandwidth, "detach_bandwidth")
@@ -287,7 +287,7 @@ def independence_penalty(z, *, kind: str = "hsic", estimator: str = "biased", ba
     B, p = z.shape
     min_b = 4 if (estimator == "unbiased" and kind != "tc") else (p + 1 if kind == "tc" and ridge == 0 else 2)
     if B < max(min_b, 2):
-        raise ValueError(f"z has a batch of {B} latent vectors; kind={kind!r} with estimator={estimator!r} "
+        raise ValueError(f"z has a batch of {B} latent vectors; measure={kind!r} with estimator={estimator!r} "
                          f"needs at least {max(min_b, 2)}")
     if p < 2:
         raise ValueError(f"z has {p} coordinate(s); the penalty measures dependence between at least two")

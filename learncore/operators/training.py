@@ -166,11 +166,12 @@ class NOIR(nn.Module):
     model : torch.nn.Module
         An operator with ``forward_latent(sensors)`` (or ``forward`` and ``latent``), e.g. a
         :class:`DeepONet`, :class:`PODDeepONet`, :class:`PCANet` or :class:`FNO`.
-    penalty : {"hsic", "dcor", "tc"} or callable
-        The independence penalty's kind, or a callable ``z -> scalar tensor``.
+    measure : {"hsic", "dcor", "tc"} or callable
+        The dependence measure of the penalty (:func:`independence_penalty`'s ``measure``), or a
+        callable ``z -> scalar tensor``.
     lam : float >= 0
         The penalty's weight.
-    penalty_args : dict, optional
+    measure_args : dict, optional
         Further arguments of :func:`independence_penalty` (``estimator``, ``bandwidth``,
         ``detach_bandwidth``, ``index``, ``reduction``, ``ridge``).
 
@@ -198,7 +199,7 @@ class NOIR(nn.Module):
     >>> u = a[:, :1] * np.sin(np.pi * x) + a[:, 1:] * np.sin(2 * np.pi * x)
     >>> ds = SimpleNamespace(dim=1, grid_shape=(16,), grid=x[:, None], inputs=u, targets=0.5 * u + 1,
     ...                      sensor_idx=np.arange(0, 16, 3), train_idx=np.arange(30), test_idx=np.arange(30, 40))
-    >>> noir = NOIR(DeepONet.from_dataset(ds, p=4, branch_hidden=(8,), trunk_hidden=(8,)), penalty="dcor", lam=0.01)
+    >>> noir = NOIR(DeepONet.from_dataset(ds, p=4, branch_hidden=(8,), trunk_hidden=(8,)), measure="dcor", lam=0.01)
     >>> hist = noir.fit(ds, epochs=20, batch_size=10, lr=3e-3, seed=0)
     >>> bool(hist.test_rel_l2[-1] < hist.test_rel_l2[0])
     True
@@ -206,29 +207,29 @@ class NOIR(nn.Module):
     torch.Size([2, 16])
     """
 
-    def __init__(self, model: nn.Module, *, penalty: str | Callable = "hsic", lam: float = 1e-3,
-                 penalty_args: dict | None = None):
+    def __init__(self, model: nn.Module, *, measure: str | Callable = "hsic", lam: float = 1e-3,
+                 measure_args: dict | None = None):
         super().__init__()
         if not isinstance(model, nn.Module):
             raise TypeError(f"model must be a torch.nn.Module (an operator such as DeepONet), got {type(model).__name__}")
         if not (hasattr(model, "forward_latent") or hasattr(model, "latent")):
             raise TypeError(f"model ({type(model).__name__}) must have a latent(sensors) method (the layer NOIR "
                             "regularises)")
-        if callable(penalty) and not isinstance(penalty, str):
-            self.penalty_kind = getattr(penalty, "__name__", "callable")
+        if callable(measure) and not isinstance(measure, str):
+            self.penalty_kind = getattr(measure, "__name__", "callable")
         else:
-            penalty = check_choice(penalty, "penalty", _KINDS)
-            self.penalty_kind = penalty
-        self.penalty = penalty
+            measure = check_choice(measure, "measure", _KINDS)
+            self.penalty_kind = measure
+        self.penalty = measure
         self.lam = check_nonneg_float(lam, "lam")
-        if penalty_args is None:
-            penalty_args = {}
-        if not isinstance(penalty_args, dict):
-            raise TypeError(f"penalty_args must be a dict of independence_penalty's arguments, got "
-                            f"{type(penalty_args).__name__}")
-        if "kind" in penalty_args:
-            raise TypeError("penalty_args must not hold 'kind': pass it as penalty=")
-        self.penalty_args = dict(penalty_args)
+        if measure_args is None:
+            measure_args = {}
+        if not isinstance(measure_args, dict):
+            raise TypeError(f"measure_args must be a dict of independence_penalty's arguments, got "
+                            f"{type(measure_args).__name__}")
+        if "measure" in measure_args:
+            raise TypeError("measure_args must not hold 'measure': pass it as measure=")
+        self.penalty_args = dict(measure_args)
         self.model = model
         self.history_: TrainingHistory | None = None
 
@@ -245,7 +246,7 @@ class NOIR(nn.Module):
         torch.Tensor
         """
         if isinstance(self.penalty, str):
-            return independence_penalty(z, kind=self.penalty, **self.penalty_args)
+            return independence_penalty(z, measure=self.penalty, **self.penalty_args)
         return self.penalty(z)
 
     def forward_latent(self, sensors):
@@ -261,7 +262,7 @@ class NOIR(nn.Module):
         return self.forward_latent(sensors)[1]
 
     def fit(self, ds, *, epochs: int = 200, batch_size: int = 32, lr: float = 1e-3, weight_decay: float = 0.0,
-            lr_schedule: str = "cosine", seed=0, track_penalty: bool = True, track_test: bool = True,
+            lr_schedule: str = "cosine", seed=None, track_penalty: bool = True, track_test: bool = True,
             progress: bool | None = None) -> TrainingHistory:
         """Train the wrapped model on the dataset's training split (in place).
 

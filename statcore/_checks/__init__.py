@@ -2,8 +2,9 @@
 
 Every public function turns its arguments into what the algorithm wants through these checks, with
 errors that name the argument, say what was wrong and what to do; algorithm code never re-checks.
-``core`` holds the generic checks (arrays, p-values, scalars, choices, seeds, nan_policy, renamed
-arguments); each topic module holds the checks of one topic package. Import them from here.
+``core`` holds the generic checks (arrays, p-values, scalars, choices, seeds, nan_policy);
+``public`` the one decorator of public functions (``public_function``); each topic module holds the
+checks of one topic package. Import them from here.
 """
 from .core import *  # noqa: F401,F403
 from .core import __all__ as _core_all
@@ -29,6 +30,8 @@ from .roc import *  # noqa: F401,F403
 from .roc import __all__ as _roc_all
 from .uncertainty import *  # noqa: F401,F403
 from .uncertainty import __all__ as _uncertainty_all
+from .public import *  # noqa: F401,F403
+from .public import __all__ as _public_all
 
 __all__ = [*_core_all, *_multitest_all, *_modelsel_all, *_cit_all, *_coupling_all, *_ebayes_all, *_indep_all, *_conformal_all,
-           *_progress_all, *_twosample_all, *_roc_all, *_uncertainty_all]
+           *_progress_all, *_twosample_all, *_roc_all, *_uncertainty_all, *_public_all]

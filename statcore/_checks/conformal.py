@@ -203,11 +203,11 @@ def as_density_grid(density: Any, grid: Any) -> tuple[np.ndarray, np.ndarray, bo
 def as_threshold(q: Any, n: int) -> np.ndarray:
     """The threshold q of a conformal set: one number, or one per density row (n values); NaN refused,
     +inf allowed (an infinite set)."""
-    arr = as_float_array(q, "q", allow_inf=True)
+    arr = as_float_array(q, "threshold", allow_inf=True)
     if arr.ndim == 0:
         arr = np.full(n, float(arr))
     elif arr.ndim != 1 or arr.size != n:
-        raise ValueError(f"q must be one number or one per density row ({n}), got shape {arr.shape}")
+        raise ValueError(f"threshold must be one number or one per density row ({n}), got shape {arr.shape}")
     if np.any(arr == -np.inf):
-        raise ValueError("q must not be -inf (a threshold from conformal_quantile is finite, or +inf)")
+        raise ValueError("threshold must not be -inf (a threshold from conformal_quantile is finite, or +inf)")
     return arr

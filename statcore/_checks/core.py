@@ -6,13 +6,10 @@ the argument, say what was wrong and what to do (in the spirit of scikit-learn's
 """
 from __future__ import annotations
 
-import functools
-import inspect
 import math
 import numbers
-import warnings
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -40,7 +37,6 @@ __all__ = [
     "check_nan_policy",
     "apply_nan_policy",
     "NanPolicyResult",
-    "renamed_arguments",
     "InputWrapper",
     "NAN_POLICIES",
     "as_vector",
@@ -697,84 +693,6 @@ def apply_nan_policy(nan_policy: str, /, **arrays: np.ndarray | None) -> NanPoli
                          "nan_policy='omit'")
     out = {k: (None if a is None else a[keep]) for k, a in arrays.items()}
     return NanPolicyResult(out, keep, False)
-
-
-# ----------------------------------------------------------------------------------------------
-# renamed arguments and keyword-only arguments: one release of grace with a FutureWarning
-# ----------------------------------------------------------------------------------------------
-
-def renamed_arguments(renamed: Mapping[str, str] | None = None, *, old_positional: Sequence[str] = ()
-                      ) -> Callable:
-    """Keep old calls working for one release, with a ``FutureWarning``.
-
-    Parameters
-    ----------
-    renamed : dict, optional
-        Old keyword names mapped to new ones (``{"n_boot": "B"}``).
-    old_positional : sequence of str
-        In their former order and under their new names, the arguments after the data that used to
-        be positional and are now keyword-only: a call that still passes them by position is mapped
-        onto them with a warning.
-
-    Returns
-    -------
-    callable
-        A decorator; the wrapped function keeps its signature for ``inspect`` and the docs.
-
-    References
-    ----------
-    NEP 23 (backwards compatibility and deprecation policy), numpy; scikit-learn's deprecation of
-    positional arguments (``_deprecate_positional_args``).
-
-    Examples
-    --------
-    >>> import warnings
-    >>> @renamed_arguments({"n_boot": "B"}, old_positional=("B",))
-    ... def f(x, *, B=10):
-    ...     return B
-    >>> with warnings.catch_warnings(record=True) as w:
-    ...     warnings.simplefilter("always")
-    ...     f(1, n_boot=5), w[0].category.__name__
-    (5, 'FutureWarning')
-    """
-    renamed = dict(renamed or {})
-    old_positional = tuple(old_positional)
-
-    def deco(func: Callable) -> Callable:
-        sig = inspect.signature(func)
-        n_pos = sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in sig.parameters.values())
-        has_varargs = any(p.kind is p.VAR_POSITIONAL for p in sig.parameters.values())
-
-        @functools.wraps(func)
-        def wrapper(*args, **kwargs):
-            if len(args) > n_pos and old_positional and not has_varargs:
-                extra = args[n_pos:]
-                if len(extra) > len(old_positional):
-                    raise TypeError(f"{func.__name__}() takes {n_pos} positional argument"
-                                    f"{'s' if n_pos != 1 else ''} but {len(args)} were given")
-                names = old_positional[:len(extra)]
-                warnings.warn(f"{func.__name__}(): pass {', '.join(names)} by keyword "
-                              f"({', '.join(f'{n}=...' for n in names)}); passing "
-                              f"{'them' if len(names) > 1 else 'it'} by position stops working in the "
-                              "next release", FutureWarning, stacklevel=2)
-                for n, v in zip(names, extra):
-                    if n in kwargs:
-                        raise TypeError(f"{func.__name__}() got multiple values for argument {n!r}")
-                    kwargs[n] = v
-                args = args[:n_pos]
-            for old, new in renamed.items():
-                if old in kwargs:
-                    if new in kwargs:
-                        raise TypeError(f"{func.__name__}() got both {old!r} (its former name) and {new!r}")
-                    warnings.warn(f"{func.__name__}(): the argument {old!r} is now called {new!r}; the old "
-                                  "name stops working in the next release", FutureWarning, stacklevel=2)
-                    kwargs[new] = kwargs.pop(old)
-            return func(*args, **kwargs)
-
-        wrapper.__signature__ = sig
-        return wrapper
-
-    return deco
 
 
 def as_vector(x: Any, name: str, *, allow_nan: bool = False) -> np.ndarray:

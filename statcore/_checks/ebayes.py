@@ -11,6 +11,7 @@ import numpy as np
 
 from .core import *  # noqa: F401,F403  (the generic checks every topic builds on)
 from .core import _is_pandas  # noqa: F401
+from .public import check_aligned_indexes
 
 __all__ = ['check_mixture_grid', 'NPMLEInputs', 'npmle_inputs', 'predictive_recursion_inputs', 'C2GInputs', 'c2g_inputs', 'c2g_new_covariates']
 
@@ -120,25 +121,12 @@ class C2GInputs:
     keep: np.ndarray | None
 
 
-def check_indexes_aligned(**named: Any) -> None:
-    """Refuse pandas inputs whose indexes differ (as statsmodels refuses endog and exog "not
-    aligned"): matching them by position would silently pair the wrong units. Reorder them, e.g.
-    ``X.loc[y.index]``, or pass arrays to match by position on purpose."""
-    indexed = [(name, v.index) for name, v in named.items()
-               if v is not None and hasattr(v, "index") and (hasattr(v, "iloc"))]
-    for (name_a, ia), (name_b, ib) in ((indexed[0], other) for other in indexed[1:]):
-        if not ia.equals(ib):
-            raise ValueError(f"the pandas indexes of {name_a} and {name_b} are not aligned (different labels "
-                             f"or order); reorder one to the other (e.g. {name_b}.loc[{name_a}.index]) or "
-                             "pass plain arrays to match units by position")
-
-
 def c2g_inputs(y: Any, treat: Any, X: Any, model: str, nan_policy: Any) -> C2GInputs:
     """Validate the data of ``c2g``: y (a vector), treat (binary, same length), X (rows = units,
     optional); ``nan_policy`` "raise" or "omit" (drops the units with a NaN in y, treat or X). At
     least 2 controls and 2 treated units; 4 controls for the additive model with covariates."""
     nan_policy = check_nan_policy(nan_policy, ("raise", "omit"))
-    check_indexes_aligned(y=y, treat=treat, X=X)
+    check_aligned_indexes(y=y, treat=treat, X=X)
     yv = as_float_array(y, "y", allow_nan=True)
     if yv.ndim != 1:
         raise ValueError(f"y must be a vector (one outcome per unit), got shape {yv.shape}")

@@ -61,7 +61,7 @@ def as_logit_matrix(logits: Any, name: str = "logits") -> np.ndarray:
     return arr
 
 
-def check_renyi_order(alpha: Any, name: str = "alpha") -> float:
+def check_renyi_order(alpha: Any, name: str = "order") -> float:
     """The order of a Renyi entropy: a positive real number or infinity (1 gives von Neumann's)."""
     if isinstance(alpha, (bool, np.bool_)) or not isinstance(alpha, (int, float, np.integer, np.floating)):
         raise TypeError(f"{name} must be a positive number (the Renyi order), got {type(alpha).__name__}")

@@ -144,7 +144,7 @@ class SkeletonResult(Result):
                              self.sepsets.get((a, b))))
         return pd.DataFrame(rows, columns=["from", "to", "adjacent", "p_max", "sepset"])
 
-    def summary(self, digits: int = R_DIGITS, max_print: int = 30) -> str:
+    def summary(self, *, digits: int = R_DIGITS, max_print: int = 30) -> str:
         """The printout: test and level, counts, then the edges kept and removed (largest p-value,
         separating set), at most ``max_print`` rows each."""
         m = len(self.nodes)

@@ -19,13 +19,12 @@ import json
 
 import numpy as np
 
-from .._checks import check_positive_int, check_seed, renamed_arguments
+from .._checks import check_positive_int, check_seed
 from .skeleton import _TESTS, _Design, _Tester
 
 __all__ = ["register_causallearn_tests"]
 
 
-@renamed_arguments(old_positional=("prefix", "max_cached"))
 def register_causallearn_tests(*, prefix: str = "statcore_", max_cached: int = 100_000) -> list:
     """Register statcore's CI tests with causal-learn under ``prefix + "gcm"``, ``"rpcit"``, ``"parcor"``.
 

@@ -17,8 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from .._checks import check_choice, check_n_jobs, check_positive_int, check_seed, renamed_arguments
-from .._checks.formula import formula_door
+from .._checks import check_choice, check_n_jobs, check_positive_int, check_seed
+from .._checks.public import public_function
 from .._result import HTest
 from ._gcm_core import (_ALTERNATIVES, _ESTIMAND, _KINDS, _VARIANCES, AUTO_MAX_N, SMOOTHER_CORRECTED,  # noqa: F401
                         GCMWarning, _special, max_bootstrap_pvalue, normal_pvalue, quadratic_form,
@@ -36,9 +36,7 @@ def _data_name(x, y, z, resid_x, resid_y) -> str:
     return f"{xs} and {ys}" + (" given z" if z is not None and np.size(z) else "")
 
 
-@renamed_arguments({"type": "kind"}, old_positional=("regression", "kind", "B", "alternative", "seed", "resid_x",
-                                                     "resid_y", "n_jobs", "variance"))
-@formula_door(lhs="y", rhs="x", cond="z")
+@public_function(data=("x", "y", "z"), nan_policy=("raise", "omit"), formula=dict(lhs="y", rhs="x", cond="z"))
 def gcm_test(x: Any, y: Any = None, z: Any = None, *, regression: Any = "ols", kind: str | None = None,
              B: int = 499, alternative: str = "two.sided", seed: Any = None, resid_x: Any = None,
              resid_y: Any = None, n_jobs: int = 1, variance: str = "auto", nan_policy: str = "raise",

@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from .._checks import (InputWrapper, as_cit_data, check_choice, check_n_jobs, check_seed,
-                       renamed_arguments)
+from .._checks import InputWrapper, as_cit_data, check_choice, check_n_jobs, check_seed
+from .._checks.public import public_function
 from .._result import Result
 from .forests import _FOREST_VARIANTS, ForestSmoother, _forest_weights, _honest_forest_weights  # noqa: F401
 from .smoothers import _BASES, MIN_RESIDUAL_DF, SpectralSmoother
@@ -168,7 +168,6 @@ def _validated(vs: list, names: tuple, z: Any, nan_policy: str):
     return [data[nm] for nm in names], za, keep
 
 
-@renamed_arguments(old_positional=("regression", "seed", "n_jobs", "names"))
 def fit_residualizers(vs: list, z: Any, *, regression: Any = "ols", seed: Any = None, n_jobs: int = 1,
                       names: tuple[str, ...] | None = None, nan_policy: str = "raise") -> list[RegressionFit]:
     """Regress several responses on the same ``z``; linear smoothers share one decomposition of z.
@@ -232,7 +231,6 @@ def fit_residualizers(vs: list, z: Any, *, regression: Any = "ols", seed: Any = 
     return [RegressionFit(*fit) for fit in _residual_fits(arrays, za, regression, rng, n_jobs, tuple(names))]
 
 
-@renamed_arguments(old_positional=("regression", "seed", "n_jobs"))
 def fit_residualizer(v: Any, z: Any, *, regression: Any = "ols", seed: Any = None, n_jobs: int = 1,
                      nan_policy: str = "raise") -> RegressionFit:
     """Regress all columns of ``v`` on ``z`` at once; see :func:`residualize`.
@@ -285,7 +283,7 @@ def fit_residualizer(v: Any, z: Any, *, regression: Any = "ols", seed: Any = Non
     return RegressionFit(*_residual_fits(arrays, za, regression, check_seed(seed), n_jobs, ("v",))[0])
 
 
-@renamed_arguments(old_positional=("regression", "seed", "n_jobs"))
+@public_function(data=("v", "z"), nan_policy=("raise", "omit"))
 def residualize(v: Any, z: Any, *, regression: Any = "ols", seed: Any = None, n_jobs: int = 1,
                 nan_policy: str = "raise") -> Any:
     """Residuals of every column of ``v`` regressed on ``z``, one multi-output fit.

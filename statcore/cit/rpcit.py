@@ -19,8 +19,8 @@ import numpy as np
 import warnings
 
 from .._checks import (as_cit_data, as_directions, as_float_array, check_choice, check_n_jobs,
-                       check_nan_policy, check_positive_int, check_rank, check_seed, renamed_arguments)
-from .._checks.formula import formula_door
+                       check_nan_policy, check_positive_int, check_rank, check_seed)
+from .._checks.public import public_function
 from .._result import HTest
 from ..multitest.combine import _LEGACY_METHODS as COMBINE_METHODS, _combine_array as combine_pvalues
 from ._gcm_core import (_VARIANCES, _special, max_bootstrap_pvalue, normal_pvalue, residual_pair,
@@ -43,7 +43,6 @@ def _combine(p: np.ndarray, aggregate: str, r: int | None) -> float:
     return combine_pvalues(p, method=aggregate, r=r)
 
 
-@renamed_arguments({"rng": "seed"}, old_positional=("seed",))
 def random_directions(d: int, k: int, *, seed: Any = None) -> np.ndarray:
     """k directions uniform on the unit sphere of R^d, as the columns of a (d, k) array.
 
@@ -55,7 +54,6 @@ def random_directions(d: int, k: int, *, seed: Any = None) -> np.ndarray:
         Number of directions.
     seed : None, int or numpy.random.Generator
         Source of randomness (a Generator is used as is, so successive calls continue its stream).
-        Formerly ``rng`` (still accepted for one release, with a ``FutureWarning``).
 
     Returns
     -------
@@ -85,7 +83,7 @@ def random_directions(d: int, k: int, *, seed: Any = None) -> np.ndarray:
     return w
 
 
-@renamed_arguments(old_positional=("q", "method"))
+@public_function(data=("rx", "ry", "wx", "wy"), nan_policy=("raise", "omit"), rows=("rx", "ry"))
 def parcor_pvalues(rx: Any, ry: Any, wx: Any, wy: Any, *, q: int, method: str = "t",
                    nan_policy: str = "raise") -> tuple[np.ndarray, np.ndarray]:
     """Partial correlations of the k projected pairs and their p-values, from sufficient statistics.
@@ -186,9 +184,7 @@ def _callable_pvalue(base: Callable, xp: np.ndarray, yp: np.ndarray, z: np.ndarr
     return p
 
 
-@renamed_arguments(old_positional=("k", "base", "aggregate", "r", "regression", "seed", "n_jobs", "resid_x",
-                                  "resid_y", "B", "parcor", "variance"))
-@formula_door(lhs="y", rhs="x", cond="z")
+@public_function(data=("x", "y", "z"), nan_policy=("raise", "omit"), formula=dict(lhs="y", rhs="x", cond="z"))
 def rpcit(x: Any, y: Any = None, z: Any = None, *, k: int = 50, base: str | Callable = "gcm",
           aggregate: str = "bonferroni", r: int | None = None, regression: Any = "ols", seed: Any = None,
           n_jobs: int = 1, resid_x: Any = None, resid_y: Any = None, B: int = 499,

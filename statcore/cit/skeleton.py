@@ -22,7 +22,8 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from .._checks import (show_value, apply_nan_policy, as_column_groups, as_float_array, column_labels, check_choice, check_n_jobs, check_nan_policy,
-                       check_positive_int, check_progress, check_probability, check_seed, renamed_arguments)
+                       check_positive_int, check_progress, check_probability, check_seed)
+from .._checks.public import public_function
 from .._progress import parallel_map, progress_bar
 from ._skeleton_result import SkeletonResult
 
@@ -283,7 +284,7 @@ def _run_level(tester, jobs, level, alpha, n_jobs, progress):
 # the algorithm
 # ----------------------------------------------------------------------------------------------
 
-@renamed_arguments(old_positional=("alpha", "test", "groups", "max_cond", "n_jobs", "seed", "progress"))
+@public_function(data=("data",), nan_policy=("raise", "omit"))
 def pc_skeleton(data, *, alpha: float = 0.01, test: str | Callable = "rpcit", groups: Mapping | None = None,
                 max_cond: int | None = None, n_jobs: int = 1, seed=None, progress: bool | None = None,
                 nan_policy: str = "raise", **test_args) -> SkeletonResult:

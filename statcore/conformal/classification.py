@@ -10,6 +10,7 @@ import numpy as np
 
 from .._checks import (apply_nan_policy, as_class_labels, as_class_probs, as_float_array, check_choice, check_flag,
                        check_miscoverage, check_nan_policy, check_same_n, check_seed)
+from .._checks.public import public_function
 from .._checks.core import _is_pandas
 from .._r.rformat import R_DIGITS, format_named_vector, format_number
 from .._result import Result
@@ -209,6 +210,8 @@ def _classes_of(classes, K: int) -> tuple:
     return tuple(labels)
 
 
+@public_function(data=("probs_cal", "y_cal", "probs_test"), nan_policy=("raise", "omit"),
+                 rows=("probs_cal", "y_cal"))
 def conformal_classes(probs_cal, y_cal, probs_test, *, alpha, score="lac", randomized=False, include_last=None,
                       seed=None, classes=None, groups_cal=None, groups_test=None, allow_infinite=False,
                       nan_policy="raise"):

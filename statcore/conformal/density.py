@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._checks import as_cal_vector, as_density_grid, as_threshold, check_finite_real
+from .._checks.public import public_function
 from .._r.rformat import R_DIGITS, format_number, format_numbers
 from .._result import Result
 
@@ -24,6 +25,8 @@ def _interp_rows(density: np.ndarray, grid: np.ndarray, y: np.ndarray) -> np.nda
     return np.where((y < grid[0]) | (y > grid[-1]), 0.0, f)
 
 
+@public_function(data=("density", "grid", "y"), nan_policy=("raise", "omit"),
+                 rows=("density", "y"))
 def conformal_density_scores(density, grid, y):
     """Calibration scores of the highest-density conformal set: s_i = -f_i(y_i).
 
@@ -41,6 +44,9 @@ def conformal_density_scores(density, grid, y):
         Strictly increasing grid points.
     y : array_like, shape (n,)
         The observed outcomes of the calibration points.
+    nan_policy : {"raise", "omit"}
+        A NaN in ``density`` or ``y``: "raise" refuses it (naming the argument and the count), "omit"
+        drops the rows holding one (a NaN in ``grid`` is refused whatever the policy).
 
     Returns
     -------
@@ -96,7 +102,7 @@ class ConformalSet(Result):
     >>> grid = np.linspace(-4, 4, 801)
     >>> f = 0.5 * np.exp(-(grid + 2) ** 2 / 0.5) / np.sqrt(0.5 * np.pi) \\
     ...     + 0.5 * np.exp(-(grid - 2) ** 2 / 0.5) / np.sqrt(0.5 * np.pi)
-    >>> res = conformal_set(f, grid, -0.1)
+    >>> res = conformal_set(f, grid, threshold=-0.1)
     >>> res
     ConformalSet(sets=1, intervals=2, mean_length=3.327, level=0.1)
     >>> res.intervals[0].round(3)
@@ -197,7 +203,8 @@ class ConformalSet(Result):
         return ax
 
 
-def conformal_set(density, grid, q):
+@public_function(data=("density", "grid"), nan_policy=("raise",), rows=("density",))
+def conformal_set(density, grid, *, threshold):
     """Highest-density conformal sets {y : f(y) >= -q}: the intervals where a predictive density
     reaches the level -q.
 
@@ -216,9 +223,12 @@ def conformal_set(density, grid, q):
         A predictive density on the grid (non-negative), or one per row.
     grid : array_like, shape (m,)
         Strictly increasing grid points (m >= 2).
-    q : float or array_like, shape (n,)
-        The threshold on the score -f(y), from :func:`conformal_quantile` (one for all rows, or one
+    threshold : float or array_like, shape (n,)
+        The threshold q on the score -f(y), from :func:`conformal_quantile` (one for all rows, or one
         per row, e.g. per Mondrian group).
+    nan_policy : {"raise"}
+        A NaN in ``density`` or ``grid`` is refused, naming the argument and the count (``threshold``
+        may hold one value per row, so rows are not dropped).
 
     Returns
     -------
@@ -238,7 +248,7 @@ def conformal_set(density, grid, q):
     >>> import numpy as np
     >>> from statcore import conformal_set
     >>> grid = np.linspace(0.0, 4.0, 5)
-    >>> res = conformal_set([0.0, 0.4, 0.1, 0.4, 0.0], grid, -0.2)
+    >>> res = conformal_set([0.0, 0.4, 0.1, 0.4, 0.0], grid, threshold=-0.2)
     >>> res.intervals[0]
     array([[0.5       , 1.66666667],
            [2.33333333, 3.5       ]])
@@ -247,7 +257,7 @@ def conformal_set(density, grid, q):
     """
     d, g, _ = as_density_grid(density, grid)
     n, m = d.shape
-    level = -as_threshold(q, n)
+    level = -as_threshold(threshold, n)
     whole = level <= 0
     inside = d >= level[:, None]
     inside[whole] = False

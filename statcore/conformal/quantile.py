@@ -9,6 +9,7 @@ import numpy as np
 
 from .._checks import (show_value, as_float_array, as_scores, check_choice, check_flag, check_miscoverage,
                        check_positive_int, check_probability, conformal_rank, min_calibration_size)
+from .._checks.public import public_function
 from .._checks.core import _is_pandas
 from .._result import HTest
 
@@ -24,6 +25,7 @@ def _too_small(n: int, alpha: float, where: str = "") -> ValueError:
         "an infinite threshold)")
 
 
+@public_function(data=("scores",), nan_policy=("raise", "omit"))
 def conformal_quantile(scores, *, alpha, allow_infinite=False):
     """The split-conformal quantile of calibration scores: the ceil((n + 1)(1 - alpha))-th smallest.
 
@@ -44,6 +46,9 @@ def conformal_quantile(scores, *, alpha, allow_infinite=False):
         ceil(1/alpha) - 1; with ``allow_infinite=True`` the answer is ``inf`` (an infinite set), which
         is what MAPIE 1.x returns with ``unbounded=True`` (it raises otherwise, naming a minimum size)
         and what crepes returns (with a warning) for its intervals.
+    nan_policy : {"raise", "omit"}
+        A NaN score: "raise" refuses it (naming the count), "omit" drops it (n counts the scores
+        left).
 
     Returns
     -------
@@ -212,6 +217,7 @@ def _as_covered(covered: Any) -> np.ndarray:
     return arr.astype(bool)
 
 
+@public_function(data=("covered",), nan_policy=("raise", "omit"))
 def coverage_test(covered, *, alpha, alternative="two.sided", conf_level=0.95):
     """Exact binomial test of the empirical coverage of conformal sets (R's ``binom.test``).
 
@@ -232,6 +238,8 @@ def coverage_test(covered, *, alpha, alternative="two.sided", conf_level=0.95):
         The alternative, as R's.
     conf_level : float, default 0.95
         The level of the Clopper-Pearson interval of the coverage.
+    nan_policy : {"raise", "omit"}
+        A NaN in ``covered``: "raise" refuses it (naming the count), "omit" drops it.
 
     Returns
     -------

@@ -10,6 +10,7 @@ import numpy as np
 
 from .._checks import (apply_nan_policy, as_cal_vector, as_scale, check_choice, check_flag, check_miscoverage,
                        check_nan_policy, check_same_n)
+from .._checks.public import public_function
 from .._checks.core import _is_pandas
 from .._r.rformat import R_DIGITS, format_number
 from .._result import Result
@@ -171,6 +172,8 @@ def _cal_arrays(nan_policy: str, **arrays):
     return list(res.arrays.values()), res.keep
 
 
+@public_function(data=("y_cal", "pred_cal", "pred_test"), nan_policy=("raise", "omit"),
+                 rows=("y_cal", "pred_cal"))
 def conformal_interval(y_cal, pred_cal, pred_test, *, alpha, score="absolute", scale_cal=None, scale_test=None,
                        groups_cal=None, groups_test=None, allow_infinite=False, nan_policy="raise"):
     """Split-conformal prediction intervals around point predictions.
@@ -269,6 +272,8 @@ def conformal_interval(y_cal, pred_cal, pred_test, *, alpha, score="absolute", s
                               group_rank=cal.group_rank, test_groups=cal.test_groups, index=index)
 
 
+@public_function(data=("y_cal", "lo_cal", "hi_cal", "lo_test", "hi_test"), nan_policy=("raise", "omit"),
+                 rows=("y_cal", "lo_cal", "hi_cal"))
 def conformal_cqr(y_cal, lo_cal, hi_cal, lo_test, hi_test, *, alpha, groups_cal=None, groups_test=None,
                   allow_infinite=False, nan_policy="raise"):
     """Conformalised quantile regression (CQR): split-conformal intervals around predicted quantiles.

@@ -10,7 +10,6 @@ from .._checks import CouplingData, coupling_data_inputs, strata_codes
 from .._warnings import ConvergenceWarning, StatcoreWarning
 from ._functions import _MAX_LP_CELLS, _F, _eval_f, _merge_values, _ot_bounds
 
-# ConvergenceWarning: statcore's one class (statcore._warnings), importable here under its old name
 
 
 class OverlapWarning(StatcoreWarning):

@@ -7,7 +7,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .._checks import check_choice, coupling_mean_inputs, renamed_arguments
+from .._checks import check_choice, coupling_mean_inputs
+from .._checks.public import public_function
 
 # ----------------------------------------------------------------------------------------------
 # f: named functions with their known class, or a user callable
@@ -105,8 +106,8 @@ def _merge_values(y1s: np.ndarray, W1: np.ndarray, y0s: np.ndarray, W0: np.ndarr
         return np.sum(vals * plen, axis=1, where=plen > 0) / total
 
 
-@renamed_arguments({"w1": "weights1", "w0": "weights0"}, old_positional=("coupling", "weights1", "weights0"))
-def coupling_mean(y1, y0, f, *, coupling: str = "comonotone", weights1=None, weights0=None,
+@public_function(data=("y1", "y0"), nan_policy=("raise", "omit", "propagate"), samples="independent")
+def coupling_mean(y1, y0, *, f, coupling: str = "comonotone", weights1=None, weights0=None,
                   nan_policy: str = "raise") -> float:
     """E[f(Y1, Y0)] under the comonotone or countercomonotone coupling of two empirical marginals.
 
@@ -125,7 +126,7 @@ def coupling_mean(y1, y0, f, *, coupling: str = "comonotone", weights1=None, wei
         int f(Q1(u), Q0(u)) du or int f(Q1(u), Q0(1 - u)) du.
     weights1, weights0 : array_like, optional
         Non-negative weights of the values of ``y1`` and ``y0`` (normalised within each sample);
-        equal by default. Formerly ``w1``, ``w0``.
+        equal by default.
     nan_policy : {"raise", "omit", "propagate"}
         A NaN in ``y1`` or ``y0`` (or in a weight): "raise" refuses it, "omit" drops that value
         (each sample separately), "propagate" returns NaN.
@@ -138,11 +139,11 @@ def coupling_mean(y1, y0, f, *, coupling: str = "comonotone", weights1=None, wei
     Examples
     --------
     >>> from statcore.coupling import coupling_mean
-    >>> coupling_mean([1, 2, 3], [10, 20, 30], "product")
+    >>> coupling_mean([1, 2, 3], [10, 20, 30], f="product")
     46.666666666666664
-    >>> coupling_mean([1, 2, 3], [10, 20, 30], "product", coupling="countercomonotone")
+    >>> coupling_mean([1, 2, 3], [10, 20, 30], f="product", coupling="countercomonotone")
     33.333333333333336
-    >>> coupling_mean([0, 1], [0, 0, 1], "indicator(0, 0)")  # P(Y1 <= 0, Y0 <= 0) under comonotonicity
+    >>> coupling_mean([0, 1], [0, 0, 1], f="indicator(0, 0)")  # P(Y1 <= 0, Y0 <= 0) under comonotonicity
     0.5
 
     References

@@ -5,7 +5,7 @@ import math
 
 import numpy as np
 
-from .._checks import check_correlation, check_positive_int, interval_inputs, renamed_arguments
+from .._checks import check_correlation, check_positive_int, interval_inputs
 from ._design import _cell_weights, _Design
 from ._functions import _F
 
@@ -52,7 +52,6 @@ def _bvn_upper_lower(a: float, b: float, rho: float) -> float:
     return float(max(0.0, norm.cdf(a) - _bvn_cdf(a, -b, rho)))
 
 
-@renamed_arguments(old_positional=("conf_level",))
 def imbens_manski_interval(lower: float, upper: float, se_lower: float, se_upper: float, *,
                            conf_level: float = 0.95) -> tuple[float, float]:
     """Imbens & Manski (2004) confidence interval for a parameter known to lie in [lower, upper].
@@ -108,7 +107,6 @@ def imbens_manski_interval(lower: float, upper: float, se_lower: float, se_upper
     return lower - c * se_lower, upper + c * se_upper
 
 
-@renamed_arguments(old_positional=("rho", "conf_level", "n"))
 def stoye_interval(lower: float, upper: float, se_lower: float, se_upper: float, *, rho: float,
                    conf_level: float = 0.95, n: int) -> tuple[float, float]:
     """Stoye (2009) confidence interval for a parameter known to lie in [lower, upper].

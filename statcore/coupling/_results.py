@@ -41,7 +41,7 @@ class JointBounds(Result):
         "supermodular", "submodular", "modular" or "general" (bounds from the transport LP).
     std_error : dict
         Bootstrap standard errors of lower, upper, the couplings and the estimate (empty with
-        ``B = 0``); formerly ``se``.
+        ``B = 0``).
     boot : dict of arrays
         The bootstrap replicates (lower, upper, comonotone, countercomonotone, estimate).
     strata_table : pandas.DataFrame or None
@@ -58,7 +58,7 @@ class JointBounds(Result):
     >>> from statcore.coupling import joint_bounds
     >>> y = np.array([1.0, 2.0, 3.0, 4.0, 2.0, 4.0, 6.0, 8.0])
     >>> t = np.array([0, 0, 0, 0, 1, 1, 1, 1])
-    >>> res = joint_bounds(y, t, "sq_diff", B=0)
+    >>> res = joint_bounds(y, t, f="sq_diff", B=0)
     >>> res
     JointBounds(lower=7.5, upper=17.5, f_class='submodular', assumption=None, B=0, n1=4, n0=4)
     >>> res.to_frame()
@@ -105,15 +105,6 @@ class JointBounds(Result):
         super().__post_init__()
         if self._curves is not None:
             object.__setattr__(self, "_curves", tuple(freeze(c) for c in self._curves))
-
-    @property
-    def se(self) -> dict:
-        """The former name of ``std_error``."""
-        import warnings
-
-        warnings.warn("JointBounds.se is now called std_error; the old name stops working in the next release",
-                      FutureWarning, stacklevel=2)
-        return self.std_error
 
     def _repr_parts(self):
         parts = [("lower", self.lower), ("upper", self.upper)]

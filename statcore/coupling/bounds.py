@@ -8,9 +8,9 @@ import warnings
 import numpy as np
 
 from .._checks import (check_choice, check_positive_int, check_progress, check_seed, coupling_data_inputs,
-                       coupling_options, renamed_arguments)
+                       coupling_options)
+from .._checks.public import public_function
 from .._progress import progress_bar
-from .._checks.formula import formula_door
 from ._design import (DR_DRAWS, OverlapWarning, _cell_weights, _dr_marginal, _make_design, _perturbed_atom_weights,
                       _values, _weighted_means)
 from ._functions import _F, _check_stated_class, _detect_class, _resolve_f
@@ -285,12 +285,9 @@ def _data_name(y, treat) -> str:
     return f"{yn} by {tn}"
 
 
-_OLD_POSITIONAL = ("X", "propensity", "strata", "assumption", "f_class", "conf_level", "B", "ci", "seed", "n_jobs")
-
-
-@renamed_arguments({"x": "X"}, old_positional=_OLD_POSITIONAL)
-@formula_door(lhs="y", rhs="treat", cond="X", single=("y", "treat"), pandas=True)
-def joint_bounds(y, treat=None, f=None, *, X=None, propensity=None, strata=None, assumption=None, f_class="auto",
+@public_function(data=("y", "treat"), nan_policy=("raise", "omit"),
+                 formula=dict(lhs="y", rhs="treat", cond="X", single=("y", "treat"), pandas=True))
+def joint_bounds(y, treat=None, *, f=None, X=None, propensity=None, strata=None, assumption=None, f_class="auto",
                  conf_level=0.95, B=999, ci="imbens-manski", seed=None, n_jobs=1, bootstrap="auto", m=None,
                  clip=0.01, nan_policy="raise", progress=None, data=None, marginals="auto") -> JointBounds:
     """Sharp bounds on E[f(Y1, Y0)] from the two arms, or its value under a rank assumption.
@@ -312,7 +309,7 @@ def joint_bounds(y, treat=None, f=None, *, X=None, propensity=None, strata=None,
     f : callable or str
         Vectorised ``f(y1, y0)`` or a name (see :func:`coupling_mean`).
     X : array_like, optional
-        Covariates (n x p, rows are units; formerly ``x``). With no ``propensity`` a logistic
+        Covariates (n x p, rows are units). With no ``propensity`` a logistic
         regression of ``treat`` on ``X`` gives the propensity; each arm's marginal is then doubly
         robust or Hajek inverse-propensity weighted (``marginals``).
     propensity : array_like, optional
@@ -445,10 +442,10 @@ def joint_bounds(y, treat=None, f=None, *, X=None, propensity=None, strata=None,
     >>> from statcore.coupling import joint_bounds
     >>> y = np.array([1.0, 2.0, 3.0, 4.0, 2.0, 4.0, 6.0, 8.0])
     >>> t = np.array([0, 0, 0, 0, 1, 1, 1, 1])
-    >>> res = joint_bounds(y, t, "sq_diff", B=0)
+    >>> res = joint_bounds(y, t, f="sq_diff", B=0)
     >>> res.f_class, res.lower, res.upper
     ('submodular', 7.5, 17.5)
-    >>> joint_bounds(y, t, "product", assumption="comonotone", B=0).estimate
+    >>> joint_bounds(y, t, f="product", assumption="comonotone", B=0).estimate
     15.0
     """
     return _bounds(y, treat, _resolve_f(f), X=X, propensity=propensity, strata=strata, assumption=assumption,
@@ -456,9 +453,8 @@ def joint_bounds(y, treat=None, f=None, *, X=None, propensity=None, strata=None,
                    bootstrap=bootstrap, m=m, clip=clip, nan_policy=nan_policy, progress=progress, marginals=marginals)
 
 
-@renamed_arguments({"x": "X"}, old_positional=("X", "propensity", "strata", "assumption", "conf_level", "B", "ci",
-                                                "seed", "n_jobs"))
-@formula_door(lhs="y", rhs="treat", cond="X", single=("y", "treat"), pandas=True)
+@public_function(data=("y", "treat"), nan_policy=("raise", "omit"),
+                 formula=dict(lhs="y", rhs="treat", cond="X", single=("y", "treat"), pandas=True))
 def ite_variance_bounds(y, treat=None, *, X=None, propensity=None, strata=None, assumption=None, conf_level=0.95,
                         B=999, ci="imbens-manski", seed=None, n_jobs=1, bootstrap="auto", m=None, clip=0.01,
                         nan_policy="raise", progress=None, data=None, marginals="auto") -> JointBounds:
@@ -478,7 +474,7 @@ def ite_variance_bounds(y, treat=None, *, X=None, propensity=None, strata=None, 
     treat : array_like
         Binary treatment (0/1 or bool), one per unit.
     X : array_like, optional
-        Covariates (n x p, rows are units; formerly ``x``) for a logistic propensity fit and Hajek
+        Covariates (n x p, rows are units) for a logistic propensity fit and Hajek
         inverse-propensity weighted marginals.
     propensity : array_like, optional
         Known propensity scores P(treat = 1 | X) in (0, 1).

@@ -6,7 +6,8 @@ from typing import Any
 
 import numpy as np
 
-from .._checks import InputWrapper, as_delta, coupling_data_inputs, renamed_arguments
+from .._checks import InputWrapper, as_delta, coupling_data_inputs
+from .._checks.public import public_function
 from .._r.rformat import R_DIGITS, format_table
 from .._result import Result
 from ._design import _make_design
@@ -62,7 +63,7 @@ class MakarovBounds(Result):
     Examples
     --------
     >>> from statcore.coupling import makarov_bounds
-    >>> r = makarov_bounds([0, 1, 0, 1], [0, 0, 1, 1], [-1, 0, 1])
+    >>> r = makarov_bounds([0, 1, 0, 1], [0, 0, 1, 1], delta=[-1, 0, 1])
     >>> r
     MakarovBounds(n_delta=3, n1=2, n0=2, n_strata=1)
     >>> r.to_frame()
@@ -133,8 +134,8 @@ class MakarovBounds(Result):
         return ax
 
 
-@renamed_arguments(old_positional=("weights", "strata"))
-def makarov_bounds(y, treat, delta, *, weights=None, strata=None, nan_policy="raise") -> MakarovBounds:
+@public_function(data=("y", "treat"), nan_policy=("raise", "omit"))
+def makarov_bounds(y, treat, *, delta, weights=None, strata=None, nan_policy="raise") -> MakarovBounds:
     """Sharp pointwise bounds on the distribution function of the individual effect Y1 - Y0.
 
     F^L(d) = max(0, sup_y [F1(y) - F0(y - d)-]) and F^U(d) = 1 + min(0, inf_y [F1(y) - F0(y - d)])
@@ -180,7 +181,7 @@ def makarov_bounds(y, treat, delta, *, weights=None, strata=None, nan_policy="ra
     Examples
     --------
     >>> from statcore.coupling import makarov_bounds
-    >>> r = makarov_bounds([0, 1, 0, 1], [0, 0, 1, 1], [-1, 0, 1])
+    >>> r = makarov_bounds([0, 1, 0, 1], [0, 0, 1, 1], delta=[-1, 0, 1])
     >>> r.lower, r.upper
     (array([0. , 0.5, 1. ]), array([0.5, 1. , 1. ]))
     """

@@ -1,5 +1,5 @@
 """Empirical Bayes: the NPMLE of a mixing distribution, predictive recursion, causal two-groups."""
-from .npmle import NPMLEConvergenceWarning, NPMLEResult, npmle  # noqa: F401  (old warning name: an alias)
+from .npmle import NPMLEResult, npmle
 from .pr import PredictiveRecursionResult, predictive_recursion
 
 __all__ = ["npmle", "NPMLEResult", "predictive_recursion", "PredictiveRecursionResult"]

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from .._checks import InputWrapper, c2g_new_covariates, check_probability, renamed_arguments
+from .._checks import InputWrapper, c2g_new_covariates, check_probability
 from .._r.rformat import format_number, format_numbers
 from .._result import Result
 from .._warnings import StatcoreWarning
@@ -141,13 +141,6 @@ class C2GResult(Result):
                 ("n_selected", self.n_selected), ("n_treated", self.n_treated), ("erpf", self.erpf)]
 
     @property
-    def qvalues(self):
-        """Former name of ``q_values`` (deprecated)."""
-        warnings.warn("C2GResult.qvalues is now called q_values; the old name stops working in the next "
-                      "release", FutureWarning, stacklevel=2)
-        return self.q_values
-
-    @property
     def n_selected(self) -> int:
         """Number of selected responders."""
         return int(self.responders.size)
@@ -157,7 +150,6 @@ class C2GResult(Result):
         """Additive model: the fitted noise density (Gaussian mixture with log-linear tails)."""
         return getattr(self._fit, "noise", None)
 
-    @renamed_arguments(old_positional=("conf_level",))
     def care(self, x: Any = None, *, conf_level: float | None = None):
         """Conditional average response effect CARE(x) = mu1(x) - mu0(x).
 

@@ -17,8 +17,8 @@ from typing import Any
 import numpy as np
 
 from .._checks import (InputWrapper, c2g_inputs, check_choice, check_in_interval, check_n_jobs, check_progress,
-                       check_positive_int, check_probability, check_seed, renamed_arguments)
-from .._checks.formula import formula_door
+                       check_positive_int, check_probability, check_seed)
+from .._checks.public import public_function
 from ._c2g_result import C2GResult
 
 __all__ = ["c2g", "C2GResult"]
@@ -56,8 +56,8 @@ def _empirical_qvalues(lfdr_t: np.ndarray, lfdr_c: np.ndarray, bayes_q: np.ndarr
     return np.minimum(q, 1.0)
 
 
-@renamed_arguments({"n_boot": "B"}, old_positional=("model", "alpha", "control", "seed", "n_jobs"))
-@formula_door(lhs="y", rhs="treat", cond="X", single=("y", "treat"), pandas=True)
+@public_function(data=("y", "treat", "X"), nan_policy=("raise", "omit"),
+                 formula=dict(lhs="y", rhs="treat", cond="X", single=("y", "treat"), pandas=True))
 def c2g(y: Any, treat: Any = None, X: Any = None, *, model: str = "additive", alpha: float = 0.1,
         control: str = "bayes", seed: Any = None, n_jobs: int = 1, noise: str = "pr",
         B: int = 100, boot_quantile: float = 0.2, bandwidth: str = "per_group", band: str = "simultaneous",
@@ -134,7 +134,7 @@ def c2g(y: Any, treat: Any = None, X: Any = None, *, model: str = "additive", al
     noise : {"pr", "npmle"}
         Noise density estimator of the additive model.
     B : int
-        Bootstrap resamples of the nonparametric model (>= 10). Formerly ``n_boot``.
+        Bootstrap resamples of the nonparametric model (>= 10).
     boot_quantile : float in (0, 0.5)
         Bootstrap quantile of the nonparametric model's conservative bounds.
     bandwidth : {"per_group", "shared"}

@@ -9,7 +9,8 @@ from typing import Any
 import numpy as np
 
 from .._checks import (InputWrapper, as_vector, as_float_array, check_choice, check_positive_int,
-                       npmle_inputs, positive_scale, renamed_arguments)
+                       npmle_inputs, positive_scale)
+from .._checks.public import public_function
 from .._result import Result
 from .._r.rformat import format_number, format_table
 from .._warnings import ConvergenceWarning
@@ -21,10 +22,6 @@ __all__ = ["npmle", "NPMLEResult"]
 _WARM_START_N = 5000       # above this many observations, solve a binned problem first
 _WARM_START_BINS = 2000
 _EM_STEPS = 10             # EM steps before the SQP from the uniform start
-
-
-#: The former name of statcore's one ``ConvergenceWarning`` (kept importable; not exported).
-NPMLEConvergenceWarning = ConvergenceWarning
 
 
 def _likelihood(x: np.ndarray, sd: np.ndarray, atoms: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -154,7 +151,6 @@ class NPMLEResult(Result):
         P /= P.sum(axis=1, keepdims=True)
         return P, a, wrapper
 
-    @renamed_arguments(old_positional=("sigma",))
     def pdf(self, y: Any, *, sigma: Any = None) -> Any:
         """Fitted marginal density sum_j w_j N(y; atoms_j, sigma^2) at ``y`` (``sigma`` defaults to
         the fit's when that is one number)."""
@@ -164,14 +160,12 @@ class NPMLEResult(Result):
             sigma = self.sigma
         return mixture_pdf(y, self.atoms, self.weights, sigma, sd_name="sigma")
 
-    @renamed_arguments(old_positional=("sigma",))
     def posterior_mean(self, x: Any = None, *, sigma: Any = None) -> Any:
         """E[theta | x] under the fitted prior, for the fitted data or new ``x`` (with ``sigma``)."""
         P, a, wrapper = self._posterior(x, sigma)
         return wrapper.wrap(P @ a)
 
-    @renamed_arguments(old_positional=("sigma",))
-    def lfdr(self, null: float = 0.0, x: Any = None, *, sigma: Any = None) -> Any:
+    def lfdr(self, x: Any = None, *, null: float = 0.0, sigma: Any = None) -> Any:
         """Local false discovery rate P(theta = null | x) under the fitted prior.
 
         ``null`` must be an atom of the grid (an integer ``grid`` puts 0 on the grid when 0 lies in
@@ -283,7 +277,7 @@ def _fit(xs, sds, om, atoms, homo, solve, tol, max_iter, method):
     return w, kkt, iters, converged
 
 
-@renamed_arguments(old_positional=("sigma", "grid", "weights", "bins"))
+@public_function(data=("x",), nan_policy=("raise", "omit"))
 def npmle(x: Any, *, sigma: Any = 1.0, grid: Any = 300, weights: Any = None, bins: int | None = None,
           method: str = "sqp", tol: float = 1e-8, max_iter: int | None = None,
           nan_policy: str = "raise") -> NPMLEResult:

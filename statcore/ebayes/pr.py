@@ -6,7 +6,8 @@ from typing import Any
 
 import numpy as np
 
-from .._checks import check_seed, predictive_recursion_inputs, renamed_arguments
+from .._checks import check_seed, predictive_recursion_inputs
+from .._checks.public import public_function
 from .._result import Result
 from .._r.rformat import format_number, format_table
 from ._mixture import make_grid, mixture_loglik, mixture_pdf
@@ -107,7 +108,7 @@ class PredictiveRecursionResult(Result):
         return ax
 
 
-@renamed_arguments(old_positional=("kernel_sd", "grid", "sweeps", "seed"))
+@public_function(data=("x",), nan_policy=("raise", "omit"))
 def predictive_recursion(x: Any, *, kernel_sd: float, grid: Any, sweeps: int = 10, seed: Any = None,
                          decay: float = 0.67, nan_policy: str = "raise") -> PredictiveRecursionResult:
     """Newton's predictive recursion estimate of a mixing distribution, averaged over random orders.

@@ -43,7 +43,7 @@ import numpy as np
 from .._checks import (as_indep_data, check_choice, check_index, check_n_jobs, check_positive_int, check_progress,
                        check_seed, check_u_statistic_n, is_constant_sample, refuse_constant_sample, warn_constant)
 from .._resampling import PermutationDraw, perm_pvalue, run_stream
-from .._checks.formula import formula_door
+from .._checks.public import public_function
 from .._result import HTest
 
 __all__ = ["dcov", "dcor", "dcov_u", "dcor_u", "pdcov", "pdcor", "dcor_test", "dcov_test", "pdcor_test"]
@@ -154,6 +154,7 @@ def _warn_constant(data: dict, what: str) -> bool:
 # the statistics
 # ----------------------------------------------------------------------------------------------
 
+@public_function(data=("x", "y"), nan_policy=("raise", "omit"))
 def dcov(x: Any, y: Any, *, index: float = 1.0, nan_policy: str = "raise") -> float:
     """Distance covariance of two samples (the V-statistic), as R energy's ``dcov``.
 
@@ -220,6 +221,7 @@ def _dcor_from_gram(g: np.ndarray) -> float:
     return min(1.0, math.sqrt(max(g[0, 1], 0.0) / math.sqrt(den)))
 
 
+@public_function(data=("x", "y"), nan_policy=("raise", "omit"))
 def dcor(x: Any, y: Any, *, index: float = 1.0, nan_policy: str = "raise") -> float:
     """Distance correlation of two samples, as R energy's ``dcor``.
 
@@ -280,6 +282,7 @@ def dcor(x: Any, y: Any, *, index: float = 1.0, nan_policy: str = "raise") -> fl
     return _dcor_from_gram(_gram([data["x"], data["y"]], index, unbiased=False))
 
 
+@public_function(data=("x", "y"), nan_policy=("raise", "omit"))
 def dcov_u(x: Any, y: Any, *, index: float = 1.0, nan_policy: str = "raise") -> float:
     """The unbiased estimator of the squared distance covariance, as R energy's ``dcovU``.
 
@@ -327,6 +330,7 @@ def dcov_u(x: Any, y: Any, *, index: float = 1.0, nan_policy: str = "raise") -> 
     return float(g[0, 1] / (n * (n - 3.0)))
 
 
+@public_function(data=("x", "y"), nan_policy=("raise", "omit"))
 def dcor_u(x: Any, y: Any, *, index: float = 1.0, nan_policy: str = "raise") -> float:
     """The bias-corrected squared distance correlation, as R energy's ``bcdcor``.
 
@@ -419,6 +423,7 @@ def _partial_products(x, y, z, index, nan_policy, what):
     return pxy, pxx, pyy, n
 
 
+@public_function(data=("x", "y", "z"), nan_policy=("raise", "omit"))
 def pdcor(x: Any, y: Any, z: Any, *, index: float = 1.0, nan_policy: str = "raise") -> float:
     """Partial distance correlation of x and y given z, as R energy's ``pdcor``.
 
@@ -472,6 +477,7 @@ def pdcor(x: Any, y: Any, z: Any, *, index: float = 1.0, nan_policy: str = "rais
     return float(max(-1.0, min(1.0, pxy / math.sqrt(pxx * pyy))))
 
 
+@public_function(data=("x", "y", "z"), nan_policy=("raise", "omit"))
 def pdcov(x: Any, y: Any, z: Any, *, index: float = 1.0, nan_policy: str = "raise") -> float:
     """Partial distance covariance of x and y given z, as R energy's ``pdcov``.
 
@@ -724,7 +730,7 @@ def _dcov_perm(data: dict, index: float, B: int, rng, n_jobs: int, progress=Fals
     return v2, vx, vy, np.maximum(reps, 0.0) / n ** 2, perm.path
 
 
-@formula_door(lhs="y", rhs="x", cond=None)
+@public_function(data=("x", "y"), nan_policy=("raise", "omit"), formula=dict(lhs="y", rhs="x", cond=None))
 def dcor_test(x: Any, y: Any = None, *, method: str = "permutation", B: int = 999, index: float = 1.0,
               seed: Any = None, n_jobs: int = 1, nan_policy: str = "raise", progress: bool | None = None,
               data: Any = None) -> HTest:
@@ -861,7 +867,7 @@ def _dcor_t_test(x, y, index, nan_policy) -> HTest:
                  extras={"n": n, "index": index})
 
 
-@formula_door(lhs="y", rhs="x", cond=None)
+@public_function(data=("x", "y"), nan_policy=("raise", "omit"), formula=dict(lhs="y", rhs="x", cond=None))
 def dcov_test(x: Any, y: Any = None, *, B: int = 999, index: float = 1.0, seed: Any = None, n_jobs: int = 1,
               nan_policy: str = "raise", progress: bool | None = None, data: Any = None) -> HTest:
     """Distance covariance permutation test of independence, as R energy's ``dcov.test``.
@@ -938,7 +944,8 @@ def dcov_test(x: Any, y: Any = None, *, B: int = 999, index: float = 1.0, seed: 
                  extras={"replicates": rep_stats, "estimates": estimates, "n": n, "index": index, "path": path})
 
 
-@formula_door(lhs="y", rhs="x", cond="z", cond_rule="required")
+@public_function(data=("x", "y", "z"), nan_policy=("raise", "omit"),
+                 formula=dict(lhs="y", rhs="x", cond="z", cond_rule="required"))
 def pdcor_test(x: Any, y: Any = None, z: Any = None, *, B: int = 999, index: float = 1.0, seed: Any = None,
                n_jobs: int = 1, nan_policy: str = "raise", progress: bool | None = None, data: Any = None) -> HTest:
     """Partial distance correlation permutation test of x independent of y given z (in the sense of

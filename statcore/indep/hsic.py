@@ -33,7 +33,7 @@ from .._checks import (as_indep_data, check_bandwidths, check_choice, check_kern
                        check_seed, is_constant_sample, warn_constant)
 from .._checks import check_n_jobs, check_progress, show_value
 from .._resampling import PermutationDraw, perm_pvalue, run_stream
-from .._checks.formula import formula_door
+from .._checks.public import public_function
 from .._result import HTest
 
 
@@ -180,6 +180,7 @@ def _kernel_threads(n_jobs):
 # public: two variables
 # ----------------------------------------------------------------------------------------------
 
+@public_function(data=("x", "y"), nan_policy=("raise", "omit"))
 def hsic(x, y, *, kernel="gaussian", bandwidth="median", estimator="biased", nan_policy="raise") -> float:
     """The Hilbert-Schmidt independence criterion of two samples, biased or unbiased.
 
@@ -288,7 +289,7 @@ def _gamma_p(stat: float, mean: float, var: float, n: int) -> tuple[float, float
     return shape, scale, float(stats.gamma.sf(stat, shape, scale=scale))
 
 
-@formula_door(lhs="y", rhs="x", cond=None)
+@public_function(data=("x", "y"), nan_policy=("raise", "omit"), formula=dict(lhs="y", rhs="x", cond=None))
 def hsic_test(x, y=None, *, method="gamma", B=999, kernel="gaussian", bandwidth="median", seed=None,
               nan_policy="raise", approx=None, n_features=100, progress=None, n_jobs=1, data=None) -> HTest:
     """Kernel test of independence of two samples based on HSIC (Gretton et al. 2008).

@@ -11,6 +11,7 @@ import numpy as np
 from .._checks import (apply_nan_policy, as_column_groups, as_float_array, check_choice, check_n_jobs,
                        check_nan_policy, check_positive_int, check_probability, check_seed, column_labels)
 from .._checks import check_progress, show_value
+from .._checks.public import public_function
 from .._progress import parallel_map
 from .._r.rformat import R_DIGITS, format_table, strwrap
 from .._result import HTest, Result
@@ -125,7 +126,7 @@ class IndependenceMatrix(Result):
                              "p_value": self.p_values[iu], "p_adjusted": self.p_adjusted[iu],
                              "significant": self.significant[iu]})
 
-    def summary(self, digits: int = R_DIGITS, max_print: int = 45) -> str:
+    def summary(self, *, digits: int = R_DIGITS, max_print: int = 45) -> str:
         """The printout: the test, the adjustment and level, then one row per pair (most dependent
         first), at most ``max_print`` rows."""
         k = len(self.names)
@@ -242,6 +243,7 @@ class _PairTester:
         return [self.run(i, j) for i, j in pairs]
 
 
+@public_function(data=("data",), nan_policy=("raise", "omit"))
 def independence_matrix(data, *, test: str | Callable = "dcor", groups: Mapping | None = None,
                         p_adjust: str = "BH", alpha: float = 0.05, B: int = 999, seed=None, n_jobs: int = 1,
                         nan_policy: str = "raise", progress: bool | None = None,

@@ -9,7 +9,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from .._checks import as_named_models, check_choice, check_ic_penalty, renamed_arguments
+from .._checks import as_named_models, check_choice, check_ic_penalty
 from .._r.rformat import format_number, format_table
 from .._result import Result, StatcoreWarning
 from .likelihood import LogLik, _loglik_of
@@ -351,7 +351,6 @@ class ModelComparison(Result):
         return ax
 
 
-@renamed_arguments(old_positional=("criterion",))
 def compare_models(models: Any, *, criterion: str = "AIC") -> ModelComparison:
     """Rank models by AIC, BIC or AICc, best first, with Akaike weights and evidence ratios.
 
@@ -364,7 +363,7 @@ def compare_models(models: Any, *, criterion: str = "AIC") -> ModelComparison:
         A dict name -> fit, or a list of fits (named ``model1``, ``model2``, ...); anything
         :func:`statcore.loglik` accepts.
     criterion : {"AIC", "BIC", "AICc"}
-        The information criterion (keyword-only; passing it by position is deprecated).
+        The information criterion.
 
     Returns
     -------

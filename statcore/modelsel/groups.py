@@ -10,7 +10,7 @@ import numpy as np
 
 from .._progress import parallel_map, progress_bar
 from .._checks import (check_group_fits, check_n_jobs, check_positive_int, check_probability, check_progress,
-                       check_seed, renamed_arguments)
+                       check_seed)
 from .._r.rformat import format_number, format_table
 from .._result import Result
 from .criteria import _CRITERIA, _check_criterion, _criterion_values, _nobs_differ
@@ -176,7 +176,6 @@ class GroupComparison(Result):
         return ax
 
 
-@renamed_arguments(old_positional=("criterion",))
 def compare_by_group(fits: Mapping[Any, Mapping[str, Any]], *, criterion: str = "AIC", B: int = 1000,
                      conf_level: float = 0.95, seed: Any = None, n_jobs: int = 1,
                      progress: bool | None = None) -> GroupComparison:
@@ -191,7 +190,7 @@ def compare_by_group(fits: Mapping[Any, Mapping[str, Any]], *, criterion: str = 
         group -> (mapping model name -> fit). Every group must hold the same model names; anything
         :func:`statcore.loglik` accepts as fits. The result keeps it as ``fits``.
     criterion : {"AIC", "BIC", "AICc"}
-        The information criterion (keyword-only; passing it by position is deprecated).
+        The information criterion.
     B : int
         Bootstrap replicates over groups for the uncertainty of the win counts (0 skips it).
     conf_level : float

@@ -6,10 +6,10 @@ from typing import Any
 
 import numpy as np
 
-from .._checks import (InputWrapper, as_lfdr, check_nan_policy, check_probability, renamed_arguments)
+from .._checks import (InputWrapper, as_lfdr, check_nan_policy, check_probability)
+from .._checks.public import public_function
 from .._r.rformat import format_number
 from .._result import Result
-from .qvalue import _deprecated_attr
 
 __all__ = ["bfdr_select", "BFDRSelection"]
 
@@ -24,8 +24,7 @@ class BFDRSelection(Result):
         The selected units, in the container of the input.
     q_values : ndarray or pandas Series
         The running mean at each unit's rank: the smallest target level at which it would be
-        selected (NaN for units omitted by ``nan_policy="omit"``). ``qvalues`` is the former
-        (deprecated) name.
+        selected (NaN for units omitted by ``nan_policy="omit"``).
     lfdr : ndarray or pandas Series
         The local FDRs selected from.
     alpha : float
@@ -52,8 +51,6 @@ class BFDRSelection(Result):
     n_selected: int
     threshold: float
     expected_fdr: float
-
-    qvalues = _deprecated_attr("qvalues", "q_values")
 
     def _repr_parts(self):
         return [("alpha", self.alpha), ("n_selected", self.n_selected),
@@ -125,7 +122,7 @@ def _running_mean_select(flat: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.n
     return q, s, running
 
 
-@renamed_arguments(old_positional=("alpha",))
+@public_function(data=("lfdr",), nan_policy=("raise", "omit"))
 def bfdr_select(lfdr: Any, *, alpha: float = 0.1, nan_policy: str = "raise") -> BFDRSelection:
     """Select the units with the smallest local FDRs while their mean stays at or below ``alpha``.
 

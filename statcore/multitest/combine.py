@@ -16,7 +16,7 @@ import numpy as np
 from scipy import special
 
 from .._checks import (apply_nan_policy, as_pvalues, check_axis, check_choice, check_combine_weights,
-                       check_nan_policy, check_rank, renamed_arguments)
+                       check_nan_policy, check_rank)
 from .._r.rformat import R_DIGITS, format_number, format_numbers, format_pval, format_table
 from .._result import Result
 
@@ -322,7 +322,6 @@ def _combine(arr: np.ndarray, method: str, r: Any, weights: Any, axis: int | Non
     return stat, pval, ks, r
 
 
-@renamed_arguments(old_positional=("r",))
 def combine_pvalues(p: Any, method: str | None = None, *, weights: Any = None, axis: int | None = _AXIS0,
                     r: int | None = None, nan_policy: str = "propagate") -> CombinedPValues:
     """Combine k p-values of the same null hypothesis into one: scipy's methods and more.

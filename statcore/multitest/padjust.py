@@ -13,7 +13,7 @@ import numpy as np
 from .. import _padjust
 from ._padjust_dask import DASK_METHODS, is_dask_array, p_adjust_dask
 from .._checks import (InputWrapper, as_pvalues, check_choice, check_axis, check_p_adjust_n,
-                       check_positive_int, check_probability, renamed_arguments)
+                       check_positive_int, check_probability)
 
 __all__ = ["p_adjust", "p_adjust_methods"]
 
@@ -149,7 +149,6 @@ def _adjust_vector(p: np.ndarray, method: str, n: int | None, alpha: float) -> n
     return out
 
 
-@renamed_arguments(old_positional=("method", "n", "axis", "alpha"))
 def p_adjust(p: Any, *, method: str = "holm", n: int | None = None, axis: int | None = None,
              alpha: float = 0.05) -> Any:
     """Adjust p-values for multiple comparisons, as R's ``p.adjust``.

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from .._checks import (InputWrapper, as_pvalues, check_choice, check_flag, check_lambda_grid,
-                       check_nonneg_real, check_probability, renamed_arguments)
+                       check_nonneg_real, check_probability)
 from .._r.rformat import R_DIGITS, format_number, format_numbers, format_table
 from .._result import Result, StatcoreWarning
 from .padjust import _argsort
@@ -28,16 +28,6 @@ _CUTS = (1e-4, 0.001, 0.01, 0.025, 0.05, 0.1, 1.0)
 
 class Pi0Warning(StatcoreWarning):
     """pi0 could not be estimated as R would (R stops with an error); a fallback was used."""
-
-
-def _deprecated_attr(old: str, new: str):
-    def getter(self):
-        warnings.warn(f"{type(self).__name__}.{old} is now called {new}; the old name stops working in "
-                      "the next release", FutureWarning, stacklevel=2)
-        return getattr(self, new)
-
-    getter.__doc__ = f"Deprecated name of ``{new}``."
-    return property(getter)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -194,7 +184,6 @@ def _non_nan(p: Any) -> np.ndarray:
     return arr
 
 
-@renamed_arguments(old_positional=("lambda_", "pi0_method", "smooth_df", "smooth_log_pi0"))
 def pi0est(p: Any, *, lambda_: Any = _DEFAULT_LAMBDA, pi0_method: str = "smoother",
            smooth_df: float = 3, smooth_log_pi0: bool = False) -> Pi0Estimate:
     """Proportion of true null hypotheses, as qvalue's ``pi0est`` (Storey & Tibshirani 2003).
@@ -294,7 +283,6 @@ def _lfdr_options(trunc, monotone, transf, adj, eps):
             check_nonneg_real(adj, "adj", positive=True), check_nonneg_real(eps, "eps"))
 
 
-@renamed_arguments(old_positional=("pi0", "trunc", "monotone", "transf", "adj", "eps"))
 def lfdr(p: Any, *, pi0: float | None = None, trunc: bool = True, monotone: bool = True,
          transf: str = "probit", adj: float = 1.5, eps: float = 1e-8, **pi0est_args) -> Any:
     """Local false discovery rates, as qvalue's ``lfdr`` (Efron et al. 2001; Storey 2011).
@@ -371,7 +359,7 @@ class QValueResult(Result):
     ----------
     p_values, q_values, lfdr : ndarray or pandas Series
         Per-test p-values, q-values and local FDRs (``lfdr`` None with ``lfdr_out=False``), in the
-        container of the input. ``pvalues`` and ``qvalues`` are the former (deprecated) names.
+        container of the input.
     pi0 : float
     pi0_lambda, lambda_, pi0_smooth : ndarray or None
         As in :class:`Pi0Estimate` (None when ``pi0`` was given).
@@ -406,9 +394,6 @@ class QValueResult(Result):
     significant: Any
     call: str
 
-    pvalues = _deprecated_attr("pvalues", "p_values")
-    qvalues = _deprecated_attr("qvalues", "q_values")
-
     def _repr_parts(self):
         p = np.asarray(self.p_values, dtype=float)
         parts = [("pi0", self.pi0), ("m", int(np.count_nonzero(~np.isnan(p))))]
@@ -430,7 +415,7 @@ class QValueResult(Result):
         data = {name: [int(np.count_nonzero(v < c)) for c in cuts] for name, v in rows.items()}
         return pd.DataFrame.from_dict(data, orient="index", columns=cols)
 
-    def summary(self, cuts=_CUTS, digits: int = R_DIGITS) -> str:
+    def summary(self, *, cuts=_CUTS, digits: int = R_DIGITS) -> str:
         """The text of R's ``summary.qvalue``: the call, pi0 and the cumulative significant calls."""
         tab = self.counts(cuts)
         body = format_table(list(tab.index), {c: [int(v) for v in tab[c]] for c in tab.columns})
@@ -455,7 +440,6 @@ class QValueResult(Result):
             cols["significant"] = np.asarray(self.significant, dtype=bool).ravel()
         return pd.DataFrame(cols, index=idx)
 
-    @renamed_arguments({"rng": "q_range"})
     def _plot(self, ax=None, *, q_range=(0.0, 0.1)):
         """The four panels of R's ``plot.qvalue`` (R's ``rng`` is ``q_range``): pi0(lambda), q vs p,
         significant calls, expected false positives; returns the 2 x 2 array of Axes."""
@@ -513,9 +497,6 @@ def _r_as_character(x: float) -> str:
     return format_number(x, 15)
 
 
-@renamed_arguments(old_positional=("fdr_level", "pfdr", "lfdr_out", "pi0", "lambda_", "pi0_method",
-                                   "smooth_df", "smooth_log_pi0", "trunc", "monotone", "transf", "adj",
-                                   "eps"))
 def qvalue(p: Any, *, fdr_level: float | None = None, pfdr: bool = False, lfdr_out: bool = True,
            pi0: float | None = None, lambda_: Any = _DEFAULT_LAMBDA, pi0_method: str = "smoother",
            smooth_df: float = 3, smooth_log_pi0: bool = False, trunc: bool = True,

@@ -18,6 +18,7 @@ import numpy as np
 
 from .._checks import check_flag
 from .._checks.roc import as_roc_data, check_direction, check_partial_auc, check_roc_object
+from .._checks.public import public_function
 from .._result import Result
 from .._warnings import StatcoreWarning
 
@@ -339,6 +340,7 @@ def _name_of(x: Any, default: str) -> str:
     return str(name) if isinstance(name, str) and name else default
 
 
+@public_function(data=("y", "score"), nan_policy=("raise", "omit"))
 def roc(y, score, *, direction="auto", levels=None, partial_auc=None, partial_auc_focus="specificity",
         partial_auc_correct=False, nan_policy="raise", quiet=False):
     """The empirical ROC curve of a score against binary labels, with its area, as pROC's ``roc``.

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._checks import show_value, apply_nan_policy, as_vector, check_choice, check_nan_policy, check_positive_int
+from .._checks.public import public_function
 from .._checks.roc import ROC_NAN_POLICIES, as_binary_outcome, as_probabilities, as_roc_data
 from .._result import Result
 from ._curve import _groups
@@ -19,6 +20,7 @@ __all__ = ["auprc", "prediction_rejection_ratio", "calibration_error", "Calibrat
            "RiskCoverageResult"]
 
 
+@public_function(data=("y", "score"), nan_policy=("raise", "omit"))
 def auprc(y, score, *, levels=None, nan_policy="raise"):
     """The area under the precision-recall curve as average precision, equal to scikit-learn's
     ``average_precision_score``.
@@ -95,6 +97,7 @@ def _kept_loss_curve(loss: np.ndarray, key: np.ndarray):
     return np.r_[0, ends], np.r_[0.0, cum[ends - 1]]
 
 
+@public_function(data=("loss", "uncertainty"), nan_policy=("raise", "omit"))
 def prediction_rejection_ratio(loss, uncertainty, *, nan_policy="raise"):
     """The prediction-rejection ratio (PRR) of an uncertainty score (Malinin et al.).
 
@@ -243,6 +246,7 @@ def _aurc(loss: np.ndarray, key: np.ndarray) -> float:
     return float(np.mean((before + (k - k0) * inside / size) / k))
 
 
+@public_function(data=("loss", "uncertainty"), nan_policy=("raise", "omit"))
 def risk_coverage(loss, uncertainty, *, nan_policy="raise"):
     """The risk-coverage curve of selective prediction and its area (AURC), with the oracle's area
     and the excess (E-AURC).
@@ -381,6 +385,7 @@ class CalibrationResult(Result):
         return ax
 
 
+@public_function(data=("y", "prob"), nan_policy=("raise", "omit"))
 def calibration_error(y, prob, *, n_bins=15, strategy="uniform"):
     """The expected calibration error (ECE) of predicted probabilities, with the reliability table
     and diagram.
@@ -397,6 +402,9 @@ def calibration_error(y, prob, *, n_bins=15, strategy="uniform"):
         Equal-width bins on [0, 1], or bins at the quantiles of ``prob`` (equal counts), as
         scikit-learn's ``calibration_curve``. A probability on an edge belongs to the lower bin
         (bins ``(a, b]``, the first one closed).
+    nan_policy : {"raise", "omit"}
+        A NaN in ``y`` or ``prob``: "raise" refuses it (naming the argument and the count), "omit"
+        drops the observations (rows) holding one.
 
     Returns
     -------

@@ -26,6 +26,7 @@ import numpy as np
 
 from .._checks import (as_feature_samples, as_float_array, as_mean_cov, check_choice, check_n_jobs,
                        check_positive_int, check_probability, check_progress, check_seed)
+from .._checks.public import public_function
 from .._result import Result
 from ._common import blas_threads
 
@@ -273,7 +274,8 @@ def _bootstrap_fds(x: np.ndarray, y: np.ndarray, idx: list, route: str) -> np.nd
 # public functions
 # ----------------------------------------------------------------------------------------------
 
-def frechet_distance(x, y, *, B=0, conf_level=0.95, seed=None, method="auto", interval="basic", n_jobs=1,
+@public_function(data=("x", "y"), nan_policy=("raise", "omit"), samples="independent")
+def frechet_distance(x, y, *, B=0, conf_level=0.95, seed=None, method="auto", ci="basic", n_jobs=1,
                      progress=None):
     """Frechet distance between Gaussians fitted to two feature samples (FID from features).
 
@@ -302,8 +304,8 @@ def frechet_distance(x, y, *, B=0, conf_level=0.95, seed=None, method="auto", in
         min(n1, n2) <= d (a singular covariance) and "cholesky" otherwise. Both routes clip eigenvalues at 0; the eigh route also
         sets eigenvalues below d * eps * (largest eigenvalue) to 0 (numpy's ``matrix_rank`` tolerance:
         rounding noise of a singular covariance, whose square roots would add ~1e-8 relative each).
-    interval : {"basic", "percentile"}
-        The bootstrap interval: "basic" (2 FD - upper and lower quantiles of the replicates) corrects
+    ci : {"basic", "percentile"}
+        The kind of bootstrap interval: "basic" (2 FD - upper and lower quantiles of the replicates) corrects
         the upward small-sample bias of FD to first order, which the "percentile" interval keeps
         (FD's plug-in estimate is biased by about tr S / n even when the populations are equal).
         A basic interval's lower end may fall below 0; it is reported as computed.
@@ -311,6 +313,9 @@ def frechet_distance(x, y, *, B=0, conf_level=0.95, seed=None, method="auto", in
         Workers for the bootstrap (joblib's convention); the interval does not depend on it.
     progress : bool or None
         A progress bar over the bootstrap replicates (None: only on a terminal).
+    nan_policy : {"raise", "omit"}
+        A NaN in ``x`` or ``y``: "raise" refuses it (naming the argument and the count), "omit" drops
+        the rows holding one, in each sample separately.
 
     Returns
     -------
@@ -353,7 +358,7 @@ def frechet_distance(x, y, *, B=0, conf_level=0.95, seed=None, method="auto", in
     x, y = as_feature_samples(x, y)
     B = check_positive_int(B, "B", minimum=0)
     method = check_choice(method, "method", FRECHET_METHODS)
-    interval = check_choice(interval, "interval", INTERVALS)
+    interval = check_choice(ci, "ci", INTERVALS)
     n1, d = x.shape
     n2 = y.shape[0]
     route = _resolve_method(method, n1, n2, d)
@@ -494,6 +499,7 @@ def _subsample_fd(x: np.ndarray, y: np.ndarray, idx: np.ndarray, route: str) -> 
     return m + t
 
 
+@public_function(data=("x", "y"), nan_policy=("raise", "omit"), samples="independent")
 def fid_infinity(x, y, *, ns, reps=1, conf_level=0.95, seed=None, method="auto", n_jobs=1, progress=None):
     """FD extrapolated to infinite sample size (FID_infinity of Chong & Forsyth 2020).
 
@@ -524,6 +530,9 @@ def fid_infinity(x, y, *, ns, reps=1, conf_level=0.95, seed=None, method="auto",
         Workers over the subsamples (joblib's convention); the result does not depend on it.
     progress : bool or None
         A progress bar over the subsamples (None: only on a terminal).
+    nan_policy : {"raise", "omit"}
+        A NaN in ``x`` or ``y``: "raise" refuses it (naming the argument and the count), "omit" drops
+        the rows holding one, in each sample separately.
 
     Returns
     -------

@@ -10,6 +10,7 @@ import numpy as np
 
 from .._checks import (as_feature_samples, check_choice, check_n_jobs, check_positive_int, check_positive_real,
                        check_progress, check_seed, check_subset_size)
+from .._checks.public import public_function
 from .._resampling import perm_pvalue, run_stream
 from .._result import HTest, Result
 from ._common import blas_threads
@@ -109,6 +110,7 @@ class KIDResult(Result):
         return ax
 
 
+@public_function(data=("x", "y"), nan_policy=("raise", "omit"), samples="independent")
 def kid(x, y, *, subsets=100, subset_size=1000, seed=None, n_jobs=1, progress=None):
     """Kernel Inception Distance: the unbiased MMD^2 with the cubic polynomial kernel, over subsets.
 
@@ -130,6 +132,9 @@ def kid(x, y, *, subsets=100, subset_size=1000, seed=None, n_jobs=1, progress=No
         Workers over the subsets (joblib's convention); the result does not depend on it.
     progress : bool or None
         A progress bar over the subsets (None: only on a terminal).
+    nan_policy : {"raise", "omit"}
+        A NaN in ``x`` or ``y``: "raise" refuses it (naming the argument and the count), "omit" drops
+        the rows holding one, in each sample separately.
 
     Returns
     -------
@@ -253,6 +258,7 @@ def _block_sums(m: np.ndarray, perms: np.ndarray, n1: int) -> np.ndarray:
     return (perm_block_sums if work > 5_000_000 else perm_block_sums_serial)(m, perms, n1)
 
 
+@public_function(data=("x", "y"), nan_policy=("raise", "omit"), samples="independent")
 def mmd_test(x, y, *, kernel="gaussian", bandwidth="median", B=999, seed=None, progress=None, n_jobs=1):
     """Permutation test of equal distributions with the unbiased MMD^2 statistic.
 
@@ -276,6 +282,9 @@ def mmd_test(x, y, *, kernel="gaussian", bandwidth="median", B=999, seed=None, p
     n_jobs : int
         Threads of the compiled permutation kernel (joblib's convention: -1 all cores); the p-value
         does not depend on it.
+    nan_policy : {"raise", "omit"}
+        A NaN in ``x`` or ``y``: "raise" refuses it (naming the argument and the count), "omit" drops
+        the rows holding one, in each sample separately.
 
     Returns
     -------
@@ -339,6 +348,7 @@ def mmd_test(x, y, *, kernel="gaussian", bandwidth="median", B=999, seed=None, p
                  extras={"replicates": reps, "bandwidth": bw, "kernel": kernel, "B": B})
 
 
+@public_function(data=("x", "y"), nan_policy=("raise", "omit"), samples="independent")
 def energy_test(x, y, *, B=999, seed=None, progress=None, n_jobs=1):
     """Energy test of equal distributions (R energy's ``eqdist.etest`` for two samples).
 
@@ -362,6 +372,9 @@ def energy_test(x, y, *, B=999, seed=None, progress=None, n_jobs=1):
     n_jobs : int
         Threads of the compiled permutation kernel (joblib's convention: -1 all cores); the p-value
         does not depend on it.
+    nan_policy : {"raise", "omit"}
+        A NaN in ``x`` or ``y``: "raise" refuses it (naming the argument and the count), "omit" drops
+        the rows holding one, in each sample separately.
 
     Returns
     -------

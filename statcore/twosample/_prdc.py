@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._checks import as_feature_samples, check_positive_int
+from .._checks.public import public_function
 from .._result import Result
 from ._common import blas_threads
 
@@ -100,6 +101,7 @@ class PRDCResult(Result):
                               "n_fake": self.n_fake}])
 
 
+@public_function(data=("x", "y"), nan_policy=("raise", "omit"), samples="independent")
 def prdc(x, y, *, k=5, chunk_size=2048):
     """Precision, recall, density and coverage of generated features ``y`` against real features ``x``.
 
@@ -122,6 +124,9 @@ def prdc(x, y, *, k=5, chunk_size=2048):
         The neighbour that sets a ball's radius: Kynkaanniemi et al. use 3, Naeem et al. 5.
     chunk_size : int
         Rows per distance block.
+    nan_policy : {"raise", "omit"}
+        A NaN in ``x`` or ``y``: "raise" refuses it (naming the argument and the count), "omit" drops
+        the rows holding one, in each sample separately.
 
     Returns
     -------

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from .._checks import as_float_array, check_flag, check_n_jobs, check_positive_int, check_progress, check_seed
+from .._checks.public import public_function
 from .._result import Result
 
 __all__ = ["RankStabilityResult", "rank_stability"]
@@ -146,6 +147,7 @@ class _ScoreChunk:
         return out
 
 
+@public_function(data=("scores",), nan_policy=("raise",))
 def rank_stability(scores, *, score=None, n_samples=None, B=200, seed=None, lower_is_better=True, n_jobs=1,
                    progress=None):
     """Agreement of model rankings across evaluation protocols, and their bootstrap stability.
@@ -176,6 +178,9 @@ def rank_stability(scores, *, score=None, n_samples=None, B=200, seed=None, lowe
         for a process backend); the result does not depend on it.
     progress : bool or None
         A progress bar over the bootstrap replicates (None: only on a terminal).
+    nan_policy : {"raise"}
+        A missing score is refused, naming the count (dropping a model or a protocol would change the
+        ranking problem: drop it from the table yourself).
 
     Returns
     -------

@@ -17,6 +17,7 @@ from scipy.special import digamma, log_softmax
 
 from .._checks import (as_hidden_matrix, as_hidden_stack, as_logit_matrix, check_renyi_order, check_same_n,
                        check_top_k)
+from .._checks.public import public_function
 from .._result import Result
 
 __all__ = ["renyi_matrix_entropy", "evidential_token_uncertainty", "glu_score", "GLUScore"]
@@ -62,8 +63,9 @@ def _gram_eigs(H: np.ndarray) -> np.ndarray:
     return np.linalg.eigvalsh(G)
 
 
-def renyi_matrix_entropy(H, *, alpha=2):
-    r"""Matrix-based Renyi entropy of order ``alpha`` of a set of hidden states.
+@public_function(data=("H",), nan_policy=("raise", "omit"))
+def renyi_matrix_entropy(H, *, order=2):
+    r"""Matrix-based Renyi entropy of order ``order`` (:math:`\alpha`) of a set of hidden states.
 
     With :math:`\lambda_1, \dots` the eigenvalues of the Gram matrix :math:`H H^\top` of the T rows
     of H, normalised to sum to one (divided by the trace),
@@ -83,8 +85,11 @@ def renyi_matrix_entropy(H, *, alpha=2):
     H : array_like, shape (T, d)
         One row per token (for GLU: the last-position hidden state of one layer at each
         generation step).
-    alpha : float, default 2
-        The order: a positive number (1: von Neumann), or ``math.inf``.
+    order : float, default 2
+        The order :math:`\alpha`: a positive number (1: von Neumann), or ``math.inf``.
+    nan_policy : {"raise", "omit"}
+        A NaN in ``H``: "raise" refuses it (naming the count), "omit" drops the rows (tokens) holding
+        one.
 
     Returns
     -------
@@ -127,7 +132,7 @@ def renyi_matrix_entropy(H, *, alpha=2):
     0.0
     """
     H = as_hidden_matrix(H, "H")
-    alpha = check_renyi_order(alpha)
+    alpha = check_renyi_order(order, "order")
     return _renyi_from_gram_eigs(_gram_eigs(H), alpha)
 
 
@@ -149,6 +154,7 @@ def _evidential(logits: np.ndarray, k: int) -> dict[str, np.ndarray]:
             "weighted_entropy": entropy * epistemic}
 
 
+@public_function(data=("logits",), nan_policy=("raise",))
 def evidential_token_uncertainty(logits, *, k=10):
     r"""Per-token evidential uncertainty from the top-k logits (GLU's local signal).
 
@@ -170,6 +176,9 @@ def evidential_token_uncertainty(logits, *, k=10):
         Vocabulary logits of each generated token (before softmax, no temperature).
     k : int, default 10
         Number of top logits used (2 <= k <= V).
+    nan_policy : {"raise"}
+        A NaN logit is refused, naming the count (the result has one row per token: dropping a token
+        would misalign them).
 
     Returns
     -------
@@ -223,7 +232,7 @@ class GLUScore(Result):
         The matrix Renyi entropy of each layer.
     weighted_entropy : numpy.ndarray
         The per-token weighted entropies (bits times vacuity).
-    k, alpha :
+    k, order :
         The arguments used.
 
     Examples
@@ -241,7 +250,7 @@ class GLUScore(Result):
     s_alpha: float
     n_tokens: int
     k: int
-    alpha: float
+    order: float
     s_alpha_layers: np.ndarray
     weighted_entropy: np.ndarray
 
@@ -252,20 +261,22 @@ class GLUScore(Result):
             "\tGlobal-Local Uncertainty (GLU)",
             "",
             f"GLU = (1 + S~) * U_local = {self.glu:.6g}   (higher = more confident)",
-            f"global term S~ = {self.global_term:.6g}   (layer mean of S_{self.alpha:g} / (1 + log T), T = {self.n_tokens})",
+            f"global term S~ = {self.global_term:.6g}   (layer mean of S_{self.order:g} / (1 + log T), T = {self.n_tokens})",
             f"local term U_local = {self.local_term:.6g}   (minus the mean of the {min(self.k, self.n_tokens)} "
             f"largest weighted entropies, k = {self.k})",
-            f"S_{self.alpha:g} per layer: {layers}",
+            f"S_{self.order:g} per layer: {layers}",
             "",
         ])
 
     def to_frame(self) -> pd.DataFrame:
         return pd.DataFrame({"glu": [self.glu], "global_term": [self.global_term], "local_term": [self.local_term],
                              "s_alpha": [self.s_alpha], "n_tokens": [self.n_tokens], "k": [self.k],
-                             "alpha": [self.alpha]})
+                             "order": [self.order]})
 
 
-def glu_score(hidden_states, logits, *, k=10, alpha=2):
+@public_function(data=("hidden_states", "logits"), nan_policy=("raise", "omit"),
+                 axis={"hidden_states": -2})
+def glu_score(hidden_states, logits, *, k=10, order=2):
     r"""GLU: the multiplicative fusion of a global (hidden-state geometry) and a local (evidential
     token entropy) uncertainty signal of one generated answer.
 
@@ -300,8 +311,12 @@ def glu_score(hidden_states, logits, *, k=10, alpha=2):
         The vocabulary logits that produced each of the T tokens.
     k : int, default 10
         Number of top logits per token, and number of most uncertain tokens averaged.
-    alpha : float, default 2
+    order : float, default 2
         Order of the matrix Renyi entropy.
+    nan_policy : {"raise", "omit"}
+        A NaN in ``hidden_states`` or ``logits``: "raise" refuses it (naming the argument and the
+        count), "omit" drops the tokens holding one (a row of ``logits`` and the same row of every
+        layer of ``hidden_states``).
 
     Returns
     -------
@@ -342,7 +357,7 @@ def glu_score(hidden_states, logits, *, k=10, alpha=2):
     Z = as_logit_matrix(logits, "logits")
     check_same_n(hidden_states=Hs[0], logits=Z)
     k = check_top_k(k, Z.shape[1])
-    alpha = check_renyi_order(alpha)
+    alpha = check_renyi_order(order, "order")
     T = Hs.shape[1]
     s_layers = np.array([_renyi_from_gram_eigs(_gram_eigs(H), alpha) for H in Hs])
     s_tilde = float(np.mean(s_layers / (1.0 + math.log(T))))
@@ -350,5 +365,5 @@ def glu_score(hidden_states, logits, *, k=10, alpha=2):
     m = min(k, T)
     local = -float(np.sort(u)[::-1][:m].mean())
     return GLUScore(glu=(1.0 + s_tilde) * local, global_term=s_tilde, local_term=local,
-                    s_alpha=float(s_layers.mean()), n_tokens=T, k=k, alpha=alpha, s_alpha_layers=s_layers,
+                    s_alpha=float(s_layers.mean()), n_tokens=T, k=k, order=alpha, s_alpha_layers=s_layers,
                     weighted_entropy=u)

@@ -10,7 +10,7 @@ import pytest
 
 import statcore as sc
 from apicheck import check_result_protocol
-from statcore._checks import apply_nan_policy, check_nan_policy, renamed_arguments
+from statcore._checks import apply_nan_policy, check_nan_policy
 from statcore._result import FrozenDict, Result, freeze, snake_case
 from statcore.utils import check_seed, effective_n_jobs, lazy_njit, thread_limit
 
@@ -147,36 +147,9 @@ def test_nan_policy():
         check_nan_policy("propagate", allowed=("raise", "omit"))
 
 
-def test_renamed_arguments():
-    @renamed_arguments({"n_boot": "B"}, old_positional=("method", "B"))
-    def f(x, *, method="a", B=10):
-        """Doc."""
-        return x, method, B
-
-    assert f(1) == (1, "a", 10)
-    with pytest.warns(FutureWarning, match="'n_boot' is now called 'B'"):
-        assert f(1, n_boot=5) == (1, "a", 5)
-    with pytest.warns(FutureWarning, match="pass method, B by keyword"):
-        assert f(1, "b", 7) == (1, "b", 7)
-    with pytest.raises(TypeError, match="both"):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            f(1, n_boot=5, B=6)
-    with pytest.raises(TypeError, match="positional"):
-        f(1, "b", 7, 8)
-    assert f.__doc__ == "Doc." and "method" in str(__import__("inspect").signature(f))
-
-
 def test_public_surface_has_utils_and_result():
     assert sc.Result is Result
     assert sc.utils.check_seed is check_seed
     assert isinstance(sc.HTest(statistic=1.0, p_value=0.5).to_frame(), pd.DataFrame)
 
 
-def test_former_top_level_names_warn():
-    with pytest.warns(FutureWarning, match="ConvergenceWarning"):
-        assert sc.NPMLEConvergenceWarning is sc.ConvergenceWarning
-    with pytest.warns(FutureWarning, match="Result"):
-        assert sc.TableResult is Result
-    with pytest.raises(AttributeError):
-        sc.no_such_name

@@ -103,7 +103,7 @@ def test_c2g_formula_keeps_names_and_index():
 
 def test_joint_bounds_formula_equals_array_call():
     res = sc.joint_bounds("out ~ treat", data=DF, f="sq_diff", B=29, seed=4)
-    ref = sc.joint_bounds(DF.out, DF.treat, "sq_diff", B=29, seed=4)
+    ref = sc.joint_bounds(DF.out, DF.treat, f="sq_diff", B=29, seed=4)
     assert _same(res, ref, skip=())
     assert res.data_name == "out by treat"
     res = sc.ite_variance_bounds("out ~ treat | age", data=DF, B=0)
@@ -113,7 +113,7 @@ def test_joint_bounds_formula_equals_array_call():
 def test_two_level_string_treatment_is_coded_as_r_codes_it():
     df = DF.assign(arm=np.where(DF.treat, "treated", "control"))
     res = sc.joint_bounds("out ~ arm", data=df, f="product", B=0)
-    ref = sc.joint_bounds(df.out, df.treat, "product", B=0)
+    ref = sc.joint_bounds(df.out, df.treat, f="product", B=0)
     assert (res.lower, res.upper) == (ref.lower, ref.upper)
 
 

@@ -86,7 +86,7 @@ CASES = {
         B=100, seed=1, progress=pr).boot_wins,
     "c2g": lambda pr: sc.c2g(Y, X[:, 1] > 0, X[:, :1], model="nonparametric", B=10, seed=1,
                              progress=pr).to_frame(),
-    "joint_bounds": lambda pr: sc.joint_bounds(Y, X[:, 1] > 0, "product", B=50, seed=1, progress=pr).to_frame(),
+    "joint_bounds": lambda pr: sc.joint_bounds(Y, X[:, 1] > 0, f="product", B=50, seed=1, progress=pr).to_frame(),
     "ite_variance_bounds": lambda pr: sc.ite_variance_bounds(Y, X[:, 1] > 0, B=50, seed=1, progress=pr).to_frame(),
     "mmd_test": lambda pr: sc.mmd_test(X[:30], X[30:60] + 0.3, B=99, seed=1, progress=pr).extras["replicates"],
     "energy_test": lambda pr: sc.energy_test(X[:30], X[30:60] + 0.3, B=99, seed=1, progress=pr).extras["replicates"],

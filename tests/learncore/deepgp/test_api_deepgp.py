@@ -39,7 +39,7 @@ RESULT_EXAMPLES = {
     "LyapunovExponent": lambda: lyapunov_exponent(0.7, 2, method="monte_carlo", n_chains=50, depth=10, seed=0),
     "BandwidthThreshold": lambda: bandwidth_threshold(3, method="monte_carlo", n_chains=50, depth=10, seed=0),
     "ThresholdScan": lambda: threshold_scan([1, 2], [0.8, 1.25], relative=True, depth=20, n_chains=10, seed=0),
-    "LimitDistribution": lambda: limit_distribution(2, 0.7, depth=5, n_samples=40, B=9, seed=0),
+    "LimitDistribution": lambda: limit_distribution(0.7, 2, depth=5, n_samples=40, B=9, seed=0),
 }
 
 
@@ -76,9 +76,9 @@ def test_sampler_refuses_bad_options():
     with pytest.raises(ValueError, match="layer"):
         sample_deep_gp(X, depth=1, r=1.0).pairwise_distances(1)
     with pytest.raises(ValueError, match="n_samples"):
-        limit_distribution(2, 0.7, depth=2, n_samples=10)
+        limit_distribution(0.7, 2, depth=2, n_samples=10)
     with pytest.raises(ValueError, match="kind"):
-        limit_distribution(2, 0.7, depth=2, kind="sum")
+        limit_distribution(0.7, 2, depth=2, kind="sum")
     with pytest.raises(ValueError, match="floor"):
         threshold_scan([1], [1.0], depth=2, floor=1.5)
 

@@ -117,7 +117,7 @@ def test_threshold_scan_classifies_cells_at_0_8_and_1_25_r_c():
 def test_below_threshold_the_limit_is_uncorrelated_dependent_and_heavy_tailed():
     d = 2
     rc = bandwidth_threshold(d).estimate
-    res = limit_distribution(d, 0.8 * rc, depth=100, n_samples=2000, B=99, seed=7)
+    res = limit_distribution(0.8 * rc, d, depth=100, n_samples=2000, B=99, seed=7)
     assert abs(res.corr[0, 1]) < 3 / math.sqrt(2000) and res.corr_p > 0.001
     assert res.dhsic.p_value < 0.01 and res.dcor.p_value < 0.05
     assert (res.excess_kurtosis > 0.5).all() and (res.kurtosis_p < 0.01).all() and (res.normality_p < 0.01).all()
@@ -156,7 +156,7 @@ def test_one_draw_turns_multimodal_near_the_threshold_in_d_2():
     rc = bandwidth_threshold(2).estimate
 
     def modes(ratio, s):
-        return int(limit_distribution(2, ratio * rc, depth=25, n_samples=200, kind="centred", B=99, max_coords=1,
+        return int(limit_distribution(ratio * rc, 2, depth=25, n_samples=200, kind="centred", B=99, max_coords=1,
                                       seed=s).stable_modes[0])
 
     assert [modes(0.3, s) for s in range(3)] == [1, 1, 1]
@@ -204,9 +204,9 @@ def test_cholesky_method_reports_its_jitter():
     (lambda: threshold_scan([1, 0], [1.0], depth=5), "ds"),
     (lambda: threshold_scan([1], [1.0, -2.0], depth=5), "rs"),
     (lambda: threshold_scan([1], [1.0], depth=0), "depth"),
-    (lambda: limit_distribution(2, 0.0, depth=3, n_samples=30), "r"),
-    (lambda: limit_distribution(0, 1.0, depth=3, n_samples=30), "d"),
-    (lambda: limit_distribution(2, 1.0, depth=0, n_samples=30), "depth"),
+    (lambda: limit_distribution(0.0, 2, depth=3, n_samples=30), "r"),
+    (lambda: limit_distribution(1.0, 0, depth=3, n_samples=30), "d"),
+    (lambda: limit_distribution(1.0, 2, depth=0, n_samples=30), "depth"),
     (lambda: count_modes(np.array([1.0, np.nan] * 20)), "x"),
 ])
 def test_bad_input_names_the_argument(call, arg):

@@ -1,6 +1,5 @@
 """learncore.learning_rules' public API: the bad-input sweep of every public function, the result
-protocol of every result class, and the deprecation paths of the renamed and formerly positional
-arguments (docs/conventions.md)."""
+protocol of every result class (docs/conventions.md)."""
 import warnings
 
 import numpy as np
@@ -198,47 +197,7 @@ def test_seeds_follow_statcore():
         fit_many(ANIMALS, archs=("1L",), n_jobs=0)
 
 
-# ---- deprecation paths -----------------------------------------------------------------------
-
-def test_fit_positional_arguments_warn_and_still_work():
-    new = fit(TRIALS, arch="1L", rule="rpe", hidden=3, restarts=2, seed=0, max_iter=20, warn=False)
-    with pytest.warns(FutureWarning, match=r"fit\(\): pass arch, rule, hidden, restarts, seed by keyword"):
-        old = fit(TRIALS, "1L", "rpe", 3, 2, 0, max_iter=20, warn=False)
-    assert old.loglik == new.loglik
-    np.testing.assert_array_equal(old.p_right, new.p_right)
-    with pytest.raises(TypeError, match="takes 1 positional argument"):
-        fit(TRIALS, "1L", "rpe", 3, 2, 0, 0.5)
-
-
-def test_fit_many_archs_positional_and_return_fits_warn():
-    kw = dict(restarts=1, max_iter=10, B=0, seed=0)
-    new = fit_many(ANIMALS, archs=("1L",), **kw)
-    assert set(new.fits) == {0, 1} and isinstance(new.fits[0]["1L"], LearningRuleFit)
-    with pytest.warns(FutureWarning, match=r"fit_many\(\): pass archs by keyword"):
-        old = fit_many(ANIMALS, ("1L",), **kw)
-    pd.testing.assert_frame_equal(old.per_group, new.per_group)
-    with pytest.warns(FutureWarning, match="return_fits is deprecated"):
-        res, fits = fit_many(ANIMALS, archs=("1L",), return_fits=True, **kw)
-    assert isinstance(res, statcore.GroupComparison)
-    assert fits[1]["1L"].loglik == new.fits[1]["1L"].loglik
-    with pytest.warns(FutureWarning, match="return_fits is deprecated"):
-        res = fit_many(ANIMALS, archs=("1L",), return_fits=False, **kw)
-    assert isinstance(res, statcore.GroupComparison)
-
-
-def test_plot_axes_argument_renamed_ax():
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(1, 3)
-    with pytest.warns(FutureWarning, match="'axes' is now called 'ax'"):
-        drawn = plot_behaviour(TRIALS, P_RIGHT, axes=axes)
-    assert list(drawn) == list(axes)
-    res = _fit_example()
-    with pytest.warns(FutureWarning, match="'axes' is now called 'ax'"):
-        drawn = res.plot(axes=axes)
-    assert list(drawn) == list(axes)
-    plt.close("all")
-
+# ---- explicit arguments ----------------------------------------------------------------------
 
 def test_read_ibl_trials_arguments_are_explicit(tmp_path):
     path = tmp_path / "t.csv"

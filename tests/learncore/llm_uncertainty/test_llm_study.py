@@ -35,7 +35,7 @@ MEASURED_AUC = {"glu": 0.8460, "global_term": 0.5731, "local_term": 0.8445, "mea
 def study():
     with thread_limit(1):
         prompts, answers = addition_prompts(400, seed=2026)
-        table = score_generations(load_arith_model(), prompts, max_new_tokens=6, k=10, alpha=2)
+        table = score_generations(load_arith_model(), prompts, max_new_tokens=6, k=10, order=2)
         correct = (table["response"] == np.array(answers)).to_numpy()
         return table, correct, evaluate_scores(table, correct, B=999, seed=1)
 

@@ -218,7 +218,7 @@ _X = np.linspace(0, 1, M, endpoint=False)
 
 
 def _z(kind, level=0.7, seed=0, **kw):
-    y = corrupt(_CLEAN, kind, level, sensor_coords=_X, seed=seed, **kw)
+    y = corrupt(_CLEAN, kind=kind, level=level, sensor_coords=_X, seed=seed, **kw)
     return (y - _CLEAN) / (level * _S[:, None])
 
 
@@ -242,7 +242,7 @@ def test_corruption_scales_are_as_documented():
     z = _z("drift")
     assert abs(np.sqrt((z ** 2).mean()) - 1) < 0.03
     # scale given explicitly replaces the per-sample standard deviation
-    y = corrupt(_CLEAN, "bias", 0.5, scale=2.0, seed=0)
+    y = corrupt(_CLEAN, kind="bias", level=0.5, scale=2.0, seed=0)
     e = (y - _CLEAN) / 1.0
     assert np.abs(e - e[0]).max() < 1e-12
 
@@ -255,7 +255,8 @@ def test_drift_is_smooth():
     assert np.abs(np.diff(z, axis=1)).max() < 0.5 * np.abs(np.diff(_z("gaussian"), axis=1)).max()
     # 2-D coordinates: degree 1 in each axis, 1 + 4 functions
     coords = np.random.default_rng(0).random((30, 2))
-    y = corrupt(np.random.default_rng(1).standard_normal((500, 30)), "drift", 1.0, sensor_coords=coords, seed=2)
+    y = corrupt(np.random.default_rng(1).standard_normal((500, 30)), kind="drift", level=1.0, sensor_coords=coords,
+                seed=2)
     cols = [np.ones(30)]
     for k in ((1, 0), (0, 1), (1, 1), (1, -1)):
         ph = 2 * np.pi * coords @ np.array(k, float)
@@ -270,15 +271,15 @@ def test_drift_is_smooth():
 @pytest.mark.parametrize("kind", CORRUPTIONS)
 def test_corruption_determinism_copy_and_zero_level(kind):
     before = _CLEAN.copy()
-    a = corrupt(_CLEAN[:50], kind, 0.3, sensor_coords=_X, seed=5)
-    b = corrupt(_CLEAN[:50], kind, 0.3, sensor_coords=_X, seed=5)
-    c = corrupt(_CLEAN[:50], kind, 0.3, sensor_coords=_X, seed=6)
+    a = corrupt(_CLEAN[:50], kind=kind, level=0.3, sensor_coords=_X, seed=5)
+    b = corrupt(_CLEAN[:50], kind=kind, level=0.3, sensor_coords=_X, seed=5)
+    c = corrupt(_CLEAN[:50], kind=kind, level=0.3, sensor_coords=_X, seed=6)
     assert np.array_equal(a, b) and not np.array_equal(a, c)
     assert np.array_equal(_CLEAN, before)
-    z = corrupt(_CLEAN[:50], kind, 0.0, sensor_coords=_X, seed=5)
+    z = corrupt(_CLEAN[:50], kind=kind, level=0.0, sensor_coords=_X, seed=5)
     assert np.array_equal(z, _CLEAN[:50]) and z is not _CLEAN
     # stronger level, same seed: the same pattern scaled
-    d = corrupt(_CLEAN[:50], kind, 0.6, sensor_coords=_X, seed=5)
+    d = corrupt(_CLEAN[:50], kind=kind, level=0.6, sensor_coords=_X, seed=5)
     assert np.allclose(d - _CLEAN[:50], 2 * (a - _CLEAN[:50]), rtol=1e-12, atol=1e-12)
 
 
@@ -297,6 +298,6 @@ def test_corrupt_bad_input(kwargs, match):
     with pytest.raises((ValueError, TypeError), match=match):
         corrupt(_CLEAN[:5], **kwargs)
     with pytest.raises(ValueError, match="sensors"):
-        corrupt(np.ones((3, 4)), "gaussian", 0.1)  # constant rows: no default scale
+        corrupt(np.ones((3, 4)), kind="gaussian", level=0.1)  # constant rows: no default scale
     with pytest.raises(ValueError, match="sensors"):
-        corrupt(np.ones(4), "gaussian", 0.1)
+        corrupt(np.ones(4), kind="gaussian", level=0.1)

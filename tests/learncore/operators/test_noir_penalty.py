@@ -33,7 +33,7 @@ def _nhsic(x, y, **kw):
 def test_hsic_penalty_equals_statcore(estimator):
     z = _latent()
     ref = sum(_nhsic(z[:, i], z[:, j], estimator=estimator) for i, j in _pairs(4))
-    got = float(independence_penalty(torch.tensor(z), kind="hsic", estimator=estimator))
+    got = float(independence_penalty(torch.tensor(z), measure="hsic", estimator=estimator))
     assert abs(got - ref) < 1e-10
 
 
@@ -52,45 +52,48 @@ def test_hsic_penalty_fixed_bandwidth_and_ties_equal_statcore():
 def test_dcor_penalty_equals_statcore(index):
     z = _latent()
     ref = sum(statcore.dcor(z[:, i], z[:, j], index=index) ** 2 for i, j in _pairs(4))
-    got = float(independence_penalty(torch.tensor(z), kind="dcor", index=index))
+    got = float(independence_penalty(torch.tensor(z), measure="dcor", index=index))
     assert abs(got - ref) < 1e-10
     ref_u = sum(statcore.dcor_u(z[:, i], z[:, j], index=index) for i, j in _pairs(4))
-    got_u = float(independence_penalty(torch.tensor(z), kind="dcor", index=index, estimator="unbiased"))
+    got_u = float(independence_penalty(torch.tensor(z), measure="dcor", index=index, estimator="unbiased"))
     assert abs(got_u - ref_u) < 1e-10
 
 
 def test_total_correlation_closed_form_and_reduction():
     z = _latent()
     ref = -0.5 * np.linalg.slogdet(np.corrcoef(z, rowvar=False))[1]
-    assert abs(float(independence_penalty(torch.tensor(z), kind="tc")) - ref) < 1e-10
+    assert abs(float(independence_penalty(torch.tensor(z), measure="tc")) - ref) < 1e-10
     r = np.corrcoef(z[:, 0], z[:, 2])[0, 1]           # two variables: -1/2 log(1 - r^2)
-    assert abs(float(independence_penalty(torch.tensor(z[:, [0, 2]]), kind="tc")) + 0.5 * np.log(1 - r * r)) < 1e-12
+    assert abs(float(independence_penalty(torch.tensor(z[:, [0, 2]]), measure="tc")) + 0.5 * np.log(1 - r * r)) < 1e-12
     t = torch.tensor(z)
     for kind in ("hsic", "dcor"):
-        assert torch.allclose(independence_penalty(t, kind=kind, reduction="mean"),
-                              independence_penalty(t, kind=kind) / 6, rtol=1e-14, atol=0)
+        assert torch.allclose(independence_penalty(t, measure=kind, reduction="mean"),
+                              independence_penalty(t, measure=kind) / 6, rtol=1e-14, atol=0)
 
 
 def test_invariant_to_coordinate_scale_and_zero_for_constant_coordinate():
     z = torch.tensor(_latent())
     scaled = z * torch.tensor([3.0, 0.01, 1.0, 50.0], dtype=torch.float64) + 7.0
     for kind in ("hsic", "dcor", "tc"):
-        assert abs(float(independence_penalty(scaled, kind=kind)) - float(independence_penalty(z, kind=kind))) < 1e-10
+        assert abs(float(independence_penalty(scaled, measure=kind))
+                   - float(independence_penalty(z, measure=kind))) < 1e-10
     dead = z.clone()
     dead[:, 3] = 0.25                                  # a dead unit counts as independent of the others
     dead.requires_grad_(True)
-    val = independence_penalty(dead, kind="hsic")
-    assert abs(float(val.detach()) - float(independence_penalty(z[:, :3], kind="hsic"))) < 1e-12
+    val = independence_penalty(dead, measure="hsic")
+    assert abs(float(val.detach()) - float(independence_penalty(z[:, :3], measure="hsic"))) < 1e-12
     val.backward()
     assert torch.isfinite(dead.grad).all()
     with pytest.raises(ValueError, match="constant coordinate"):
-        independence_penalty(dead.detach(), kind="tc")
+        independence_penalty(dead.detach(), measure="tc")
 
 
-@pytest.mark.parametrize("args", [dict(kind="hsic", detach_bandwidth=False), dict(kind="hsic", bandwidth=[0.5, 1.0, 2.0]),
-                                  dict(kind="hsic", estimator="unbiased", detach_bandwidth=False), dict(kind="dcor"),
-                                  dict(kind="dcor", index=0.5), dict(kind="dcor", estimator="unbiased"),
-                                  dict(kind="tc")])
+@pytest.mark.parametrize("args", [dict(measure="hsic", detach_bandwidth=False),
+                                  dict(measure="hsic", bandwidth=[0.5, 1.0, 2.0]),
+                                  dict(measure="hsic", estimator="unbiased", detach_bandwidth=False),
+                                  dict(measure="dcor"),
+                                  dict(measure="dcor", index=0.5), dict(measure="dcor", estimator="unbiased"),
+                                  dict(measure="tc")])
 def test_gradcheck(args):
     z = torch.tensor(_latent(B=10, p=3, seed=1), requires_grad=True)
     assert torch.autograd.gradcheck(lambda t: independence_penalty(t, **args), (z,), eps=1e-6, atol=1e-6)
@@ -120,7 +123,7 @@ def test_dependent_pairs_cost_more_than_independent_ones():
     dep = torch.tensor(np.hstack([a, np.sin(3 * a) + 0.1 * rng.normal(size=(100, 1))]))
     ind = torch.tensor(rng.normal(size=(100, 2)))
     for kind in ("hsic", "dcor"):
-        assert float(independence_penalty(dep, kind=kind)) > 5 * float(independence_penalty(ind, kind=kind))
+        assert float(independence_penalty(dep, measure=kind)) > 5 * float(independence_penalty(ind, measure=kind))
 
 
 @pytest.mark.parametrize("kwargs, err, match", [
@@ -128,13 +131,13 @@ def test_dependent_pairs_cost_more_than_independent_ones():
     (dict(z=torch.zeros(5)), ValueError, r"shape \(B, p\)"),
     (dict(z=torch.tensor([[0.0, float("nan")], [1.0, 2.0]])), ValueError, "non-finite"),
     (dict(z=torch.randn(3, 2), estimator="unbiased"), ValueError, "at least 4"),
-    (dict(z=torch.randn(3, 5), kind="tc"), ValueError, "at least 6"),
+    (dict(z=torch.randn(3, 5), measure="tc"), ValueError, "at least 6"),
     (dict(z=torch.randn(8, 1)), ValueError, "at least two"),
-    (dict(z=torch.randn(8, 2), kind="mi"), ValueError, "kind"),
+    (dict(z=torch.randn(8, 2), measure="mi"), ValueError, "measure"),
     (dict(z=torch.randn(8, 2), bandwidth="silverman"), ValueError, "bandwidth"),
     (dict(z=torch.randn(8, 2), bandwidth=[1.0, 2.0, 3.0]), ValueError, "bandwidth"),
     (dict(z=torch.randn(8, 2), bandwidth=[1.0, -2.0]), ValueError, r"bandwidth\[1\]"),
-    (dict(z=torch.randn(8, 2), kind="dcor", index=2.0), ValueError, "index"),
+    (dict(z=torch.randn(8, 2), measure="dcor", index=2.0), ValueError, "index"),
     (dict(z=torch.randn(8, 2), detach_bandwidth=1), TypeError, "detach_bandwidth"),
 ])
 def test_bad_arguments_are_named(kwargs, err, match):

@@ -56,7 +56,7 @@ def test_lam_zero_is_exactly_the_unregularised_fit(cls, kw):
     _plain_training(ref, DS, **args)
     for penalty, track in (("hsic", True), ("dcor", False), ("tc", True)):
         net = cls.from_dataset(DS, seed=1, **kw)
-        hist = NOIR(net, penalty=penalty, lam=0.0).fit(DS, **args, track_penalty=track)
+        hist = NOIR(net, measure=penalty, lam=0.0).fit(DS, **args, track_penalty=track)
         assert _same(_params(net), _params(ref)), penalty
         assert np.isfinite(hist.penalty).all() == track
     # and lam > 0 does change the fit
@@ -69,13 +69,13 @@ def test_training_is_deterministic_under_a_seed():
     runs = []
     for _ in range(2):
         net = DeepONet.from_dataset(DS, seed=2, **SMALL)
-        hist = NOIR(net, penalty="dcor", lam=0.05).fit(DS, epochs=3, batch_size=8, lr=1e-2, seed=5)
+        hist = NOIR(net, measure="dcor", lam=0.05).fit(DS, epochs=3, batch_size=8, lr=1e-2, seed=5)
         runs.append((_params(net), hist))
     assert _same(runs[0][0], runs[1][0])
     for f in ("loss", "rel_l2", "penalty", "test_rel_l2"):
         assert np.array_equal(getattr(runs[0][1], f), getattr(runs[1][1], f))
     net = DeepONet.from_dataset(DS, seed=2, **SMALL)
-    NOIR(net, penalty="dcor", lam=0.05).fit(DS, epochs=3, batch_size=8, lr=1e-2, seed=6)
+    NOIR(net, measure="dcor", lam=0.05).fit(DS, epochs=3, batch_size=8, lr=1e-2, seed=6)
     assert not _same(_params(net), runs[0][0])
 
 
@@ -98,7 +98,7 @@ def test_callable_penalty():
         zc = (z - z.mean(0)) / z.std(0)
         return (zc.T @ zc / z.shape[0]).triu(1).abs().sum()
 
-    hist = NOIR(DeepONet.from_dataset(DS, **SMALL), penalty=l1_corr, lam=0.1).fit(DS, epochs=2, batch_size=12, seed=0)
+    hist = NOIR(DeepONet.from_dataset(DS, **SMALL), measure=l1_corr, lam=0.1).fit(DS, epochs=2, batch_size=12, seed=0)
     assert hist.penalty_kind == "l1_corr" and calls[0] == (12, 5) and len(calls) == 6
 
 
@@ -106,8 +106,8 @@ def test_callable_penalty():
     (lambda: NOIR(np.zeros(3)), TypeError, "model must be a torch.nn.Module"),
     (lambda: NOIR(torch.nn.Linear(2, 2)), TypeError, "latent"),
     (lambda: NOIR(DeepONet.from_dataset(DS, **SMALL), lam=-1.0), ValueError, "lam"),
-    (lambda: NOIR(DeepONet.from_dataset(DS, **SMALL), penalty="mmd"), ValueError, "penalty"),
-    (lambda: NOIR(DeepONet.from_dataset(DS, **SMALL), penalty_args={"kind": "dcor"}), TypeError, "penalty_args"),
+    (lambda: NOIR(DeepONet.from_dataset(DS, **SMALL), measure="mmd"), ValueError, "measure"),
+    (lambda: NOIR(DeepONet.from_dataset(DS, **SMALL), measure_args={"measure": "dcor"}), TypeError, "measure_args"),
     (lambda: NOIR(DeepONet.from_dataset(DS, **SMALL)).fit(DS, batch_size=3), ValueError, "batch_size"),
     (lambda: NOIR(DeepONet.from_dataset(DS, **SMALL)).fit(DS, lr=0), ValueError, "lr"),
     (lambda: NOIR(DeepONet.from_dataset(DS, **SMALL)).fit(DS, lr_schedule="step"), ValueError, "lr_schedule"),
@@ -135,7 +135,7 @@ def pair():
     out = {}
     for lam in (0.0, LAM):
         net = DeepONet.from_dataset(FIT_DS, seed=0, **FIT)
-        hist = NOIR(net, penalty="hsic", lam=lam).fit(FIT_DS, **TRAIN)
+        hist = NOIR(net, measure="hsic", lam=lam).fit(FIT_DS, **TRAIN)
         sig = latent_signature(net, FIT_DS, corruptions=[], test="dcor", B=199, seed=0)
         out[lam] = (net, hist, sig)
     return out

@@ -1,5 +1,5 @@
 """statcore.cit's API: the bad-input sweep of every public function, the result protocol of every
-result class, the deprecation paths of renamed and formerly positional arguments, nan_policy."""
+result class, the former name of the Hommel global test, nan_policy."""
 import warnings
 
 import numpy as np
@@ -95,80 +95,15 @@ def test_gcm_warning_is_a_statcore_warning():
 
 
 # ----------------------------------------------------------------------------------------------
-# deprecation paths: one release of grace, with a FutureWarning
+# the former name of the Hommel global test (one release of grace, with a FutureWarning)
 # ----------------------------------------------------------------------------------------------
 
-def test_gcm_test_type_is_now_kind():
-    new = gcm_test(X2, Y2, Z, kind="quadratic")
-    with pytest.warns(FutureWarning, match="'type' is now called 'kind'"):
-        old = gcm_test(X2, Y2, Z, type="quadratic")
-    assert old == new
-    with pytest.raises(TypeError, match="both 'type'"):
-        gcm_test(X2, Y2, Z, type="max", kind="max")
-
-
-def test_gcm_test_positional_arguments_after_z():
-    new = gcm_test(X2, Y2, Z, regression="ols", kind="max", B=99, seed=1)
-    with pytest.warns(FutureWarning, match="pass regression, kind, B by keyword"):
-        old = gcm_test(X2, Y2, Z, "ols", "max", 99, seed=1)
-    assert old == new
-
-
-def test_rpcit_positional_arguments_and_hommel():
+def test_rpcit_hommel():
     new = rpcit(X2, Y2, Z, k=6, aggregate="hommel_global", seed=2)
-    with pytest.warns(FutureWarning, match="pass k, base, aggregate by keyword"):
-        old = rpcit(X2, Y2, Z, 6, "gcm", "hommel_global", seed=2)
-    assert old == new
     with pytest.warns(FutureWarning, match="'hommel' is now called 'hommel_global'"):
         renamed = rpcit(X2, Y2, Z, k=6, aggregate="hommel", seed=2)
     assert renamed.p_value == new.p_value
     assert "Hommel (1983)" in renamed.method
-
-
-def test_random_directions_rng_is_now_seed():
-    new = random_directions(3, 4, seed=5)
-    with pytest.warns(FutureWarning, match="'rng' is now called 'seed'"):
-        np.testing.assert_array_equal(random_directions(3, 4, rng=5), new)
-    with pytest.warns(FutureWarning, match="pass seed by keyword"):
-        np.testing.assert_array_equal(random_directions(3, 4, 5), new)
-
-
-def test_residualizers_positional_arguments():
-    with pytest.warns(FutureWarning, match="pass regression by keyword"):
-        old = residualize(X2, Z, "ridge")
-    np.testing.assert_array_equal(old, residualize(X2, Z, regression="ridge"))
-    with pytest.warns(FutureWarning, match="pass regression, seed by keyword"):
-        fit = fit_residualizer(X2, Z, "rf", 1)
-    np.testing.assert_array_equal(fit.residuals, fit_residualizer(X2, Z, regression="rf", seed=1).residuals)
-    with pytest.warns(FutureWarning, match="pass regression by keyword"):
-        fits = fit_residualizers([X, Y], Z, "krr")
-    np.testing.assert_array_equal(fits[1].residuals, fit_residualizers([X, Y], Z, regression="krr")[1].residuals)
-
-
-def test_parcor_pvalues_positional_q_and_method():
-    new = parcor_pvalues(RX, RY, np.eye(2), np.eye(2), q=2, method="fisher")
-    with pytest.warns(FutureWarning, match="pass q, method by keyword"):
-        old = parcor_pvalues(RX, RY, np.eye(2), np.eye(2), 2, "fisher")
-    np.testing.assert_array_equal(old[1], new[1])
-
-
-def test_pc_skeleton_positional_arguments_and_type():
-    new = pc_skeleton(FRAME, alpha=0.05, test="gcm")
-    with pytest.warns(FutureWarning, match="pass alpha, test by keyword"):
-        old = pc_skeleton(FRAME, 0.05, "gcm")
-    pd.testing.assert_frame_equal(old.tests, new.tests)
-    grouped = {"A": ["A"], "BC": ["B", "C"]}
-    kind = pc_skeleton(FRAME, test="gcm", groups=grouped, kind="quadratic")
-    with pytest.warns(FutureWarning, match="'type' is now called 'kind'"):
-        typ = pc_skeleton(FRAME, test="gcm", groups=grouped, type="quadratic")
-    pd.testing.assert_frame_equal(kind.tests, typ.tests)
-
-
-def test_register_causallearn_tests_keyword_only():
-    pytest.importorskip("causallearn.utils.cit")
-    with pytest.warns(FutureWarning, match="pass prefix by keyword"):
-        names = register_causallearn_tests("statcore_api_")
-    assert names == register_causallearn_tests(prefix="statcore_api_")
 
 
 # ----------------------------------------------------------------------------------------------

@@ -364,6 +364,9 @@ def test_residualize_pandas_in_pandas_out():
     frame = pd.DataFrame(z.to_numpy() @ [[1.0, 0.5, 0.0], [0.0, 1.0, -1.0]] + rng.normal(size=(40, 3)),
                          index=idx, columns=["x1", "x2", "x3"])
     expected = residualize(frame.to_numpy(), z.to_numpy())
+    with pytest.raises(ValueError, match="v and z are pandas objects with different indexes"):
+        residualize(frame, z)                      # never paired by position behind the user's back
+    z = z.set_axis(idx)
     for regression in ["ols", "krr"]:
         out = residualize(frame, z, regression=regression)
         assert isinstance(out, pd.DataFrame)

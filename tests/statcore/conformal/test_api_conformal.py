@@ -32,10 +32,11 @@ BAD_INPUT_SPECS = {
     "coverage_band": apicheck.Spec(coverage_band, {"n": 40, "alpha": 0.1}, data=("n",), paired=False),
     "coverage_test": apicheck.Spec(coverage_test, {"covered": COVERED, "alpha": 0.1}, data=("covered",),
                                    paired=False),
-    "conformal_set": apicheck.Spec(conformal_set, {"density": DENS, "grid": GRID, "q": -0.05},
-                                   data=("density", "grid", "q"), paired=False),
-    "conformal_set[rows]": apicheck.Spec(conformal_set, {"density": DENS, "grid": GRID, "q": np.full(30, -0.05)},
-                                         data=("density", "q"), ok={("q", "inf")}),  # q = inf: the whole line
+    "conformal_set": apicheck.Spec(conformal_set, {"density": DENS, "grid": GRID, "threshold": -0.05},
+                                   data=("density", "grid", "threshold"), paired=False),
+    "conformal_set[rows]": apicheck.Spec(conformal_set, {"density": DENS, "grid": GRID,
+                                                         "threshold": np.full(30, -0.05)},
+                                         data=("density", "threshold"), ok={("threshold", "inf")}),  # the whole line
     "conformal_density_scores": apicheck.Spec(conformal_density_scores, {"density": DENS, "grid": GRID, "y": Y_DENS},
                                               data=("density", "y")),
     "conformal_interval": apicheck.Spec(conformal_interval, _REG, data=("y_cal", "pred_cal")),
@@ -58,7 +59,7 @@ BAD_INPUT_SPECS = {
 EXEMPT: dict = {}
 
 RESULT_EXAMPLES = {
-    "ConformalSet": lambda: conformal_set(DENS, GRID, conformal_quantile(
+    "ConformalSet": lambda: conformal_set(DENS, GRID, threshold=conformal_quantile(
         conformal_density_scores(DENS, GRID, Y_DENS), alpha=0.2)),
     "ConformalIntervals": lambda: conformal_interval(**_NORM),
     "ConformalIntervals[cqr groups]": lambda: conformal_cqr(**dict(_CQR, **_GROUPS)),

@@ -138,7 +138,7 @@ def test_highest_density_sets_cover_exactly():
         dens = _mixture_density(grid, centers * 0.8, 0.5)        # model: modes too close, too narrow
         scores = conformal_density_scores(dens[:N_CAL], grid, y[:N_CAL])
         q = conformal_quantile(scores, alpha=ALPHA)
-        return {"density sets": conformal_set(dens[N_CAL:], grid, q).contains(y[N_CAL:]).mean()}
+        return {"density sets": conformal_set(dens[N_CAL:], grid, threshold=q).contains(y[N_CAL:]).mean()}
 
     res = assert_coverage(covers, draw, conf_level=_exact(N_CAL), reps=R, seed=5, exact=True)
     _assert_band(res, N_CAL)

@@ -24,7 +24,7 @@ def _brute_intervals(f, grid, level, fine=200_001):
 def test_intervals_match_a_brute_force_grid(sep, level):
     grid = np.linspace(-6, 6, 97)            # a coarse grid: the interpolation matters
     f = _mixture(grid, sep)
-    res = conformal_set(f, grid, -level)
+    res = conformal_set(f, grid, threshold=-level)
     x, brute = _brute_intervals(f, grid, level)
     got = res.intervals[0]
     assert got.shape == brute.shape
@@ -40,7 +40,8 @@ def test_intervals_match_a_brute_force_grid(sep, level):
 def test_bimodal_gives_two_intervals_that_merge_as_modes_approach():
     grid = np.linspace(-8, 8, 1601)
     level = 0.12
-    counts = [conformal_set(_mixture(grid, sep), grid, -level).n_intervals[0] for sep in (4.0, 3.0, 2.0, 1.0, 0.5)]
+    counts = [conformal_set(_mixture(grid, sep), grid, threshold=-level).n_intervals[0]
+              for sep in (4.0, 3.0, 2.0, 1.0, 0.5)]
     assert counts[0] == 2 and counts[1] == 2
     assert counts[-1] == 1 and counts[-2] == 1
     assert counts == sorted(counts, reverse=True)
@@ -53,7 +54,7 @@ def test_set_shrinks_as_modes_separate_with_fixed_widths():
     grid = np.linspace(-12, 12, 4801)
     level = 0.15
     seps = (1.75, 2.0, 2.25, 2.5, 3.0, 8.0)
-    sets = [conformal_set(_mixture(grid, sep), grid, -level) for sep in seps]
+    sets = [conformal_set(_mixture(grid, sep), grid, threshold=-level) for sep in seps]
     lengths = [r.length[0] for r in sets]
     assert sets[0].n_intervals[0] == 1 and all(r.n_intervals[0] == 2 for r in sets[1:])
     assert all(a > b for a, b in zip(lengths[:-1], lengths[1:-1]))
@@ -71,7 +72,7 @@ def test_calibrated_hpd_set_excludes_the_gap():
         f = _mixture(grid, sep)
         fs = np.sort(f)[::-1]
         level = fs[np.searchsorted(np.cumsum(fs) * (grid[1] - grid[0]), 0.9)]
-        res = conformal_set(f, grid, -level)
+        res = conformal_set(f, grid, threshold=-level)
         assert res.n_intervals[0] == n_int
     assert res.length[0] == pytest.approx(2 * 1.6448536 * 0.5 * 2, abs=2e-3)   # two 90% normal intervals
     assert res.upper.max() - res.lower.min() > 6.0
@@ -81,9 +82,9 @@ def test_rows_and_per_row_thresholds():
     grid = np.linspace(-6, 6, 241)
     dens = np.vstack([_mixture(grid, s) for s in (0.0, 2.0, 4.0)])
     q = np.array([-0.1, -0.2, -0.05])
-    res = conformal_set(dens, grid, q)
+    res = conformal_set(dens, grid, threshold=q)
     for i in range(3):
-        one = conformal_set(dens[i], grid, q[i])
+        one = conformal_set(dens[i], grid, threshold=q[i])
         np.testing.assert_array_equal(res.intervals[i], one.intervals[0])
         assert res.length[i] == one.length[0]
     np.testing.assert_array_equal(res.n_intervals, [len(iv) for iv in res.intervals])
@@ -96,11 +97,11 @@ def test_rows_and_per_row_thresholds():
 def test_infinite_empty_and_edge_sets():
     grid = np.linspace(0.0, 1.0, 11)
     flat = np.ones(11)
-    res = conformal_set(np.vstack([flat, flat, flat]), grid, [0.0, np.inf, -2.0])
+    res = conformal_set(np.vstack([flat, flat, flat]), grid, threshold=[0.0, np.inf, -2.0])
     assert res.intervals[0].tolist() == [[-np.inf, np.inf]] and res.length[0] == np.inf
     assert res.intervals[1].tolist() == [[-np.inf, np.inf]]
     assert res.n_intervals[2] == 0 and res.length[2] == 0          # level 2 above the density: empty
-    at_edge = conformal_set(flat, grid, -0.5)
+    at_edge = conformal_set(flat, grid, threshold=-0.5)
     assert at_edge.intervals[0].tolist() == [[0.0, 1.0]]          # 0 outside the grid: ends at its ends
     assert at_edge.contains(0.5).tolist() == [True] and at_edge.contains(1.5).tolist() == [False]
 
@@ -120,7 +121,7 @@ def test_density_scores_and_coverage_contract():
                                rtol=0, atol=1e-15)
     assert np.all(scores[~inside_grid] == 0)
     q = conformal_quantile(scores[:200], alpha=0.2)
-    res = conformal_set(dens[200:], grid, q)
+    res = conformal_set(dens[200:], grid, threshold=q)
     s_test = scores[200:]
     away = np.abs(s_test - q) > 1e-12          # not exactly on the level
     np.testing.assert_array_equal(res.contains(y[200:])[away], (s_test <= q)[away])
@@ -130,17 +131,17 @@ def test_bad_input():
     grid = np.linspace(0, 1, 5)
     f = np.array([0.0, 1.0, 2.0, 1.0, 0.0])
     with pytest.raises(ValueError, match="grid must be strictly increasing"):
-        conformal_set(f, grid[::-1], -0.5)
+        conformal_set(f, grid[::-1], threshold=-0.5)
     with pytest.raises(ValueError, match="density must be non-negative"):
-        conformal_set(-f, grid, -0.5)
+        conformal_set(-f, grid, threshold=-0.5)
     with pytest.raises(ValueError, match="one value per grid point"):
-        conformal_set(f[:4], grid, -0.5)
-    with pytest.raises(ValueError, match="q must be one number or one per density row"):
-        conformal_set(np.vstack([f, f]), grid, [-0.5, -0.5, -0.5])
-    with pytest.raises(ValueError, match="q contains NaN"):
-        conformal_set(f, grid, np.nan)
+        conformal_set(f[:4], grid, threshold=-0.5)
+    with pytest.raises(ValueError, match="threshold must be one number or one per density row"):
+        conformal_set(np.vstack([f, f]), grid, threshold=[-0.5, -0.5, -0.5])
+    with pytest.raises(ValueError, match="threshold contains NaN"):
+        conformal_set(f, grid, threshold=np.nan)
     with pytest.raises(ValueError, match="density contains NaN"):
-        conformal_set(np.r_[np.nan, f[1:]], grid, -0.5)
+        conformal_set(np.r_[np.nan, f[1:]], grid, threshold=-0.5)
     with pytest.raises(ValueError, match="y must have one value per density row"):
         conformal_density_scores(np.vstack([f, f]), grid, [0.5])
-    assert isinstance(conformal_set(f, grid, -0.5), ConformalSet)
+    assert isinstance(conformal_set(f, grid, threshold=-0.5), ConformalSet)

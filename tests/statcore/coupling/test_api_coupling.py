@@ -1,6 +1,5 @@
 """statcore.coupling through the one API: the bad-input sweep of every public function, the result
-protocol of JointBounds and MakarovBounds, nan_policy, and every deprecation path (renamed and
-formerly positional arguments, JointBounds.se, the old ConvergenceWarning import)."""
+protocol of JointBounds and MakarovBounds, nan_policy and the one ConvergenceWarning."""
 import dataclasses
 import warnings
 
@@ -61,8 +60,8 @@ EXTRA_SPECS = {
 }
 
 RESULT_EXAMPLES = {
-    "JointBounds": lambda: joint_bounds(Y, T, "abs_diff", assumption="comonotone", B=9, seed=1),
-    "MakarovBounds": lambda: makarov_bounds(Y, T, DELTA),
+    "JointBounds": lambda: joint_bounds(Y, T, f="abs_diff", assumption="comonotone", B=9, seed=1),
+    "MakarovBounds": lambda: makarov_bounds(Y, T, delta=DELTA),
 }
 
 EXEMPT = {}
@@ -81,10 +80,10 @@ def test_result_protocol(name):
 
 def test_more_result_shapes_follow_the_protocol():
     # strata (given-X rows), no bootstrap, ite_variance_bounds (built by dataclasses.replace)
-    check_result_protocol(joint_bounds(Y, T, "product", strata=S, assumption="comonotone given X", B=0))
+    check_result_protocol(joint_bounds(Y, T, f="product", strata=S, assumption="comonotone given X", B=0))
     check_result_protocol(ite_variance_bounds(Y, T, B=5, seed=2))
-    check_result_protocol(makarov_bounds(Y, T, 0.5))
-    df = joint_bounds(Y, T, "product", strata=S, B=0).to_frame()
+    check_result_protocol(makarov_bounds(Y, T, delta=0.5))
+    df = joint_bounds(Y, T, f="product", strata=S, B=0).to_frame()
     assert list(df.index) == ["lower", "upper", "comonotone", "countercomonotone", "comonotone_given_x",
                               "countercomonotone_given_x"]
     assert list(df.columns) == ["estimate", "std_error"]
@@ -107,8 +106,8 @@ def test_results_are_frozen():
 
 
 def test_repr_is_compact():
-    assert repr(joint_bounds(Y, T, "sq_diff", B=0)).startswith("JointBounds(lower=")
-    assert repr(makarov_bounds(Y, T, DELTA)) == "MakarovBounds(n_delta=3, n1=12, n0=12, n_strata=1)"
+    assert repr(joint_bounds(Y, T, f="sq_diff", B=0)).startswith("JointBounds(lower=")
+    assert repr(makarov_bounds(Y, T, delta=DELTA)) == "MakarovBounds(n_delta=3, n1=12, n0=12, n_strata=1)"
 
 
 # ----------------------------------------------------------------------------------------------
@@ -121,118 +120,65 @@ def test_nan_policy_omit_drops_the_units():
     t[6] = np.nan
     keep = ~(np.isnan(y) | np.isnan(t))
     before = (y.copy(), t.copy())
-    r = joint_bounds(y, t, "sq_diff", B=0, nan_policy="omit")
-    ref = joint_bounds(Y[keep], T[keep], "sq_diff", B=0)
+    r = joint_bounds(y, t, f="sq_diff", B=0, nan_policy="omit")
+    ref = joint_bounds(Y[keep], T[keep], f="sq_diff", B=0)
     assert (r.lower, r.upper) == (ref.lower, ref.upper)
     assert r.n1 + r.n0 == keep.sum() and "2 unit(s) with a missing value dropped" in r.summary()
     np.testing.assert_array_equal(y, before[0])
     np.testing.assert_array_equal(t, before[1])
     v = ite_variance_bounds(y, t, B=0, nan_policy="omit")
     assert v.lower == ite_variance_bounds(Y[keep], T[keep], B=0).lower
-    m = makarov_bounds(y, t, DELTA, nan_policy="omit")
-    np.testing.assert_array_equal(m.lower, makarov_bounds(Y[keep], T[keep], DELTA).lower)
+    m = makarov_bounds(y, t, delta=DELTA, nan_policy="omit")
+    np.testing.assert_array_equal(m.lower, makarov_bounds(Y[keep], T[keep], delta=DELTA).lower)
     x = XCOV.copy()
     x[0, 1] = np.nan
-    r = joint_bounds(Y, T, "product", X=x, B=0, nan_policy="omit")
+    r = joint_bounds(Y, T, f="product", X=x, B=0, nan_policy="omit")
     assert r.n1 + r.n0 == N - 1
     with pytest.raises(ValueError, match="X contains 1 NaN"):
-        joint_bounds(Y, T, "product", X=x, B=0)
+        joint_bounds(Y, T, f="product", X=x, B=0)
 
 
 def test_nan_policy_omit_drops_missing_strata():
     s = S.astype(float)
     s[5] = np.nan
     keep = ~np.isnan(s)
-    r = joint_bounds(Y, T, "product", strata=s, B=0, nan_policy="omit")
-    ref = joint_bounds(Y[keep], T[keep], "product", strata=S[keep], B=0)
+    r = joint_bounds(Y, T, f="product", strata=s, B=0, nan_policy="omit")
+    ref = joint_bounds(Y[keep], T[keep], f="product", strata=S[keep], B=0)
     assert (r.lower, r.upper) == (ref.lower, ref.upper)
     with pytest.raises(ValueError, match="strata has 1 missing value"):
-        joint_bounds(Y, T, "product", strata=s, B=0)
+        joint_bounds(Y, T, f="product", strata=s, B=0)
 
 
 def test_nan_policy_of_coupling_mean():
     y1 = Y1.copy()
     y1[2] = np.nan
-    assert np.isnan(coupling_mean(y1, Y0, "product", nan_policy="propagate"))
-    assert coupling_mean(y1, Y0, "product", nan_policy="omit") == coupling_mean(np.delete(Y1, 2), Y0, "product")
+    assert np.isnan(coupling_mean(y1, Y0, f="product", nan_policy="propagate"))
+    assert coupling_mean(y1, Y0, f="product", nan_policy="omit") == coupling_mean(np.delete(Y1, 2), Y0, f="product")
     w0 = np.ones(7)
     w0[1] = np.nan
-    assert coupling_mean(Y1, Y0, "product", weights0=w0, nan_policy="omit") == pytest.approx(
-        coupling_mean(Y1, np.delete(Y0, 1), "product"), rel=1e-14)
+    assert coupling_mean(Y1, Y0, f="product", weights0=w0, nan_policy="omit") == pytest.approx(
+        coupling_mean(Y1, np.delete(Y0, 1), f="product"), rel=1e-14)
     with pytest.raises(ValueError, match="y1 contains 1 NaN"):
-        coupling_mean(y1, Y0, "product")
+        coupling_mean(y1, Y0, f="product")
 
 
-@pytest.mark.parametrize("func, args", [(joint_bounds, (Y, T, "product")), (ite_variance_bounds, (Y, T)),
-                                        (makarov_bounds, (Y, T, DELTA))])
-def test_propagate_is_refused_where_it_makes_no_sense(func, args):
-    kw = {} if func is makarov_bounds else {"B": 0}
+@pytest.mark.parametrize("func, args, kw", [(joint_bounds, (Y, T), {"f": "product", "B": 0}),
+                                            (ite_variance_bounds, (Y, T), {"B": 0}),
+                                            (makarov_bounds, (Y, T), {"delta": DELTA})])
+def test_propagate_is_refused_where_it_makes_no_sense(func, args, kw):
     with pytest.raises(ValueError, match="nan_policy"):
         func(*args, nan_policy="propagate", **kw)
 
 
 def test_series_in_series_out_for_makarov():
     d = pd.Series(DELTA, index=["a", "b", "c"])
-    r = makarov_bounds(pd.Series(Y), T, d)
+    r = makarov_bounds(pd.Series(Y), T, delta=d)
     assert list(r.lower.index) == ["a", "b", "c"]
 
 
 # ----------------------------------------------------------------------------------------------
-# deprecations: one release of grace with a FutureWarning
+# scalar checks, JointBounds.std_error, one ConvergenceWarning
 # ----------------------------------------------------------------------------------------------
-
-def test_coupling_mean_old_names_and_positions():
-    w1, w0 = np.arange(1.0, 10.0), np.ones(7)
-    new = coupling_mean(Y1, Y0, "product", coupling="countercomonotone", weights1=w1, weights0=w0)
-    with pytest.warns(FutureWarning) as rec:
-        old = coupling_mean(Y1, Y0, "product", coupling="countercomonotone", w1=w1, w0=w0)
-    assert old == new
-    msgs = " ".join(str(w.message) for w in rec)
-    assert "'w1' is now called 'weights1'" in msgs and "'w0' is now called 'weights0'" in msgs
-    with pytest.warns(FutureWarning, match="pass coupling, weights1, weights0 by keyword"):
-        assert coupling_mean(Y1, Y0, "product", "countercomonotone", w1, w0) == new
-
-
-def test_joint_bounds_old_x_and_positions():
-    new = joint_bounds(Y, T, "product", X=XCOV, assumption="comonotone", B=0)
-    with pytest.warns(FutureWarning, match="'x' is now called 'X'"):
-        old = joint_bounds(Y, T, "product", x=XCOV, assumption="comonotone", B=0)
-    assert (old.lower, old.upper, old.estimate) == (new.lower, new.upper, new.estimate)
-    with pytest.warns(FutureWarning, match="pass X, propensity, strata, assumption by keyword"):
-        pos = joint_bounds(Y, T, "product", XCOV, None, None, "comonotone", B=0)
-    assert pos.estimate == new.estimate
-    with pytest.warns(FutureWarning, match="by keyword"):
-        pos = joint_bounds(Y, T, "product", None, None, None, None, "auto", 0.9, 5, "stoye", 3, 1)
-    assert (pos.conf_level, pos.B, pos.ci) == (0.9, 5, "stoye")
-    with pytest.raises(TypeError, match="both 'x'"):
-        joint_bounds(Y, T, "product", x=XCOV, X=XCOV, B=0)
-
-
-def test_ite_variance_bounds_old_x_and_positions():
-    new = ite_variance_bounds(Y, T, X=XCOV, B=0)
-    with pytest.warns(FutureWarning, match="'x' is now called 'X'"):
-        assert ite_variance_bounds(Y, T, x=XCOV, B=0).lower == new.lower
-    with pytest.warns(FutureWarning, match="pass X by keyword"):
-        assert ite_variance_bounds(Y, T, XCOV, B=0).upper == new.upper
-    with pytest.raises(TypeError, match="unexpected keyword"):
-        ite_variance_bounds(Y, T, B=0, foo=1)
-
-
-def test_makarov_bounds_old_positions():
-    new = makarov_bounds(Y, T, DELTA, weights=W, strata=S)
-    with pytest.warns(FutureWarning, match="pass weights, strata by keyword"):
-        old = makarov_bounds(Y, T, DELTA, W, S)
-    np.testing.assert_array_equal(old.lower, new.lower)
-
-
-def test_interval_helpers_old_positions():
-    with pytest.warns(FutureWarning, match="pass conf_level by keyword"):
-        assert imbens_manski_interval(0.0, 1.0, 0.1, 0.2, 0.9) == imbens_manski_interval(0.0, 1.0, 0.1, 0.2,
-                                                                                       conf_level=0.9)
-    with pytest.warns(FutureWarning, match="pass rho, conf_level, n by keyword"):
-        old = stoye_interval(0.0, 1.0, 0.1, 0.2, 0.3, 0.9, 100)
-    assert old == stoye_interval(0.0, 1.0, 0.1, 0.2, rho=0.3, conf_level=0.9, n=100)
-
 
 def test_interval_helpers_refuse_bad_scalars():
     with pytest.raises(ValueError, match="se_lower must be non-negative"):
@@ -243,10 +189,9 @@ def test_interval_helpers_refuse_bad_scalars():
         imbens_manski_interval(0.0, 1.0, 0.1, 0.2, conf_level=1.0)
 
 
-def test_joint_bounds_se_is_std_error():
+def test_joint_bounds_has_std_error_only():
     r = RESULT_EXAMPLES["JointBounds"]()
-    with pytest.warns(FutureWarning, match="se is now called std_error"):
-        assert r.se == r.std_error
+    assert not hasattr(r, "se") and set(r.std_error) >= {"lower", "upper"}
 
 
 def test_one_convergence_warning():
@@ -260,7 +205,7 @@ def test_one_convergence_warning():
     t = np.r_[np.zeros(12), np.ones(12)]
     with warnings.catch_warnings(record=True) as rec:
         warnings.simplefilter("always")
-        joint_bounds(x + t, t, "product", X=x, B=0)
+        joint_bounds(x + t, t, f="product", X=x, B=0)
     assert any(issubclass(w.category, ConvergenceWarning) for w in rec)
 
 

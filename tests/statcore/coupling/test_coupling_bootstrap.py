@@ -35,7 +35,7 @@ def test_replicates_equal_recomputation_on_resampled_data():
         for r in range(6):
             idx = np.repeat(np.arange(y.size), counts[r].astype(int))
             assert (t[idx] == 1).sum() == 40 and (t[idx] == 0).sum() == 31  # resampled within arms
-            direct = joint_bounds(y[idx], t[idx], name, B=0)
+            direct = joint_bounds(y[idx], t[idx], f=name, B=0)
             assert v.co[r] == pytest.approx(direct.comonotone, rel=1e-12, abs=1e-12)
             assert v.counter[r] == pytest.approx(direct.countercomonotone, rel=1e-12, abs=1e-12)
             assert (v.lower[r], v.upper[r]) == pytest.approx((direct.lower, direct.upper), rel=1e-12, abs=1e-12)
@@ -54,7 +54,7 @@ def test_replicates_with_fitted_propensity_refit_on_each_replicate():
     v = _values(design, counts, fx, "submodular")
     for r in range(3):
         idx = np.repeat(np.arange(n), counts[r].astype(int))
-        direct = joint_bounds(y[idx], t[idx], "sq_diff", X=x[idx], B=0, marginals="ipw")
+        direct = joint_bounds(y[idx], t[idx], f="sq_diff", X=x[idx], B=0, marginals="ipw")
         assert v.co[r] == pytest.approx(direct.comonotone, rel=1e-7)
         assert v.counter[r] == pytest.approx(direct.countercomonotone, rel=1e-7)
 
@@ -62,13 +62,13 @@ def test_replicates_with_fitted_propensity_refit_on_each_replicate():
 def test_same_seed_same_answer_and_threads_do_not_matter():
     rng = np.random.default_rng(3)
     y, t = normal_arms(rng, 200, 150)
-    a = joint_bounds(y, t, "sq_diff", B=99, seed=11)
-    b = joint_bounds(y, t, "sq_diff", B=99, seed=11, n_jobs=2)
-    c = joint_bounds(y, t, "sq_diff", B=99, seed=np.random.default_rng(11))
+    a = joint_bounds(y, t, f="sq_diff", B=99, seed=11)
+    b = joint_bounds(y, t, f="sq_diff", B=99, seed=11, n_jobs=2)
+    c = joint_bounds(y, t, f="sq_diff", B=99, seed=np.random.default_rng(11))
     np.testing.assert_array_equal(a.boot["lower"], b.boot["lower"])
     np.testing.assert_array_equal(a.boot["upper"], c.boot["upper"])
     assert a.set_conf_int == b.set_conf_int
-    d = joint_bounds(y, t, "sq_diff", B=99, seed=12)
+    d = joint_bounds(y, t, f="sq_diff", B=99, seed=12)
     assert not np.array_equal(a.boot["lower"], d.boot["lower"])
     assert a.boot["lower"].shape == (99,)
 
@@ -201,8 +201,8 @@ def test_identified_set_interval_meets_its_coverage_equation(rho):
 def test_whole_set_ci_in_joint_bounds():
     rng = np.random.default_rng(11)
     y, t = normal_arms(rng, 300, 300)
-    a = joint_bounds(y, t, "sq_diff", B=49, seed=3)
-    w = joint_bounds(y, t, "sq_diff", B=49, seed=3, ci="whole-set")
+    a = joint_bounds(y, t, f="sq_diff", B=49, seed=3)
+    w = joint_bounds(y, t, f="sq_diff", B=49, seed=3, ci="whole-set")
     assert np.array_equal(a.boot["upper"], w.boot["upper"])
     rho = np.corrcoef(w.boot["lower"], w.boot["upper"])[0, 1]
     assert w.set_conf_int == pytest.approx(identified_set_interval(w.lower, w.upper, w.std_error["lower"],
@@ -210,36 +210,36 @@ def test_whole_set_ci_in_joint_bounds():
     assert w.set_conf_int[0] < a.set_conf_int[0] and w.set_conf_int[1] > a.set_conf_int[1]
     assert "confidence interval for the identified set (whole set; n-out-of-n bootstrap" in w.summary()
     with pytest.raises(ValueError, match="ci"):
-        joint_bounds(y, t, "sq_diff", B=9, ci="bonferroni")
+        joint_bounds(y, t, f="sq_diff", B=9, ci="bonferroni")
 
 
 def test_kink_detected_for_bernoulli_with_equal_probabilities():
     y = np.r_[np.ones(50), np.zeros(50), np.ones(50), np.zeros(50)]
     t = np.r_[np.ones(100), np.zeros(100)]
-    r = joint_bounds(y, t, "product", B=99, seed=1)
+    r = joint_bounds(y, t, f="product", B=99, seed=1)
     assert r.kink and r.bootstrap == "numerical-delta"
     assert "numerical-delta" in r.summary() and "kink" in r.summary()
     assert r.nd_step == pytest.approx(100 ** 0.25)
-    r2 = joint_bounds(y, t, "product", B=99, seed=1, bootstrap="n-out-of-n")
+    r2 = joint_bounds(y, t, f="product", B=99, seed=1, bootstrap="n-out-of-n")
     assert r2.bootstrap == "n-out-of-n" and "consider bootstrap='numerical-delta'" in r2.summary()
-    r3 = joint_bounds(y, t, "product", B=99, seed=1, bootstrap="m-out-of-n", m=50)
+    r3 = joint_bounds(y, t, f="product", B=99, seed=1, bootstrap="m-out-of-n", m=50)
     assert r3.m_ratio == 0.5 and "m-out-of-n bootstrap (m/n = 0.5)" in r3.summary()
-    r4 = joint_bounds(y, t, "product", B=99, seed=1, bootstrap="m-out-of-n")
+    r4 = joint_bounds(y, t, f="product", B=99, seed=1, bootstrap="m-out-of-n")
     assert r4.m_ratio == pytest.approx(np.ceil(100 ** (2 / 3)) / 100)
     with pytest.raises(ValueError, match="numerical-delta' is for discrete outcomes"):
-        joint_bounds(*normal_arms(np.random.default_rng(1), 50, 50), "product", B=9, bootstrap="numerical-delta")
+        joint_bounds(*normal_arms(np.random.default_rng(1), 50, 50), f="product", B=9, bootstrap="numerical-delta")
     # far-apart probabilities: no kink
     y = np.r_[np.ones(90), np.zeros(10), np.ones(30), np.zeros(70)]
-    assert not joint_bounds(y, t, "product", B=0).kink
+    assert not joint_bounds(y, t, f="product", B=0).kink
     # an atom followed by a continuous part is no jump of Q: no kink even with equal zero shares
     y = np.r_[np.zeros(40), np.arange(1, 61.0), np.zeros(40), np.arange(1, 61.0) + 0.5]
-    assert not joint_bounds(y, t, "abs_diff", B=0).kink
+    assert not joint_bounds(y, t, f="abs_diff", B=0).kink
     # discrete outcomes with several values: cumulative probabilities 0.3 meet
     y = np.r_[np.repeat([0.0, 1.0, 2.0], [30, 30, 40]), np.repeat([0.0, 3.0], [30, 70])]
-    assert joint_bounds(y, t, "product", B=0).kink
+    assert joint_bounds(y, t, f="product", B=0).kink
     # continuous outcomes: no kink
     rng = np.random.default_rng(0)
-    assert not joint_bounds(*normal_arms(rng, 100, 100), "product", B=0).kink
+    assert not joint_bounds(*normal_arms(rng, 100, 100), f="product", B=0).kink
 
 
 def test_numerical_delta_weights():
@@ -272,7 +272,7 @@ def test_result_object():
     rng = np.random.default_rng(5)
     y, t = normal_arms(rng, 150, 120)
     y = pd.Series(y, name="earnings")
-    r = joint_bounds(y, pd.Series(t, name="training"), "abs_diff", assumption="comonotone", B=49, seed=1)
+    r = joint_bounds(y, pd.Series(t, name="training"), f="abs_diff", assumption="comonotone", B=49, seed=1)
     assert isinstance(r, JointBounds)
     assert r.conf_int == r.point_conf_int
     assert r.set_conf_int[0] <= r.lower <= r.upper <= r.set_conf_int[1]
@@ -290,7 +290,7 @@ def test_result_object():
     assert "<table" in r._repr_html_() and "<pre>" not in r._repr_html_()
     axes = r.plot()
     assert len(axes) == 2 and all(a.lines for a in axes)
-    r0 = joint_bounds(y, t, "abs_diff", B=0)
+    r0 = joint_bounds(y, t, f="abs_diff", B=0)
     assert r0.conf_int is None and "no confidence interval" in r0.summary()
     assert np.isnan(r0.to_frame()["std_error"]).all()
 
@@ -311,7 +311,7 @@ def test_ite_variance_bounds():
     assert r2.upper == pytest.approx(np.mean(((a - a.mean()) - (b[::-1] - b.mean())) ** 2), rel=1e-10)
     # the replicates recompute the identified mean difference too
     assert np.all(r.boot["lower"] >= -1e-12)
-    jb = joint_bounds(y, t, "sq_diff", B=0)
+    jb = joint_bounds(y, t, f="sq_diff", B=0)
     ate = y[t == 1].mean() - y[t == 0].mean()
     assert r.lower == pytest.approx(jb.lower - ate ** 2, rel=1e-10)
 
@@ -320,10 +320,10 @@ def test_general_f_bootstrap_runs_the_lp_per_replicate():
     rng = np.random.default_rng(7)
     y = np.r_[rng.integers(0, 4, 60), rng.integers(0, 4, 50)].astype(float)
     t = np.r_[np.ones(60), np.zeros(50)]
-    r = joint_bounds(y, t, lambda a, b: np.cos(a * b), B=20, seed=1, bootstrap="n-out-of-n")
+    r = joint_bounds(y, t, f=lambda a, b: np.cos(a * b), B=20, seed=1, bootstrap="n-out-of-n")
     assert r.f_class == "general"
     assert r.boot["lower"].shape == (20,) and np.all(r.boot["lower"] <= r.boot["upper"] + 1e-12)
-    r2 = joint_bounds(y, t, lambda a, b: np.cos(a * b), B=20, seed=1, bootstrap="n-out-of-n", n_jobs=2)
+    r2 = joint_bounds(y, t, f=lambda a, b: np.cos(a * b), B=20, seed=1, bootstrap="n-out-of-n", n_jobs=2)
     np.testing.assert_allclose(r2.boot["lower"], r.boot["lower"], atol=1e-12)
     np.testing.assert_allclose(r2.boot["upper"], r.boot["upper"], atol=1e-12)
 
@@ -347,7 +347,7 @@ def coverage(kind, reps, n, B, seed, **kw):
             y = np.r_[rng.uniform(size=n) < 0.5, rng.uniform(size=n) < 0.5].astype(float)
             t = np.r_[np.ones(n), np.zeros(n)]
             f, lo, hi, point = "product", 0.0, 0.5, 0.5     # kinks at p1 = p0 and p1 + p0 = 1
-        r = joint_bounds(y, t, f, assumption="comonotone", B=B, seed=rng, **kw)
+        r = joint_bounds(y, t, f=f, assumption="comonotone", B=B, seed=rng, **kw)
         a, b = r.set_conf_int
         hits += [a <= lo <= b, a <= hi <= b, r.point_conf_int[0] <= point <= r.point_conf_int[1]]
     return hits / reps, r
@@ -420,15 +420,15 @@ def test_n_jobs_follows_joblib_convention():
     assert _n_threads(1) == 1 and _n_threads(10 ** 6) == mx
     rng = np.random.default_rng(4)
     y, t = normal_arms(rng, 60, 50)
-    ref = joint_bounds(y, t, "sq_diff", B=30, seed=5)
+    ref = joint_bounds(y, t, f="sq_diff", B=30, seed=5)
     for n_jobs in (-1, -2, -3):  # -2 was refused while -1 was accepted
-        r = joint_bounds(y, t, "sq_diff", B=30, seed=5, n_jobs=n_jobs)
+        r = joint_bounds(y, t, f="sq_diff", B=30, seed=5, n_jobs=n_jobs)
         np.testing.assert_array_equal(r.boot["upper"], ref.boot["upper"])
     y = np.round(y)  # general f: the replicates' linear programs through joblib
-    g = joint_bounds(y, t, lambda a, b: np.cos(a * b), B=4, seed=1, bootstrap="n-out-of-n")
-    g2 = joint_bounds(y, t, lambda a, b: np.cos(a * b), B=4, seed=1, bootstrap="n-out-of-n", n_jobs=-2)
+    g = joint_bounds(y, t, f=lambda a, b: np.cos(a * b), B=4, seed=1, bootstrap="n-out-of-n")
+    g2 = joint_bounds(y, t, f=lambda a, b: np.cos(a * b), B=4, seed=1, bootstrap="n-out-of-n", n_jobs=-2)
     np.testing.assert_allclose(g2.boot["lower"], g.boot["lower"], atol=1e-9)
     with pytest.raises(ValueError, match="n_jobs must be a positive number of workers or negative"):
-        joint_bounds(y, t, "sq_diff", B=0, n_jobs=0)
+        joint_bounds(y, t, f="sq_diff", B=0, n_jobs=0)
     with pytest.raises(TypeError, match="n_jobs must be a non-zero integer"):
-        joint_bounds(y, t, "sq_diff", B=0, n_jobs=1.5)
+        joint_bounds(y, t, f="sq_diff", B=0, n_jobs=1.5)

@@ -21,12 +21,12 @@ def test_given_propensity_is_hajek_weighting():
     rng = np.random.default_rng(1)
     x, t, y = confounded(rng, 300)
     e = np.clip(expit(1.5 * x), 0.02, 0.98)  # inside the default clip: plain Hajek weights
-    r = joint_bounds(y, t, "product", propensity=e, B=0)
+    r = joint_bounds(y, t, f="product", propensity=e, B=0)
     w1, w0 = 1 / e[t == 1], 1 / (1 - e[t == 0])
-    assert r.comonotone == pytest.approx(coupling_mean(y[t == 1], y[t == 0], "product", weights1=w1, weights0=w0),
+    assert r.comonotone == pytest.approx(coupling_mean(y[t == 1], y[t == 0], f="product", weights1=w1, weights0=w0),
                                          rel=1e-12)
     assert r.countercomonotone == pytest.approx(
-        coupling_mean(y[t == 1], y[t == 0], "product", coupling="countercomonotone", weights1=w1, weights0=w0),
+        coupling_mean(y[t == 1], y[t == 0], f="product", coupling="countercomonotone", weights1=w1, weights0=w0),
         rel=1e-12)
     assert "propensity given" in r.summary()
     kish1 = w1.sum() ** 2 / (w1 ** 2).sum()
@@ -40,8 +40,8 @@ def test_fitted_propensity_matches_statsmodels_logit():
     X = np.column_stack([x, rng.normal(size=400)])
     fit = sm.Logit(t, sm.add_constant(X)).fit(disp=0, tol=1e-12)
     e = fit.predict(sm.add_constant(X))
-    a = joint_bounds(y, t, "sq_diff", X=X, B=0, marginals="ipw")
-    b = joint_bounds(y, t, "sq_diff", propensity=e, B=0)
+    a = joint_bounds(y, t, f="sq_diff", X=X, B=0, marginals="ipw")
+    b = joint_bounds(y, t, f="sq_diff", propensity=e, B=0)
     assert a.lower == pytest.approx(b.lower, rel=1e-8)
     assert a.upper == pytest.approx(b.upper, rel=1e-8)
     assert "fitted by logistic regression" in a.summary()
@@ -52,8 +52,8 @@ def test_ipw_recovers_population_marginals_under_confounding():
     # Y1 ~ N(1, 5), Y0 ~ N(0, 2) in the population: E[Y1 Y0] in [-sqrt(10), sqrt(10)]
     rng = np.random.default_rng(3)
     x, t, y = confounded(rng, 40_000)
-    r = joint_bounds(y, t, "product", X=x, B=0, marginals="ipw")
-    naive = joint_bounds(y, t, "product", B=0)
+    r = joint_bounds(y, t, f="product", X=x, B=0, marginals="ipw")
+    naive = joint_bounds(y, t, f="product", B=0)
     s = np.sqrt(10)
     # standard errors here are about 0.04; the naive marginals are off by more than 1
     assert r.upper == pytest.approx(s, abs=0.2)
@@ -67,17 +67,17 @@ def test_clipping_warns_and_clips():
     e = expit(1.5 * x)
     e[:3] = [0.001, 0.002, 0.9995]
     with pytest.warns(OverlapWarning, match="3 propensity scores"):
-        r = joint_bounds(y, t, "product", propensity=e, B=0, clip=0.01)
+        r = joint_bounds(y, t, f="product", propensity=e, B=0, clip=0.01)
     ec = np.clip(e, 0.01, 0.99)
     w1, w0 = 1 / ec[t == 1], 1 / (1 - ec[t == 0])
-    assert r.comonotone == pytest.approx(coupling_mean(y[t == 1], y[t == 0], "product", weights1=w1, weights0=w0),
+    assert r.comonotone == pytest.approx(coupling_mean(y[t == 1], y[t == 0], f="product", weights1=w1, weights0=w0),
                                          rel=1e-12)
     assert "clipped to [0.01, 0.99]" in r.summary()
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        joint_bounds(y, t, "product", propensity=np.clip(e, 0.05, 0.95), B=0, clip=0.01)
+        joint_bounds(y, t, f="product", propensity=np.clip(e, 0.05, 0.95), B=0, clip=0.01)
     with pytest.raises(ValueError, match="clip must be below 0.5"):
-        joint_bounds(y, t, "product", propensity=ec, B=0, clip=0.5)
+        joint_bounds(y, t, f="product", propensity=ec, B=0, clip=0.5)
 
 
 def test_assumption_given_x_differs_and_is_printed():
@@ -86,8 +86,8 @@ def test_assumption_given_x_differs_and_is_printed():
     s = rng.integers(0, 3, n)
     t = (rng.uniform(size=n) < 0.5).astype(float)
     y = np.where(t == 1, 3 * s + rng.normal(size=n), -2 * s + rng.normal(size=n))
-    given = joint_bounds(y, t, "product", strata=s, assumption="comonotone given X", B=0)
-    uncond = joint_bounds(y, t, "product", strata=s, assumption="comonotone", B=0)
+    given = joint_bounds(y, t, f="product", strata=s, assumption="comonotone given X", B=0)
+    uncond = joint_bounds(y, t, f="product", strata=s, assumption="comonotone", B=0)
     assert "assumption: comonotone given X" in given.summary()
     assert "assumption: comonotone\n" in uncond.summary()
     assert given.estimate != pytest.approx(uncond.estimate, abs=0.5)
@@ -105,7 +105,7 @@ def test_strata_with_bootstrap_keeps_cells():
     s = rng.integers(0, 2, n)
     t = np.r_[np.ones(150), np.zeros(150)]
     y = rng.normal(size=n) + s
-    r = joint_bounds(y, t, "sq_diff", strata=s, assumption="comonotone given X", B=49, seed=1)
+    r = joint_bounds(y, t, f="sq_diff", strata=s, assumption="comonotone given X", B=49, seed=1)
     assert r.set_conf_int[0] <= r.lower and r.upper <= r.set_conf_int[1]
     assert r.point_conf_int[0] <= r.estimate <= r.point_conf_int[1]
     assert "stratum-by-arm" in r.summary() or "strata" in r.summary()
@@ -119,7 +119,7 @@ def test_separation_warns_about_convergence_and_overlap():
     y = x + np.r_[np.zeros(20), np.ones(20)]
     with pytest.warns(ConvergenceWarning, match="did not converge"):
         with pytest.warns(OverlapWarning):
-            joint_bounds(y, t, "product", X=x, B=0)
+            joint_bounds(y, t, f="product", X=x, B=0)
 
 
 @pytest.mark.parametrize("strata", [
@@ -133,6 +133,6 @@ def test_missing_strata_values_are_refused(strata):
     # they formed a stratum of their own (NaN: one per value) and changed the bounds silently
     y, t = np.arange(8.0), np.array([0, 1] * 4)
     with pytest.raises(ValueError, match=r"strata has \d missing value\(s\).*first at position 4"):
-        joint_bounds(y, t, "product", strata=strata, B=0)
+        joint_bounds(y, t, f="product", strata=strata, B=0)
     with pytest.raises(ValueError, match=r"strata has \d missing value\(s\)"):
-        makarov_bounds(y, t, [0.0, 1.0], strata=strata)
+        makarov_bounds(y, t, delta=[0.0, 1.0], strata=strata)

@@ -55,15 +55,15 @@ def test_dr_recovers_population_bounds_and_needs_only_one_model():
     s1, s0 = np.sqrt(5), np.sqrt(2)
     lo, hi = 1 + (s1 - s0) ** 2, 1 + (s1 + s0) ** 2
     x, t, y = confounded(np.random.default_rng(3), 20_000)
-    r = joint_bounds(y, t, "sq_diff", X=x, B=0)
+    r = joint_bounds(y, t, f="sq_diff", X=x, B=0)
     assert "doubly robust" in r.weights_note
     # about 3 standard errors at n = 20000 (the end estimates' sd is about 0.06 and 0.2)
     assert r.lower == pytest.approx(lo, abs=0.2) and r.upper == pytest.approx(hi, abs=0.6)
     # a wrong propensity (no confounding assumed) with the right outcome model: still consistent,
     # while inverse-propensity weighting with that propensity is off by more than 3
     wrong = np.full(y.size, 0.5)
-    dr = joint_bounds(y, t, "sq_diff", X=x, propensity=wrong, B=0)
-    ipw = joint_bounds(y, t, "sq_diff", X=x, propensity=wrong, B=0, marginals="ipw")
+    dr = joint_bounds(y, t, f="sq_diff", X=x, propensity=wrong, B=0)
+    ipw = joint_bounds(y, t, f="sq_diff", X=x, propensity=wrong, B=0, marginals="ipw")
     assert dr.lower == pytest.approx(lo, abs=0.2) and dr.upper == pytest.approx(hi, abs=0.6)
     assert abs(ipw.upper - hi) > 3
 
@@ -77,10 +77,10 @@ def test_dr_with_a_wrong_outcome_model_and_the_right_propensity():
     pop = np.random.default_rng(12)
     xp = pop.normal(size=400_000)
     Y1, Y0 = f1(xp, pop.normal(size=xp.size)), xp + pop.normal(size=xp.size)
-    lo = coupling_mean(Y1, Y0, "sq_diff", coupling="comonotone")
-    hi = coupling_mean(Y1, Y0, "sq_diff", coupling="countercomonotone")
-    r = joint_bounds(y, t, "sq_diff", X=x, B=0)
-    naive = joint_bounds(y, t, "sq_diff", B=0)
+    lo = coupling_mean(Y1, Y0, f="sq_diff", coupling="comonotone")
+    hi = coupling_mean(Y1, Y0, f="sq_diff", coupling="countercomonotone")
+    r = joint_bounds(y, t, f="sq_diff", X=x, B=0)
+    naive = joint_bounds(y, t, f="sq_diff", B=0)
     assert "doubly robust" in r.weights_note
     assert r.lower == pytest.approx(lo, rel=0.05) and r.upper == pytest.approx(hi, rel=0.05)
     assert abs(naive.upper - hi) > 0.15 * hi and abs(naive.lower - lo) > 0.5 * lo
@@ -89,7 +89,7 @@ def test_dr_with_a_wrong_outcome_model_and_the_right_propensity():
 def test_ite_variance_bounds_take_the_means_from_the_same_marginals():
     x, t, y = confounded(np.random.default_rng(5), 3000)
     r = ite_variance_bounds(y, t, X=x, B=0)
-    j = joint_bounds(y, t, "sq_diff", X=x, B=0)
+    j = joint_bounds(y, t, f="sq_diff", X=x, B=0)
     d = _design_of(y, t, X=x)
     ones = np.ones(y.size)
     inv = d.inverse_propensity(ones[None])[0]
@@ -101,8 +101,8 @@ def test_ite_variance_bounds_take_the_means_from_the_same_marginals():
 
 def test_bootstrap_is_seeded_and_centred_at_the_bias_corrected_ends():
     x, t, y = confounded(np.random.default_rng(6), 600, gamma=0.75)
-    a = joint_bounds(y, t, "sq_diff", X=x, B=19, seed=4, assumption="comonotone")
-    b = joint_bounds(y, t, "sq_diff", X=x, B=19, seed=4, assumption="comonotone", n_jobs=2)
+    a = joint_bounds(y, t, f="sq_diff", X=x, B=19, seed=4, assumption="comonotone")
+    b = joint_bounds(y, t, f="sq_diff", X=x, B=19, seed=4, assumption="comonotone", n_jobs=2)
     assert a.set_conf_int == b.set_conf_int and a.point_conf_int == b.point_conf_int
     c_est = 2 * a.estimate - a.boot["comonotone"].mean()
     half = 0.5 * (a.point_conf_int[1] - a.point_conf_int[0])
@@ -115,25 +115,25 @@ def test_auto_falls_back_to_ipw_and_explicit_dr_refuses_what_it_cannot_do():
     rng = np.random.default_rng(8)
     x, t, y = confounded(rng, 400, gamma=0.5)
     strata = (x > 0).astype(int)
-    assert "doubly robust" not in joint_bounds((y > 0) * 1.0, t, "sq_diff", X=x, B=0).weights_note  # binary y
-    assert "doubly robust" not in joint_bounds(y, t, "sq_diff", B=0).weights_note                  # no X
-    assert "doubly robust" not in joint_bounds(y, t, "sq_diff", X=x, B=0, marginals="ipw").weights_note
+    assert "doubly robust" not in joint_bounds((y > 0) * 1.0, t, f="sq_diff", X=x, B=0).weights_note  # binary y
+    assert "doubly robust" not in joint_bounds(y, t, f="sq_diff", B=0).weights_note                  # no X
+    assert "doubly robust" not in joint_bounds(y, t, f="sq_diff", X=x, B=0, marginals="ipw").weights_note
     with pytest.raises(ValueError, match="marginals='doubly-robust'.*covariates X"):
-        joint_bounds(y, t, "sq_diff", B=0, marginals="doubly-robust")
+        joint_bounds(y, t, f="sq_diff", B=0, marginals="doubly-robust")
     with pytest.raises(ValueError, match="marginals='doubly-robust'.*strata"):
-        joint_bounds(y, t, "sq_diff", X=x, strata=strata, B=0, marginals="doubly-robust")
+        joint_bounds(y, t, f="sq_diff", X=x, strata=strata, B=0, marginals="doubly-robust")
     with pytest.raises(ValueError, match="marginals='doubly-robust'.*n-out-of-n"):
-        joint_bounds(y, t, "sq_diff", X=x, B=9, bootstrap="m-out-of-n", marginals="doubly-robust")
+        joint_bounds(y, t, f="sq_diff", X=x, B=9, bootstrap="m-out-of-n", marginals="doubly-robust")
     with pytest.raises(ValueError, match="marginals"):
-        joint_bounds(y, t, "sq_diff", X=x, B=0, marginals="regression")
-    assert joint_bounds(y, t, "sq_diff", X=x, B=0, marginals="dr").lower == \
-        joint_bounds(y, t, "sq_diff", X=x, B=0).lower
+        joint_bounds(y, t, f="sq_diff", X=x, B=0, marginals="regression")
+    assert joint_bounds(y, t, f="sq_diff", X=x, B=0, marginals="dr").lower == \
+        joint_bounds(y, t, f="sq_diff", X=x, B=0).lower
 
 
 def test_heavy_weights_still_warn_with_dr():
     x, t, y = confounded(np.random.default_rng(3), 2400)
     with pytest.warns(OverlapWarning, match="Kish effective fraction"):
-        r = joint_bounds(y, t, "sq_diff", X=x, B=5, seed=1)
+        r = joint_bounds(y, t, f="sq_diff", X=x, B=5, seed=1)
     assert "doubly robust" in r.weights_note
 
 
@@ -155,7 +155,7 @@ def test_dr_coverage_at_moderate_overlap():
     for r in range(R):
         rng = np.random.default_rng([2023, r])
         x, t, y = confounded(rng, 600, gamma=0.75)
-        res = joint_bounds(y, t, "sq_diff", X=x, B=19, seed=rng, ci="whole-set")
+        res = joint_bounds(y, t, f="sq_diff", X=x, B=19, seed=rng, ci="whole-set")
         wa, wb = res.set_conf_int
         # the Imbens-Manski interval of the same replicates, at the bias-corrected ends
         c_lo = 2 * res.lower - res.boot["lower"].mean()

@@ -56,7 +56,7 @@ def test_bounds_equal_exact_lp(kind, seed):
     C = random_cost(rng, u1.size, u0.size, kind)
     y = np.r_[np.repeat(u1, c1), np.repeat(u0, c0)]
     t = np.r_[np.ones(c1.sum()), np.zeros(c0.sum())]
-    res = joint_bounds(y, t, lookup(u1, u0, C), B=0)
+    res = joint_bounds(y, t, f=lookup(u1, u0, C), B=0)
     a, b = c1 / c1.sum(), c0 / c0.sum()
     # integer masses of equal totals for POT's network simplex (no rounding in its feasibility check)
     N = float(c1.sum() * c0.sum())
@@ -84,8 +84,8 @@ def test_forcing_general_gives_the_same_bounds_for_supermodular_f(seed):
     C = random_cost(rng, u1.size, u0.size, "supermodular")
     y = np.r_[np.repeat(u1, c1), np.repeat(u0, c0)]
     t = np.r_[np.ones(c1.sum()), np.zeros(c0.sum())]
-    auto = joint_bounds(y, t, lookup(u1, u0, C), B=0)
-    lp = joint_bounds(y, t, lookup(u1, u0, C), f_class="general", B=0)
+    auto = joint_bounds(y, t, f=lookup(u1, u0, C), B=0)
+    lp = joint_bounds(y, t, f=lookup(u1, u0, C), f_class="general", B=0)
     assert lp.f_class == "general"
     assert (lp.lower, lp.upper) == pytest.approx((auto.lower, auto.upper), abs=1e-9)
 
@@ -96,7 +96,7 @@ def test_named_functions_equal_lp_on_continuous_samples():
     y = np.r_[y1, y0]
     t = np.r_[np.ones(40), np.zeros(30)]
     for name in ("product", "sq_diff", "abs_diff", "min", "max", "indicator(1, 0.5)"):
-        auto = joint_bounds(y, t, name, B=0)
+        auto = joint_bounds(y, t, f=name, B=0)
         A, Bm = np.meshgrid(y1, y0, indexing="ij")
         C = _resolve_f(name).fn(A, Bm).astype(float)
         a, b = np.full(40, 1 / 40), np.full(30, 1 / 30)
@@ -107,17 +107,17 @@ def test_named_functions_equal_lp_on_continuous_samples():
 def test_detection_of_classes():
     y = np.r_[np.arange(5.0), np.arange(4.0) * 1.5]
     t = np.r_[np.ones(5), np.zeros(4)]
-    assert joint_bounds(y, t, lambda a, b: np.exp(a + b), B=0).f_class == "supermodular"
-    assert joint_bounds(y, t, lambda a, b: -np.exp(a + b), B=0).f_class == "submodular"
-    assert joint_bounds(y, t, lambda a, b: a - 3 * b + a ** 2, B=0).f_class == "modular"
-    assert joint_bounds(y, t, lambda a, b: np.sin(a * b), B=0).f_class == "general"
+    assert joint_bounds(y, t, f=lambda a, b: np.exp(a + b), B=0).f_class == "supermodular"
+    assert joint_bounds(y, t, f=lambda a, b: -np.exp(a + b), B=0).f_class == "submodular"
+    assert joint_bounds(y, t, f=lambda a, b: a - 3 * b + a ** 2, B=0).f_class == "modular"
+    assert joint_bounds(y, t, f=lambda a, b: np.sin(a * b), B=0).f_class == "general"
     # a modular f is identified: both couplings agree
-    r = joint_bounds(y, t, lambda a, b: a - b, B=0)
+    r = joint_bounds(y, t, f=lambda a, b: a - b, B=0)
     assert r.lower == pytest.approx(r.upper, abs=1e-12)
     assert r.lower == pytest.approx(2.0 - 2.25, abs=1e-12)
     # one support point in an arm: every coupling is the same
     r = joint_bounds(np.r_[np.ones(3), np.arange(4.0)], np.r_[np.ones(3), np.zeros(4)],
-                     lambda a, b: np.sin(a * b), B=0)
+                     f=lambda a, b: np.sin(a * b), B=0)
     assert r.f_class == "modular"
     assert r.lower == pytest.approx(np.mean(np.sin(np.arange(4.0))), abs=1e-12)
 
@@ -130,25 +130,25 @@ def test_strata_tightened_bounds_brute_force():
     t = np.r_[np.ones(30), np.zeros(30)]
     rng.shuffle(t)
     y = rng.normal(size=n) + 2 * s
-    r = joint_bounds(y, t, "product", strata=s, assumption="comonotone given X", B=0)
+    r = joint_bounds(y, t, f="product", strata=s, assumption="comonotone given X", B=0)
     want_lo = want_hi = 0.0
     for k in (0, 1):
         m = s == k
         share = m.mean()
         y1, y0 = y[m & (t == 1)], y[m & (t == 0)]
-        want_hi += share * coupling_mean(y1, y0, "product")
-        want_lo += share * coupling_mean(y1, y0, "product", coupling="countercomonotone")
+        want_hi += share * coupling_mean(y1, y0, f="product")
+        want_lo += share * coupling_mean(y1, y0, f="product", coupling="countercomonotone")
     assert r.upper == pytest.approx(want_hi, abs=1e-12)
     assert r.lower == pytest.approx(want_lo, abs=1e-12)
     assert r.estimate == pytest.approx(want_hi, abs=1e-12)
     # unconditional bounds: the pooled marginals are mixtures with the stratum shares
-    u = joint_bounds(y, t, "product", strata=s, assumption="comonotone", B=0)
+    u = joint_bounds(y, t, f="product", strata=s, assumption="comonotone", B=0)
     w = np.zeros(n)
     for k in (0, 1):
         for a in (0, 1):
             m = (s == k) & (t == a)
             w[m] = np.mean(s == k) / m.sum()
-    want = coupling_mean(y[t == 1], y[t == 0], "product", weights1=w[t == 1], weights0=w[t == 0])
+    want = coupling_mean(y[t == 1], y[t == 0], f="product", weights1=w[t == 1], weights0=w[t == 0])
     assert u.estimate == pytest.approx(want, abs=1e-12)
     assert u.comonotone == pytest.approx(want, abs=1e-12)
     assert r.lower - 1e-12 <= r.upper
@@ -163,7 +163,7 @@ def test_large_support_general_f_asks_to_bin():
     y = rng.normal(size=1200)
     t = np.r_[np.ones(600), np.zeros(600)]
     with pytest.raises(ValueError, match="round or bin the outcome"):
-        joint_bounds(y, t, lambda a, b: np.sin(a * b), B=0)
+        joint_bounds(y, t, f=lambda a, b: np.sin(a * b), B=0)
 
 
 def test_subgrid_check_for_huge_supports(monkeypatch):
@@ -174,7 +174,7 @@ def test_subgrid_check_for_huge_supports(monkeypatch):
     rng = np.random.default_rng(2)
     y = rng.normal(size=60)
     t = np.r_[np.ones(30), np.zeros(30)]
-    r = joint_bounds(y, t, lambda a, b: np.exp(a + b), B=0)
+    r = joint_bounds(y, t, f=lambda a, b: np.exp(a + b), B=0)
     assert r.f_class == "supermodular" and "sub-grid" in r.class_note
     assert "8 x 8 sub-grid" in r.summary()
 
@@ -185,15 +185,15 @@ def test_stated_class_contradicting_a_named_f_is_refused():
     # was silent: lower (countercomonotone) > upper (comonotone) for a submodular f stated supermodular
     with pytest.raises(ValueError, match=r"f_class='supermodular' contradicts f = \(Y1 - Y0\)\^2, which is "
                                          "submodular"):
-        joint_bounds(y, t, "sq_diff", f_class="supermodular", B=0)
+        joint_bounds(y, t, f="sq_diff", f_class="supermodular", B=0)
     for name in ("product", "sq_diff", "abs_diff", "min", "max", "indicator(3, 3)"):
         known = _resolve_f(name).known_class
         other = "submodular" if known == "supermodular" else "supermodular"
         with pytest.raises(ValueError, match=f"f_class='{other}' contradicts"):
-            joint_bounds(y, t, name, f_class=other, B=0)
-        auto = joint_bounds(y, t, name, B=0)
+            joint_bounds(y, t, f=name, f_class=other, B=0)
+        auto = joint_bounds(y, t, f=name, B=0)
         for stated in (known, "general"):  # consistent statements, and the LP, give the same bounds
-            r = joint_bounds(y, t, name, f_class=stated, B=0)
+            r = joint_bounds(y, t, f=name, f_class=stated, B=0)
             assert (r.lower, r.upper) == pytest.approx((auto.lower, auto.upper), abs=1e-9)
             assert r.lower <= r.upper
 
@@ -201,15 +201,15 @@ def test_stated_class_contradicting_a_named_f_is_refused():
 def test_stated_class_of_a_callable_is_checked_on_the_support():
     y = np.r_[np.arange(5.0), np.arange(4.0) * 1.5]
     t = np.r_[np.ones(5), np.zeros(4)]
-    r = joint_bounds(y, t, lambda a, b: np.exp(a + b), f_class="supermodular", B=0)
+    r = joint_bounds(y, t, f=lambda a, b: np.exp(a + b), f_class="supermodular", B=0)
     assert r.f_class == "supermodular" and "no mixed difference of the other sign on the support" in r.class_note
     with pytest.raises(ValueError, match=r"f_class='submodular' contradicts f: its mixed difference .* is "):
-        joint_bounds(y, t, lambda a, b: np.exp(a + b), f_class="submodular", B=0)
+        joint_bounds(y, t, f=lambda a, b: np.exp(a + b), f_class="submodular", B=0)
     with pytest.raises(ValueError, match="f_class='supermodular' contradicts f"):
-        joint_bounds(y, t, lambda a, b: np.sin(a * b), f_class="supermodular", B=0)
+        joint_bounds(y, t, f=lambda a, b: np.sin(a * b), f_class="supermodular", B=0)
     # a modular f is both
     for stated in ("supermodular", "submodular"):
-        r = joint_bounds(y, t, lambda a, b: a - b, f_class=stated, B=0)
+        r = joint_bounds(y, t, f=lambda a, b: a - b, f_class=stated, B=0)
         assert r.lower == pytest.approx(r.upper, abs=1e-12)
 
 
@@ -222,10 +222,10 @@ def test_stated_class_wrong_off_the_checked_subgrid_gives_an_error_not_lower_abo
     # comonotone value 33/5 = 6.6 is below the countercomonotone (16 + 4 + 0 + 4 + 16)/5 = 8
     f = lambda a, b: (a - b) ** 2 + 33.0 * ((a == 0) & (b == 0))  # noqa: E731
     y, t = np.r_[u, u], np.r_[np.ones(5), np.zeros(5)]
-    assert coupling_mean(u, u, f) == pytest.approx(6.6)
-    assert coupling_mean(u, u, f, coupling="countercomonotone") == pytest.approx(8.0)
+    assert coupling_mean(u, u, f=f) == pytest.approx(6.6)
+    assert coupling_mean(u, u, f=f, coupling="countercomonotone") == pytest.approx(8.0)
     with pytest.raises(ValueError, match=r"lower bound 8 > upper bound 6.6: f is not supermodular .*"
                                          "f_class='supermodular'"):
-        joint_bounds(y, t, f, f_class="supermodular", B=0)
-    r = joint_bounds(y, t, f, B=0)  # detected on the whole support: general, the LP
+        joint_bounds(y, t, f=f, f_class="supermodular", B=0)
+    r = joint_bounds(y, t, f=f, B=0)  # detected on the whole support: general, the LP
     assert r.f_class == "general" and r.lower <= r.upper

@@ -32,7 +32,7 @@ def test_equals_transport_lp_for_discrete_outcomes(seed):
     y = np.r_[np.repeat(u1, c1), np.repeat(u0, c0)]
     t = np.r_[np.ones(c1.sum()), np.zeros(c0.sum())]
     deltas = np.arange(-8.0, 8.5, 0.5)
-    res = makarov_bounds(y, t, deltas)
+    res = makarov_bounds(y, t, delta=deltas)
     for d, lo, hi in zip(deltas, res.lower, res.upper):
         want_lo, want_hi = lp_cdf_bounds(u1, c1 / c1.sum(), u0, c0 / c0.sum(), d)
         assert lo == pytest.approx(want_lo, abs=1e-9), d
@@ -52,7 +52,7 @@ def test_brute_force_sup_inf_on_a_fine_grid(seed):
     y = np.r_[y1, y0]
     t = np.r_[np.ones(y1.size), np.zeros(y0.size)]
     deltas = np.linspace(-4, 5, 41)
-    res = makarov_bounds(y, t, deltas)
+    res = makarov_bounds(y, t, delta=deltas)
     eps = 1e-9
     for d, lo, hi in zip(deltas, res.lower, res.upper):
         pts = np.unique(np.r_[y1, y0 + d, np.linspace(-10, 15, 4001)])
@@ -68,7 +68,7 @@ def test_both_couplings_inside_the_band():
     n = 400
     y1, y0 = rng.gamma(2, 2, n), rng.normal(3, 1, n)
     deltas = np.linspace(-6, 15, 200)
-    res = makarov_bounds(np.r_[y1, y0], np.r_[np.ones(n), np.zeros(n)], deltas)
+    res = makarov_bounds(np.r_[y1, y0], np.r_[np.ones(n), np.zeros(n)], delta=deltas)
     for diff in (np.sort(y1) - np.sort(y0), np.sort(y1) - np.sort(y0)[::-1],
                  y1 - y0):  # comonotone, countercomonotone, independent pairing
         F = ecdf(diff, deltas)
@@ -83,7 +83,7 @@ def test_equal_variance_normal_closed_form():
     z = stats.norm.ppf((np.arange(n) + 0.5) / n)
     mu1, mu0, s = 2.0, 0.5, 1.5
     deltas = np.linspace(-6, 9, 61)
-    res = makarov_bounds(np.r_[mu1 + s * z, mu0 + s * z], np.r_[np.ones(n), np.zeros(n)], deltas)
+    res = makarov_bounds(np.r_[mu1 + s * z, mu0 + s * z], np.r_[np.ones(n), np.zeros(n)], delta=deltas)
     d = deltas - (mu1 - mu0)
     want_lo = np.maximum(0, 2 * stats.norm.cdf(d / (2 * s)) - 1)
     want_hi = np.minimum(1, 2 * stats.norm.cdf(d / (2 * s)))
@@ -98,38 +98,38 @@ def test_weights_strata_and_containers():
     t = np.r_[np.ones(25), np.zeros(25)]
     w = rng.integers(1, 4, 50)
     deltas = np.arange(-4.0, 5.0)
-    a = makarov_bounds(y, t, deltas, weights=w)
-    b = makarov_bounds(np.repeat(y, w), np.repeat(t, w), deltas)
+    a = makarov_bounds(y, t, delta=deltas, weights=w)
+    b = makarov_bounds(np.repeat(y, w), np.repeat(t, w), delta=deltas)
     np.testing.assert_allclose(a.lower, b.lower, atol=1e-12)
     np.testing.assert_allclose(a.upper, b.upper, atol=1e-12)
     s = np.r_[np.zeros(10), np.ones(15), np.zeros(12), np.ones(13)]
-    r = makarov_bounds(y, t, deltas, strata=s)
+    r = makarov_bounds(y, t, delta=deltas, strata=s)
     want_lo = want_hi = 0
     for k in (0, 1):
         m = s == k
-        one = makarov_bounds(y[m], t[m], deltas)
+        one = makarov_bounds(y[m], t[m], delta=deltas)
         want_lo = want_lo + m.mean() * one.lower
         want_hi = want_hi + m.mean() * one.upper
     np.testing.assert_allclose(r.lower, want_lo, atol=1e-12)
     np.testing.assert_allclose(r.upper, want_hi, atol=1e-12)
     ser = pd.Series(deltas, index=list("abcdefghi"), name="delta")
-    rs = makarov_bounds(pd.Series(y, name="earn"), t, ser)
+    rs = makarov_bounds(pd.Series(y, name="earn"), t, delta=ser)
     assert isinstance(rs.lower, pd.Series) and list(rs.lower.index) == list("abcdefghi")
-    one = makarov_bounds(y, t, 0.0)
+    one = makarov_bounds(y, t, delta=0.0)
     assert isinstance(one.lower, float) and deltas[4] == 0.0
-    assert one.lower == makarov_bounds(y, t, deltas).lower[4]
+    assert one.lower == makarov_bounds(y, t, delta=deltas).lower[4]
     assert "Makarov" in rs.summary() and "earn by treat" in rs.summary()
     assert list(rs.to_frame().columns) == ["delta", "lower", "upper"]
     ax = rs.plot()
     assert ax.lines
     with pytest.raises(ValueError, match="delta contains NaN"):
-        makarov_bounds(y, t, [np.nan])
+        makarov_bounds(y, t, delta=[np.nan])
     with pytest.raises(ValueError, match="weights must be non-negative"):
-        makarov_bounds(y, t, 0.0, weights=-np.ones(50))
+        makarov_bounds(y, t, delta=0.0, weights=-np.ones(50))
 
 
 def test_bounds_stay_ordered_under_rounding():
     # found by hypothesis: 7e-44 - 1 rounds to -1 while 1 + (-1) does not round to 7e-44; both bounds
     # must compare Y1 - delta with Y0 the same way
-    r = makarov_bounds([7.146622168056567e-44, 1.0], [1, 0], [-1.0, -0.5, 0.0])
+    r = makarov_bounds([7.146622168056567e-44, 1.0], [1, 0], delta=[-1.0, -0.5, 0.0])
     assert np.all(r.lower <= r.upper)

@@ -35,27 +35,27 @@ def confounded(rng, n, gamma):
 def test_heavy_weights_warn_and_say_so_in_the_summary():
     x, t, y = confounded(np.random.default_rng(3), 2400, 1.5)
     with pytest.warns(OverlapWarning, match="Kish effective fraction"):
-        r = joint_bounds(y, t, "sq_diff", X=x, B=9, seed=1, marginals="ipw")
+        r = joint_bounds(y, t, f="sq_diff", X=x, B=9, seed=1, marginals="ipw")
     assert any("may undercover" in note for note in r.notes)
     with pytest.warns(OverlapWarning, match="Kish effective fraction"):
-        r = joint_bounds(y, t, "sq_diff", X=x, B=9, seed=1)
+        r = joint_bounds(y, t, f="sq_diff", X=x, B=9, seed=1)
     assert any("may be too small" in note for note in r.notes)
     with pytest.warns(OverlapWarning, match="Kish effective fraction"):
         ite_variance_bounds(y, t, X=x, B=9, seed=1)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", OverlapWarning)
-        joint_bounds(y, t, "sq_diff", X=x, B=0)     # no interval: nothing to warn about
+        joint_bounds(y, t, f="sq_diff", X=x, B=0)     # no interval: nothing to warn about
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         # the same data with the true (given) propensity clipped away from 0 and 1: light weights
-        joint_bounds(y, t, "sq_diff", propensity=np.clip(expit(1.5 * x), 0.4, 0.6), B=9, seed=1)
+        joint_bounds(y, t, f="sq_diff", propensity=np.clip(expit(1.5 * x), 0.4, 0.6), B=9, seed=1)
 
 
 def test_good_overlap_does_not_warn():
     x, t, y = confounded(np.random.default_rng(4), 2400, 0.5)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        r = joint_bounds(y, t, "sq_diff", X=x, B=9, seed=1)
+        r = joint_bounds(y, t, f="sq_diff", X=x, B=9, seed=1)
     w = 1 / np.clip(expit(0.5 * x), 0.01, 0.99)
     assert (w[t == 1].sum() ** 2 / (w[t == 1] ** 2).sum()) / (t == 1).sum() > KISH_WARN
     assert not [note for note in r.notes if "Kish" in note]
@@ -67,8 +67,8 @@ def test_moderate_overlap_warns_for_ipw_only():
     x, t, y = confounded(np.random.default_rng(0), 2400, 0.75)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        r = joint_bounds(y, t, "sq_diff", X=x, B=5, seed=1)
+        r = joint_bounds(y, t, f="sq_diff", X=x, B=5, seed=1)
     assert "doubly robust" in r.weights_note and not [note for note in r.notes if "Kish" in note]
     with pytest.warns(OverlapWarning, match=r"Kish effective fraction of an arm 0.85 < 0.9\)"):
-        joint_bounds(y, t, "sq_diff", X=x, B=5, seed=1, marginals="ipw")
+        joint_bounds(y, t, f="sq_diff", X=x, B=5, seed=1, marginals="ipw")
     assert KISH_WARN_DR < 0.85 < KISH_WARN

@@ -14,8 +14,8 @@ from statcore.multitest import bfdr_select
 
 
 def _bfdr_q(sel):
-    """q-values of a BFDRSelection (``q_values``; ``qvalues`` before the naming table)."""
-    return np.asarray(sel.q_values if hasattr(sel, "q_values") else sel.qvalues)
+    """q-values of a BFDRSelection."""
+    return np.asarray(sel.q_values)
 
 PI = 0.3
 
@@ -453,22 +453,16 @@ def test_care_when_nobody_responded_and_conf_level_misuse():
 # deprecations (one release of grace) and missing values
 # ---------------------------------------------------------------------------------------------
 
-def test_old_positional_call_and_old_names_warn():
+def test_arguments_after_the_data_are_keyword_only():
     y, t, h = oracle_data(300, 31)
     new = c2g(y, t, None, model="nonparametric", alpha=0.2, seed=2, B=20)
-    with pytest.warns(FutureWarning, match="by keyword"):
-        old = c2g(y, t, None, "nonparametric", 0.2, "bayes", 2, B=20)
-    np.testing.assert_array_equal(np.asarray(old.lfdr), np.asarray(new.lfdr))
-    with pytest.warns(FutureWarning, match="'n_boot' is now called 'B'"):
-        renamed = c2g(y, t, model="nonparametric", alpha=0.2, seed=2, n_boot=20)
-    np.testing.assert_array_equal(np.asarray(renamed.lfdr), np.asarray(new.lfdr))
-    with pytest.warns(FutureWarning, match="q_values"):
-        np.testing.assert_array_equal(np.asarray(new.qvalues), np.asarray(new.q_values))
-    with pytest.raises(TypeError, match="both"):
-        c2g(y, t, B=20, n_boot=20)
-    with pytest.warns(FutureWarning, match="conf_level"):
-        old_care = new.care(None, 0.9)
-    pd.testing.assert_frame_equal(old_care, new.care(None, conf_level=0.9))
+    with pytest.raises(TypeError, match="positional"):
+        c2g(y, t, None, "nonparametric", 0.2, "bayes", 2, B=20)
+    with pytest.raises(TypeError, match="n_boot"):
+        c2g(y, t, model="nonparametric", alpha=0.2, seed=2, n_boot=20)
+    assert not hasattr(new, "qvalues")
+    with pytest.raises(TypeError, match="positional"):
+        new.care(None, 0.9)
 
 
 def test_result_is_frozen_and_repr_compact():

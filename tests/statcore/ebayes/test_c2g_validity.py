@@ -85,11 +85,11 @@ def test_pandas_inputs_with_different_indexes_are_refused():
     X, y, t, h = _effect_data(n=200, seed=4)
     idx = pd.Index([f"u{i}" for i in range(200)])
     ys, ts, Xd = pd.Series(y, index=idx), pd.Series(t, index=idx), pd.DataFrame(X, index=idx)
-    with pytest.raises(ValueError, match="indexes of y and X are not aligned"):
+    with pytest.raises(ValueError, match="y and X are pandas objects with different indexes"):
         c2g(ys, ts, Xd.iloc[::-1], seed=0)
-    with pytest.raises(ValueError, match="indexes of y and treat are not aligned"):
+    with pytest.raises(ValueError, match="y and treat are pandas objects with different indexes"):
         c2g(ys, ts.iloc[::-1], Xd, seed=0)
-    with pytest.raises(ValueError, match="not aligned"):
+    with pytest.raises(ValueError, match="different indexes"):
         c2g(ys, ts, Xd.set_axis(range(200)), seed=0)
     # aligned on the index (after reordering) gives the answer of the arrays
     a = c2g(ys, ts, Xd.iloc[::-1].loc[ys.index], seed=0)

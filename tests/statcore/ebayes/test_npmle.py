@@ -253,7 +253,7 @@ def test_posterior_mean_and_lfdr_by_brute_force():
     Ly = lik_matrix(y, a, 2.0)
     np.testing.assert_allclose(fit.posterior_mean(y, sigma=2.0), (Ly * w) @ a / (Ly @ w),
                                rtol=1e-10)
-    np.testing.assert_allclose(fit.lfdr(0, x=y, sigma=2.0), w[j0] * Ly[:, j0] / (Ly @ w), rtol=1e-10)
+    np.testing.assert_allclose(fit.lfdr(y, null=0, sigma=2.0), w[j0] * Ly[:, j0] / (Ly @ w), rtol=1e-10)
     # pdf is the fitted marginal density
     np.testing.assert_allclose(fit.pdf(y), lik_matrix(y, a, 1.0) @ w, rtol=1e-12)
     np.testing.assert_allclose(fit.pdf(y, sigma=2.0), Ly @ w, rtol=1e-12)
@@ -265,7 +265,7 @@ def test_posterior_far_in_tail_does_not_underflow():
     assert np.all(np.isfinite(pm))
     assert pm[0] == pytest.approx(fit.atoms[fit.support][0]) and pm[1] == pytest.approx(
         fit.atoms[fit.support][-1])
-    assert np.all(np.isfinite(fit.lfdr(0, x=np.array([-60.0, 80.0]))))
+    assert np.all(np.isfinite(fit.lfdr(np.array([-60.0, 80.0]), null=0)))
 
 
 def test_posterior_of_em_fit_with_vanishing_weights_far_away():
@@ -290,7 +290,7 @@ def test_posterior_of_em_fit_with_vanishing_weights_far_away():
                         kkt=1.0, converged=True, iterations=0, method="sqp", sigma=1.0, x=np.zeros(1),
                         nobs=1, bins=None, tol=1e-8)
     assert prior.posterior_mean(np.array([-40.0]))[0] == pytest.approx(0.0, abs=1e-30)
-    assert prior.lfdr(0, x=np.array([-40.0]))[0] == pytest.approx(1.0)
+    assert prior.lfdr(np.array([-40.0]), null=0)[0] == pytest.approx(1.0)
 
 
 def test_heteroscedastic_posterior_brute_force():
@@ -495,30 +495,6 @@ def test_zero_weight_observation_far_from_support(method):
 
 # ------------------------------------------------------------------------------------------------
 # deprecations, the one ConvergenceWarning, missing values
-
-
-def test_old_positional_call_warns_and_gives_the_same_fit():
-    x, _ = three_point_data(200, 40)
-    new = npmle(x, sigma=1.0, grid=30)
-    with pytest.warns(FutureWarning, match="by keyword"):
-        old = npmle(x, 1.0, 30)
-    np.testing.assert_array_equal(old.weights, new.weights)
-    with pytest.warns(FutureWarning, match="by keyword"):
-        pm = new.posterior_mean([0.5], 2.0)
-    assert pm[0] == new.posterior_mean([0.5], sigma=2.0)[0]
-
-
-def test_old_warning_name_is_the_one_convergence_warning():
-    import sys
-
-    import statcore.ebayes as eb
-    from statcore.ebayes.npmle import NPMLEConvergenceWarning  # noqa: F401  (the old import keeps working)
-
-    npmle_module = sys.modules["statcore.ebayes.npmle"]       # the attribute is the function npmle
-
-    assert eb.NPMLEConvergenceWarning is ConvergenceWarning
-    assert npmle_module.NPMLEConvergenceWarning is ConvergenceWarning
-    assert "NPMLEConvergenceWarning" not in eb.__all__ and "NPMLEConvergenceWarning" not in npmle_module.__all__
 
 
 def test_nan_policy_omit_drops_paired_observations():

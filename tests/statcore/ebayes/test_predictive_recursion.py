@@ -134,14 +134,6 @@ def test_bad_input(kwargs, exc, match):
 # deprecations and missing values
 
 
-def test_old_positional_call_warns_and_gives_the_same_fit():
-    x = np.random.default_rng(0).normal(size=80)
-    new = predictive_recursion(x, kernel_sd=0.7, grid=20, sweeps=3, seed=4)
-    with pytest.warns(FutureWarning, match="by keyword"):
-        old = predictive_recursion(x, 0.7, 20, 3, 4)
-    np.testing.assert_array_equal(old.weights, new.weights)
-
-
 def test_nan_policy():
     x = np.random.default_rng(1).normal(size=60)
     xn = x.copy()

@@ -1,5 +1,5 @@
 """modelsel's API: the bad-input sweep of every public function, the result protocol of every result
-class, and the deprecation paths (formerly positional ``criterion``)."""
+class."""
 import warnings
 
 import numpy as np
@@ -110,23 +110,6 @@ def test_group_comparison_keeps_the_fits_by_reference():
     with pytest.raises(TypeError):
         res.fits["g9"] = {}
     assert "fits" not in repr(res)
-
-
-def test_criterion_by_position_is_deprecated():
-    models = {"small": SMALL, "large": LARGE}
-    with pytest.warns(FutureWarning, match="pass criterion by keyword"):
-        old = sc.compare_models(models, "BIC")
-    new = sc.compare_models(models, criterion="BIC")
-    assert old.criterion == new.criterion == "BIC"
-    np.testing.assert_array_equal(old.values, new.values)
-    fits = _group_fits()
-    with pytest.warns(FutureWarning, match="pass criterion by keyword"):
-        old = sc.compare_by_group(fits, "BIC", B=0)
-    assert old.criterion == "BIC"
-    assert old.table.equals(sc.compare_by_group(fits, criterion="BIC", B=0).table)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")        # the keyword form does not warn
-        sc.compare_models(models, criterion="AICc")
 
 
 def test_errors_name_the_model_they_came_from():

@@ -222,12 +222,6 @@ def test_hommel_is_the_former_name_of_hommel_global():
     assert old.method == "hommel_global" and old.p_value == _combine_pvalues(P, method="hommel_global").p_value
 
 
-def test_r_by_position_warns():
-    with pytest.warns(FutureWarning, match="pass r by keyword"):
-        old = _combine_pvalues(P, "topr", 3)
-    assert old.p_value == _combine_pvalues(P, method="topr", r=3).p_value
-
-
 def test_two_dimensional_without_axis_keeps_rows_for_one_release():
     p = np.random.default_rng(1).uniform(size=(4, 10))
     with pytest.warns(FutureWarning, match="axis=0 in the next"):

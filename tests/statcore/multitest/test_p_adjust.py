@@ -308,17 +308,3 @@ def test_unit_argsort_is_exact_and_stable(gen, n):
          "zeros_ones": lambda: rng.integers(0, 2, n).astype(float),
          "powers": lambda: 2.0 ** -rng.integers(0, 1074, n).astype(float)}[gen]()
     np.testing.assert_array_equal(_argsort(p), np.argsort(p, kind="stable"))
-
-
-# ------------------------------------------------------------------ deprecation paths (one release)
-
-def test_positional_method_and_n_warn_and_still_work():
-    p = np.array([0.01, 0.04, 0.02, 0.3])
-    with pytest.warns(FutureWarning, match="pass method by keyword"):
-        old = sc.p_adjust(p, "BH")
-    np.testing.assert_array_equal(old, sc.p_adjust(p, method="BH"))
-    with pytest.warns(FutureWarning, match="pass method, n, axis, alpha by keyword"):
-        old = sc.p_adjust(p, "BKY", 10, None, 0.1)
-    np.testing.assert_array_equal(old, sc.p_adjust(p, method="BKY", n=10, alpha=0.1))
-    with pytest.raises(TypeError, match="takes 1 positional argument"):
-        sc.p_adjust(p, "BH", 4, None, 0.05, "extra")

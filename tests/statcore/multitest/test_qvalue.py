@@ -223,38 +223,18 @@ def test_pi0estimate_is_a_result():
         est.pi0 = 0.5
 
 
-def test_qvalue_attribute_names_and_old_names_warn():
+def test_qvalue_attribute_names():
     p = golden_inputs()["det1"]
     res = sc.qvalue(p, fdr_level=0.05)
     assert repr(res) == "QValueResult(pi0=0.8, m=1000, fdr_level=0.05, n_significant=211)"
-    with pytest.warns(FutureWarning, match="qvalues is now called q_values"):
-        np.testing.assert_array_equal(res.qvalues, res.q_values)
-    with pytest.warns(FutureWarning, match="pvalues is now called p_values"):
-        np.testing.assert_array_equal(res.pvalues, p)
-    sel = sc.bfdr_select([0.3, 0.01], alpha=0.05)
-    with pytest.warns(FutureWarning, match="qvalues is now called q_values"):
-        np.testing.assert_array_equal(sel.qvalues, sel.q_values)
+    np.testing.assert_array_equal(res.p_values, p)
+    assert not hasattr(res, "qvalues") and not hasattr(res, "pvalues")
+    assert not hasattr(sc.bfdr_select([0.3, 0.01], alpha=0.05), "qvalues")
 
 
-def test_positional_arguments_warn_and_still_work():
-    p = golden_inputs()["det2"]
-    new = sc.qvalue(p, fdr_level=0.1, pfdr=False, lfdr_out=False, pi0=None, lambda_=0.5)
-    with pytest.warns(FutureWarning, match="pass fdr_level, pfdr, lfdr_out, pi0, lambda_ by keyword"):
-        old = sc.qvalue(p, 0.1, False, False, None, 0.5)
-    np.testing.assert_array_equal(old.q_values, new.q_values)
-    assert old.summary() == new.summary()
-    with pytest.warns(FutureWarning, match="pass lambda_, pi0_method by keyword"):
-        assert sc.pi0est(p, 0.5, "bootstrap").pi0 == sc.pi0est(p, lambda_=0.5, pi0_method="bootstrap").pi0
-    with pytest.warns(FutureWarning, match="pass pi0 by keyword"):
-        np.testing.assert_array_equal(sc.lfdr(p, 0.7), sc.lfdr(p, pi0=0.7))
-    with pytest.warns(FutureWarning, match="pass alpha by keyword"):
-        assert sc.bfdr_select([0.01, 0.5], 0.1).n_selected == 1
-
-
-def test_plot_range_argument_renamed(tmp_path):
+def test_plot_range_argument(tmp_path):
     res = sc.qvalue(golden_inputs()["det1"])
-    with pytest.warns(FutureWarning, match="'rng' is now called 'q_range'"):
-        axes = res.plot(rng=(0.0, 0.2))
+    axes = res.plot(q_range=(0.0, 0.2))
     assert axes.shape == (2, 2)
     ax = sc.pi0est(golden_inputs()["det1"]).plot()
     assert ax.get_xlabel() == r"$\lambda$"

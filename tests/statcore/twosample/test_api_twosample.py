@@ -104,7 +104,7 @@ def test_subset_size_larger_than_n():
 
 
 @pytest.mark.parametrize("kwargs, arg", [
-    ({"B": -1}, "B"), ({"method": "sqrtm"}, "method"), ({"interval": "bca"}, "interval"),
+    ({"B": -1}, "B"), ({"method": "sqrtm"}, "method"), ({"ci": "bca"}, "ci"),
     ({"B": 5, "conf_level": 1.5}, "conf_level"), ({"B": 5, "seed": -1}, "seed"),
 ])
 def test_frechet_arguments_name_themselves(kwargs, arg):

@@ -149,7 +149,7 @@ def test_bootstrap_is_seeded_and_reported():
     b = frechet_distance(x, y, B=50, seed=3)
     assert a.conf_int == b.conf_int and np.array_equal(a.replicates, b.replicates)
     assert a.conf_int[0] < a.distance < a.conf_int[1]
-    p = frechet_distance(x, y, B=50, seed=3, interval="percentile")
+    p = frechet_distance(x, y, B=50, seed=3, ci="percentile")
     q = np.quantile(p.replicates, [0.025, 0.975])
     assert p.conf_int == pytest.approx(tuple(q), rel=1e-14)
     assert a.conf_int == pytest.approx((2 * a.distance - q[1], 2 * a.distance - q[0]), rel=1e-14)

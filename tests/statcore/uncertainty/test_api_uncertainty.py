@@ -15,7 +15,7 @@ HS = _RNG.normal(size=(3, 6, 8))
 LOGITS = _RNG.normal(size=(6, 20))
 
 BAD_INPUT_SPECS = {
-    "renyi_matrix_entropy": apicheck.Spec(renyi_matrix_entropy, {"H": H, "alpha": 2}, data=("H",), paired=False),
+    "renyi_matrix_entropy": apicheck.Spec(renyi_matrix_entropy, {"H": H, "order": 2}, data=("H",), paired=False),
     "evidential_token_uncertainty": apicheck.Spec(evidential_token_uncertainty, {"logits": LOGITS, "k": 5},
                                                   data=("logits",), paired=False),
     # one layer fewer (hidden_states "short" drops a layer) is a valid call
@@ -69,10 +69,10 @@ def test_brief_errors():
     with pytest.raises(ValueError, match="k=30 is larger than the vocabulary"):
         evidential_token_uncertainty(LOGITS, k=30)
     for a in (0, -1.0, math.nan):
-        with pytest.raises(ValueError, match="alpha"):
-            renyi_matrix_entropy(H, alpha=a)
-    with pytest.raises(TypeError, match="alpha"):
-        renyi_matrix_entropy(H, alpha="2")
+        with pytest.raises(ValueError, match="order"):
+            renyi_matrix_entropy(H, order=a)
+    with pytest.raises(TypeError, match="order"):
+        renyi_matrix_entropy(H, order="2")
     # inputs are never modified, a list of per-layer matrices equals the stacked array
     before = HS.copy()
     assert glu_score(list(HS), LOGITS).glu == glu_score(HS, LOGITS).glu

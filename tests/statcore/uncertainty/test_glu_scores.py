@@ -30,7 +30,7 @@ def _renyi_brute(H, alpha):
 def test_rank_one_gives_zero(alpha, T, d):
     rng = np.random.default_rng(1)
     H = np.outer(rng.normal(size=T), rng.normal(size=d))
-    assert renyi_matrix_entropy(H, alpha=alpha) == pytest.approx(0.0, abs=1e-10)
+    assert renyi_matrix_entropy(H, order=alpha) == pytest.approx(0.0, abs=1e-10)
 
 
 @pytest.mark.parametrize("alpha", ORDERS)
@@ -38,15 +38,15 @@ def test_rank_one_gives_zero(alpha, T, d):
 def test_orthogonal_equal_norm_rows_give_log_T(alpha, T, d):
     Q = ortho_group.rvs(d, random_state=3)
     H = 2.5 * Q[:T]
-    assert renyi_matrix_entropy(H, alpha=alpha) == pytest.approx(math.log(T), rel=1e-12)
+    assert renyi_matrix_entropy(H, order=alpha) == pytest.approx(math.log(T), rel=1e-12)
 
 
 @pytest.mark.parametrize("alpha", ORDERS)
 def test_scale_invariance(alpha):
     H = np.random.default_rng(2).normal(size=(9, 4))
-    ref = renyi_matrix_entropy(H, alpha=alpha)
+    ref = renyi_matrix_entropy(H, order=alpha)
     for c in (1e-8, 0.3, 1e5):
-        assert renyi_matrix_entropy(c * H, alpha=alpha) == pytest.approx(ref, rel=1e-10)
+        assert renyi_matrix_entropy(c * H, order=alpha) == pytest.approx(ref, rel=1e-10)
 
 
 def test_alpha_to_one_limit_is_von_neumann():
@@ -54,16 +54,16 @@ def test_alpha_to_one_limit_is_von_neumann():
     s = np.linalg.svd(H, compute_uv=False) ** 2
     lam = s / s.sum()
     von_neumann = -np.sum(lam * np.log(lam))
-    assert renyi_matrix_entropy(H, alpha=1) == pytest.approx(von_neumann, rel=1e-12)
+    assert renyi_matrix_entropy(H, order=1) == pytest.approx(von_neumann, rel=1e-12)
     for eps in (1e-3, 1e-5):
         # S_alpha = H1 - (alpha - 1)/2 * Var(-log lam) + O((alpha - 1)^2)
         for a in (1 - eps, 1 + eps):
-            assert renyi_matrix_entropy(H, alpha=a) == pytest.approx(von_neumann, abs=5 * eps)
+            assert renyi_matrix_entropy(H, order=a) == pytest.approx(von_neumann, abs=5 * eps)
     # no loss of precision right next to 1
     for a in (1 - 1e-9, 1 + 1e-9):
-        assert renyi_matrix_entropy(H, alpha=a) == pytest.approx(von_neumann, abs=1e-8)
+        assert renyi_matrix_entropy(H, order=a) == pytest.approx(von_neumann, abs=1e-8)
     # and Renyi entropies decrease in the order
-    vals = [renyi_matrix_entropy(H, alpha=a) for a in (0.5, 1, 2, 5, math.inf)]
+    vals = [renyi_matrix_entropy(H, order=a) for a in (0.5, 1, 2, 5, math.inf)]
     assert all(np.diff(vals) < 0)
 
 
@@ -71,12 +71,12 @@ def test_alpha_to_one_limit_is_von_neumann():
 @pytest.mark.parametrize("T, d", [(4, 30), (30, 4), (10, 10)])
 def test_smaller_gram_matrix_gives_the_larger_ones_answer(alpha, T, d):
     H = np.random.default_rng(T * d).normal(size=(T, d))
-    assert renyi_matrix_entropy(H, alpha=alpha) == pytest.approx(_renyi_brute(H, alpha), rel=1e-10)
+    assert renyi_matrix_entropy(H, order=alpha) == pytest.approx(_renyi_brute(H, alpha), rel=1e-10)
     # and the same from H^T H computed by hand
     lam = np.clip(np.linalg.eigvalsh(H.T @ H), 0, None)
     lam = lam[lam / lam.sum() > 1e-12] / lam.sum()
     if alpha == 2:
-        assert renyi_matrix_entropy(H, alpha=2) == pytest.approx(-np.log(np.sum(lam ** 2)), rel=1e-10)
+        assert renyi_matrix_entropy(H, order=2) == pytest.approx(-np.log(np.sum(lam ** 2)), rel=1e-10)
 
 
 def test_zero_matrix_and_row_order():
@@ -138,7 +138,7 @@ def test_glu_is_the_fusion_of_its_terms(T, k):
     rng = np.random.default_rng(T)
     Hs = rng.normal(size=(4, T, 16))
     Z = rng.normal(size=(T, 40)) * 2
-    res = glu_score(Hs, Z, k=k, alpha=2)
+    res = glu_score(Hs, Z, k=k, order=2)
     S = np.array([_renyi_brute(h, 2) for h in Hs])
     s_tilde = np.mean(S) / (1 + math.log(T))
     u = evidential_token_uncertainty(Z, k=k)["weighted_entropy"].to_numpy()

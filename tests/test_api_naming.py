@@ -1,0 +1,310 @@
+"""Every public signature against docs/conventions.md's naming table, mechanically.
+
+The table (``| name | meaning | never |``) is parsed from the document itself, so a change to the
+rule book changes what is enforced. For every public callable of statcore (``statcore.__all__``,
+``statcore.testing``, ``statcore.utils``) and learncore (each subpackage's ``__all__``), and for the
+public methods and constructors of their public classes, this checks:
+
+- no argument carries a name the table's "never" column forbids (a name the table also defines,
+  such as ``d`` or ``r``, is not forbidden; R mirrors are listed in ``R_MIRRORS``);
+- every argument after the data is keyword-only: the data of a callable are its positional
+  parameters, and a callable with more than one of them declares them in ``DATA`` below;
+- ``seed`` defaults to None; replicate counts are ``B``; no builtin names as arguments;
+- ``alpha`` is an error rate (a default in (0, 0.5]) and ``conf_level`` a coverage (in [0.5, 1));
+- one argument order within a package: two parameters that are positional in several callables of
+  one package come in the same order in all of them.
+"""
+from __future__ import annotations
+
+import builtins
+import importlib
+import inspect
+import re
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: The data parameters of every public callable with more than one positional parameter
+#: (``Class`` for a constructor, ``Class.method`` for a method). A callable with at most one
+#: positional parameter needs no entry. Everything after these must be keyword-only.
+DATA = {
+    # statcore: data vectors, matrices and fits
+    "lrtest": ("m0", "m1"),
+    "gcm_test": ("x", "y", "z"),
+    "rpcit": ("x", "y", "z"),
+    "random_directions": ("d", "k"),                      # the shape of the matrix drawn
+    "parcor_pvalues": ("rx", "ry", "wx", "wy"),
+    "residualize": ("v", "z"),
+    "coupling_mean": ("y1", "y0"),
+    "joint_bounds": ("y", "treat"),
+    "ite_variance_bounds": ("y", "treat"),
+    "makarov_bounds": ("y", "treat"),
+    "imbens_manski_interval": ("lower", "upper", "se_lower", "se_upper"),
+    "stoye_interval": ("lower", "upper", "se_lower", "se_upper"),
+    "identified_set_interval": ("lower", "upper", "se_lower", "se_upper"),
+    "c2g": ("y", "treat", "X"),
+    "dcov": ("x", "y"), "dcor": ("x", "y"), "dcov_u": ("x", "y"), "dcor_u": ("x", "y"),
+    "pdcov": ("x", "y", "z"), "pdcor": ("x", "y", "z"),
+    "dcor_test": ("x", "y"), "dcov_test": ("x", "y"), "pdcor_test": ("x", "y", "z"),
+    "hsic": ("x", "y"), "hsic_test": ("x", "y"),
+    "conformal_set": ("density", "grid"),
+    "conformal_density_scores": ("density", "grid", "y"),
+    "conformal_interval": ("y_cal", "pred_cal", "pred_test"),
+    "conformal_cqr": ("y_cal", "lo_cal", "hi_cal", "lo_test", "hi_test"),
+    "conformal_classes": ("probs_cal", "y_cal", "probs_test"),
+    "frechet_distance": ("x", "y"),
+    "frechet_distance_stats": ("mu1", "sigma1", "mu2", "sigma2"),
+    "fid_infinity": ("x", "y"), "kid": ("x", "y"), "mmd_test": ("x", "y"), "energy_test": ("x", "y"),
+    "prdc": ("x", "y"),
+    "roc": ("y", "score"), "auprc": ("y", "score"),
+    "roc_test": ("roc1", "roc2"),
+    "prediction_rejection_ratio": ("loss", "uncertainty"), "risk_coverage": ("loss", "uncertainty"),
+    "calibration_error": ("y", "prob"),
+    "glu_score": ("hidden_states", "logits"),
+    "combine_pvalues": ("p", "method"),                  # scipy.stats.combine_pvalues(pvalues, method)
+    "SkeletonResult.is_adjacent": ("a", "b"), "SkeletonResult.sepset": ("a", "b"),   # two nodes
+    # statcore.testing: the test (or coverage check) and the sampler are the data
+    "assert_size": ("test", "null_sampler"), "assert_coverage": ("covers", "sampler"),
+    # statcore.utils: validators take the value and the argument name it came from
+    "check_seed": ("seed", "name"), "check_n_jobs": ("n_jobs", "name"), "check_progress": ("progress", "name"),
+    "check_nan_policy": ("nan_policy", "allowed"),
+    "check_positive_int": ("x", "name"), "check_finite_real": ("x", "name"),
+    "check_positive_real": ("x", "name"), "check_probability": ("x", "name"),
+    "check_choice": ("x", "name", "choices", "aliases"),
+    "progress_bar": ("progress", "total"), "parallel_map": ("func", "tasks"),
+    # learncore.learning_rules
+    "behaviour_metrics": ("trials", "p_right"), "plot_behaviour": ("trials", "p_right"),
+    "n_params": ("arch", "hidden"),
+    "replay_p_right": ("trials", "arch", "params"),
+    "simulate": ("arch", "params", "contrasts"),
+    # learncore.bayes
+    "layerwise_curvature": ("model", "loss", "x", "y"),
+    "BayesianLearningRule.predict": ("model", "x"), "IVON.predict": ("model", "x"),
+    # learncore.deepgp: the bandwidth r and the dimension d, in that order
+    "distance_chain": ("r", "d"), "lyapunov_exponent": ("r", "d"), "limit_distribution": ("r", "d"),
+    "threshold_scan": ("ds", "rs"),
+    # learncore.features
+    "extract": ("images", "extractor"),
+    # learncore.hprobz: the mixture's parameters; a head's layer sizes (torch.nn.Linear's convention)
+    "HProbZ": ("logits", "mu", "G", "s"), "GaussianMixture": ("logits", "mu", "sigma"),
+    "HProbZHead": ("in_features", "T", "n_modes", "m"), "MixtureHead": ("in_features", "T", "n_modes"),
+    "hprobz.fit": ("X", "y"), "HProbZFit.nll": ("X", "y"),
+    "HProbZ.condition": ("observed_steps", "values"), "GaussianMixture.condition": ("observed_steps", "values"),
+    "HProbZ.affine": ("loc", "scale"), "GaussianMixture.affine": ("loc", "scale"),   # torch's AffineTransform
+    "TrajectorySets.intervals": ("element", "step"),
+    # learncore.llm_uncertainty
+    "score_generations": ("model", "inputs"), "greedy_generate": ("model", "prompt"),
+    "evaluate_scores": ("table", "correct"),
+    # learncore.operators: a model and a dataset; a network's input size and output grid
+    "evaluate": ("model", "ds"), "latent_signature": ("model", "ds"),
+    "DeepONet": ("n_sensors", "grid"), "PODDeepONet": ("n_sensors", "grid", "basis"),
+    "PCANet": ("n_sensors", "grid", "in_basis", "in_mean", "out_basis", "out_mean"),
+    "FNO": ("n_sensors", "grid", "grid_shape", "sensor_idx"),
+    "DeepONet.from_dataset": ("ds",), "PODDeepONet.from_dataset": ("ds",), "PCANet.from_dataset": ("ds",),
+    "FNO.from_dataset": ("ds",),
+}
+
+#: (callable, argument) pairs that mirror an R (or scipy) function's argument name, as the table's
+#: first rule allows.
+R_MIRRORS = {
+    ("qvalue", "fdr_level"), ("qvalue", "lambda_"), ("pi0est", "lambda_"), ("qvalue", "eps"), ("lfdr", "eps"),
+}
+
+#: Names the "never" column forbids for one concept that a callable uses, documented, for another
+#: (the reason is the value).
+OTHER_CONCEPT = {
+    ("c2g", "model"): "the C2G model of the outcome (additive or nonparametric), not a regression",
+    ("loglik", "model"): "the fitted model whose log-likelihood is taken (the data)",
+    ("layerwise_curvature", "model"): "the network (the data)",
+    ("BayesianLearningRule.predict", "model"): "the network (the data)",
+    ("IVON.predict", "model"): "the network (the data)",
+    ("score_generations", "model"): "the language model (the data)",
+    ("greedy_generate", "model"): "the language model (the data)",
+    ("evaluate", "model"): "the operator network (the data)",
+    ("latent_signature", "model"): "the operator network (the data)",
+    ("NOIR", "model"): "the operator network trained",
+    ("parcor_pvalues", "q"): "the dimension of the projections, Shah & Peters' q",
+    ("corrupt", "level"): "the strength of a sensor corruption, not a confidence level",
+    ("latent_signature", "level"): "the strength of the sensor corruption, not a confidence level",
+}
+
+BUILTIN_NAMES = {n for n in dir(builtins) if not n.startswith("_") and n[0].islower()}
+REPLICATE_NAMES = {"n_boot", "n_perm", "nboot", "nperm", "n_bootstrap", "n_permutations", "R"}
+
+PACKAGES = ["statcore", "statcore.testing", "statcore.utils", "learncore.learning_rules", "learncore.bayes",
+            "learncore.deepgp", "learncore.features", "learncore.hprobz", "learncore.llm_uncertainty",
+            "learncore.operators"]
+
+
+def _table():
+    """The rows of the naming table of docs/conventions.md: (names, meaning, never)."""
+    text = (ROOT / "docs" / "conventions.md").read_text()
+    start = text.index("| name | meaning | never |")
+    rows = []
+    for line in text[start:].splitlines()[2:]:
+        if not line.startswith("|"):
+            break
+        cells = [c.strip() for c in re.split(r"(?<!\\)\|", line.strip())[1:-1]]
+        rows.append(cells)
+    return rows
+
+
+def _ticked(cell):
+    return re.findall(r"`([A-Za-z_][A-Za-z0-9_]*)`", cell)
+
+
+def _forbidden():
+    """Argument names the never column forbids, with the row that forbids them. An entry qualified
+    by a context ("`alpha` for an interval", "`verbose` for a bar") bans the name in that context only
+    and is checked by hand; "(outside ...)" lists its exceptions. A name the table defines is never
+    forbidden outright (it has a sanctioned meaning)."""
+    rows = _table()
+    defined = {n for names, _, _ in rows for n in _ticked(names)}
+    out = {}
+    for names, _, never in rows:
+        for item in re.split(r",\s*(?![^()]*\))", never):
+            item = item.strip()
+            m = re.fullmatch(r"`([A-Za-z_][A-Za-z0-9_]*)`(\s*\(outside [^)]*\))?", item)
+            if m and m.group(1) not in defined:
+                out[m.group(1)] = names
+    return out
+
+
+MISSING = []      # subpackages that could not be imported here (an optional dependency absent)
+
+
+def _load(modname):
+    try:
+        return importlib.import_module(modname)
+    except ImportError:  # pragma: no cover (a learncore subpackage whose optional dependency is absent)
+        MISSING.append(modname)
+        return None
+
+
+def _public_callables():
+    """(qualified name, registry key, package, signature) of every public callable."""
+    out, seen = [], set()
+    for modname in PACKAGES:
+        mod = _load(modname)
+        if mod is None:
+            continue
+        pkg = modname.split(".")[0] if modname.startswith("statcore") else modname
+        for name in mod.__all__:
+            obj = getattr(mod, name)
+            key = name if modname != "learncore.hprobz" or name != "fit" else "hprobz.fit"
+            if inspect.isclass(obj):
+                if issubclass(obj, BaseException) or id(obj) in seen:
+                    continue
+                seen.add(id(obj))
+                if "__dataclass_fields__" not in vars(obj) and "__init__" in _own_dict(obj):
+                    out.append((f"{modname}.{name}", key, pkg, inspect.signature(obj)))
+                for attr, member in _own_dict(obj).items():
+                    if attr.startswith("_") or attr == "forward":
+                        continue
+                    func = member.__func__ if isinstance(member, (classmethod, staticmethod)) else member
+                    if not inspect.isfunction(func):
+                        continue
+                    sig = inspect.signature(getattr(obj, attr))
+                    if not isinstance(member, (classmethod, staticmethod)):
+                        sig = sig.replace(parameters=list(sig.parameters.values())[1:])
+                    out.append((f"{modname}.{name}.{attr}", f"{name}.{attr}", pkg, sig))
+            elif callable(obj):
+                if id(obj) in seen:
+                    continue
+                seen.add(id(obj))
+                out.append((f"{modname}.{name}", key, pkg, inspect.signature(obj)))
+    return out
+
+
+def _own_dict(cls):
+    """Members defined by the class or its bases in statcore/learncore (not torch's, not object's)."""
+    members = {}
+    for klass in reversed(cls.__mro__):
+        if klass.__module__.split(".")[0] in ("statcore", "learncore"):
+            members.update(vars(klass))
+    return members
+
+
+CALLABLES = _public_callables()
+IDS = [c[0] for c in CALLABLES]
+
+
+def _positional(sig):
+    return [p for p in sig.parameters.values() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+
+
+def test_the_table_is_parsed():
+    rows = _table()
+    names = {n for row in rows for n in _ticked(row[0])}
+    assert {"alpha", "conf_level", "B", "seed", "n_jobs", "nan_policy"} <= names
+    forbidden = _forbidden()
+    assert {"n_boot", "rng", "random_state", "workers", "fdr_level"} <= set(forbidden)
+    assert "d" not in forbidden and "r" not in forbidden      # defined in the table with a meaning
+
+
+@pytest.mark.parametrize("qualname,key,pkg,sig", CALLABLES, ids=IDS)
+def test_no_forbidden_name(qualname, key, pkg, sig):
+    forbidden = _forbidden()
+    bad = [p for p in sig.parameters if p in forbidden and (key, p) not in R_MIRRORS
+           and (key, p) not in OTHER_CONCEPT]
+    assert not bad, f"{qualname}: {bad} forbidden by the naming table (rows {[forbidden[b] for b in bad]})"
+
+
+@pytest.mark.parametrize("qualname,key,pkg,sig", CALLABLES, ids=IDS)
+def test_keyword_only_after_the_data(qualname, key, pkg, sig):
+    pos = [p.name for p in _positional(sig)]
+    if len(pos) <= 1 and key not in DATA:
+        return
+    assert key in DATA, f"{qualname}: positional parameters {pos}; declare its data in DATA or make the rest keyword-only"
+    assert tuple(pos) == DATA[key], (f"{qualname}: positional parameters {pos}, data {DATA[key]}: everything "
+                                     "after the data must be keyword-only")
+
+
+@pytest.mark.parametrize("qualname,key,pkg,sig", CALLABLES, ids=IDS)
+def test_seed_replicates_builtins(qualname, key, pkg, sig):
+    params = sig.parameters
+    if "seed" in params and key not in ("check_seed",):
+        assert params["seed"].default is None, f"{qualname}: seed defaults to {params['seed'].default!r}, not None"
+    bad = sorted(set(params) & REPLICATE_NAMES)
+    assert not bad, f"{qualname}: replicate counts are B, not {bad}"
+    bad = sorted(set(params) & BUILTIN_NAMES)
+    assert not bad, f"{qualname}: builtin names as arguments: {bad}"
+
+
+@pytest.mark.parametrize("qualname,key,pkg,sig", CALLABLES, ids=IDS)
+def test_alpha_is_an_error_rate_and_conf_level_a_coverage(qualname, key, pkg, sig):
+    for name, low, high in (("alpha", 0.0, 0.5), ("conf_level", 0.5, 1.0)):
+        p = sig.parameters.get(name)
+        if p is None or p.default is p.empty or p.default is None:
+            continue
+        assert isinstance(p.default, float) and low < p.default <= high and not (name == "conf_level"
+                                                                                  and p.default == 1.0), \
+            f"{qualname}: {name}={p.default!r} is not an error rate/coverage; the table gives it one meaning"
+
+
+def test_one_argument_order_within_a_package():
+    order = defaultdict(dict)                         # package -> (a, b) -> callables with a before b
+    for qualname, _, pkg, sig in CALLABLES:
+        pos = [p.name for p in _positional(sig)]
+        for i, a in enumerate(pos):
+            for b in pos[i + 1:]:
+                order[pkg].setdefault((a, b), []).append(qualname)
+    clashes = [(pkg, a, b, pairs[(a, b)], pairs[(b, a)]) for pkg, pairs in order.items()
+               for (a, b) in pairs if a < b and (b, a) in pairs]
+    assert not clashes, f"one argument order per package: {clashes}"
+
+
+def test_the_registries_name_existing_callables():
+    keys = {c[1] for c in CALLABLES}
+    names = {c[1]: set(c[3].parameters) for c in CALLABLES}
+    stale = [k for k in DATA if k not in keys]
+    assert not stale or MISSING, f"DATA names no public callable: {stale}"
+    forbidden = _forbidden()
+    for key, arg in set(R_MIRRORS) | set(OTHER_CONCEPT):
+        if key not in names and MISSING:
+            continue
+        assert key in names and arg in names[key], f"{key} has no argument {arg!r}: drop it from the exceptions"
+        assert arg in forbidden, f"{arg!r} is not forbidden by the table: drop ({key!r}, {arg!r}) from the exceptions"
