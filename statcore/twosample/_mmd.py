@@ -61,10 +61,10 @@ class KIDResult(Result):
     ----------
     estimate : float
         The mean of the subset estimates (KID).
-    sd : float
+    std_dev : float
         Their standard deviation with the 1/subsets denominator, as torch-fidelity
         (``kernel_inception_distance_std``) and torchmetrics report it: the spread of one subset's
-        estimate, not the standard error of the mean (that is ``sd / sqrt(subsets - 1)``).
+        estimate, not the standard error of the mean (that is ``std_dev / sqrt(subsets - 1)``).
     values : numpy.ndarray
         The unbiased MMD^2 of every subset.
     indices : numpy.ndarray, shape (subsets, 2, subset_size)
@@ -82,7 +82,7 @@ class KIDResult(Result):
     """
 
     estimate: float
-    sd: float
+    std_dev: float
     subsets: int
     subset_size: int
     values: Any = field(repr=False)
@@ -91,11 +91,11 @@ class KIDResult(Result):
     def summary(self) -> str:
         return ("\n\tKernel Inception Distance (unbiased MMD^2, kernel (x.y/d + 1)^3)\n\n"
                 f"data:  {self.subsets} subsets of size {self.subset_size}\n"
-                f"KID = {self.estimate:.6g}, sd over subsets = {self.sd:.4g}\n")
+                f"KID = {self.estimate:.6g}, sd over subsets = {self.std_dev:.4g}\n")
 
     def to_frame(self):
         import pandas as pd
-        return pd.DataFrame([{"estimate": self.estimate, "sd": self.sd, "subsets": self.subsets,
+        return pd.DataFrame([{"estimate": self.estimate, "std_dev": self.std_dev, "subsets": self.subsets,
                               "subset_size": self.subset_size}])
 
     def _plot(self, ax=None, **kwargs):
@@ -130,7 +130,7 @@ def kid(x, y, *, subsets=100, subset_size=1000, seed=None):
     Returns
     -------
     KIDResult
-        ``estimate`` (KID), ``sd`` (over subsets), the subset ``values`` and their ``indices``.
+        ``estimate`` (KID), ``std_dev`` (over subsets), the subset ``values`` and their ``indices``.
 
     References
     ----------
@@ -160,7 +160,7 @@ def kid(x, y, *, subsets=100, subset_size=1000, seed=None):
         for s in range(subsets):
             a, b = x[idx[s, 0]], y[idx[s, 1]]
             vals[s] = _kid_subset(a, b, d)
-    return KIDResult(estimate=float(vals.mean()), sd=float(vals.std()), subsets=subsets, subset_size=m,
+    return KIDResult(estimate=float(vals.mean()), std_dev=float(vals.std()), subsets=subsets, subset_size=m,
                      values=vals, indices=idx)
 
 

@@ -110,7 +110,7 @@ def test_threshold_scan_classifies_cells_at_0_8_and_1_25_r_c():
     below, above = f[f.r_ratio < 1], f[f.r_ratio > 1]
     assert (below.median_log_distance > -8).all()          # a stationary law of order one
     # above r_c log D falls at the exponent's rate: drift within 4 s.e. of lambda < 0
-    assert (np.abs(above.drift - above.exponent) < 4 * above.drift_se + 0.02).all()
+    assert (np.abs(above.drift - above.exponent) < 4 * above.drift_std_error + 0.02).all()
 
 
 @pytest.mark.slow
@@ -120,7 +120,7 @@ def test_below_threshold_the_limit_is_uncorrelated_dependent_and_heavy_tailed():
     res = limit_distribution(d, 0.8 * rc, depth=100, n_samples=2000, B=99, seed=7)
     assert abs(res.corr[0, 1]) < 3 / math.sqrt(2000) and res.corr_p > 0.001
     assert res.dhsic.p_value < 0.01 and res.dcor.p_value < 0.05
-    assert (res.excess_kurtosis > 0.5).all() and (res.kurtosis_p < 0.01).all() and (res.normality_p < 0.01).all()
+    assert (res.excess_kurtosis > 0.5).all() and (res.kurtosis_p_value < 0.01).all() and (res.normality_p_value < 0.01).all()
     # each coordinate of a centred Gaussian scale mixture is unimodal
     assert res.stable_modes.tolist() == [1, 1]
     # a check that the tests have no bias: the same statistics on N(0, I) do not reject
