@@ -34,6 +34,16 @@ class PartialCorrelationTests(HTest):
         The number of conditioning columns.
 
     As every HTest it unpacks as ``statistic, p_value = res``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from statcore import parcor_pvalues
+    >>> rng = np.random.default_rng(0)
+    >>> rx, ry = rng.normal(size=(50, 2)), rng.normal(size=(50, 2))
+    >>> res = parcor_pvalues(rx - rx.mean(0), ry - ry.mean(0), np.eye(2), np.eye(2), q=0)
+    >>> res.rho.shape, res.df
+    ((2,), 48.0)
     """
 
     rho: Any = None
