@@ -35,6 +35,73 @@ def _peaks(f: np.ndarray, inner: np.ndarray, min_height: float) -> np.ndarray:
     return peak & inner & (f >= min_height * f.max(1, keepdims=True))
 
 
+@dataclass(frozen=True, repr=False)
+class ModeCount(Result):
+    """The modes of a sample's kernel density and how stable their number is (:func:`count_modes`).
+
+    Attributes
+    ----------
+    locations : ndarray
+        Where the modes of the sample's density lie.
+    at_least : ndarray
+        ``at_least[m - 1]``: the share of bootstrap resamples with at least m modes (m = 1, 2, ...).
+    stability : float
+        The share a number of modes needs to count as stable.
+    bandwidth : float
+        The kernel bandwidth h used (0 for a constant sample).
+    B : int
+        Bootstrap resamples.
+
+    ``n_modes`` is the number of modes of the sample, ``stable_modes`` the largest m with
+    ``at_least[m - 1] >= stability``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from learncore.deepgp import count_modes
+    >>> res = count_modes(np.random.default_rng(1).normal(size=400), B=20, seed=0)
+    >>> res.n_modes, res.stable_modes
+    (1, 1)
+    """
+
+    locations: np.ndarray
+    at_least: np.ndarray
+    stability: float
+    bandwidth: float
+    B: int
+
+    @property
+    def n_modes(self) -> int:
+        """The number of modes of the sample's density."""
+        return int(self.locations.size)
+
+    @property
+    def stable_modes(self) -> int:
+        """The largest m that at least a share ``stability`` of the resamples reach."""
+        return int((self.at_least >= self.stability).sum())
+
+    def _repr_parts(self):
+        return [("n_modes", self.n_modes), ("stable_modes", self.stable_modes), ("stability", self.stability),
+                ("B", self.B)]
+
+    def summary(self) -> str:
+        locs = ", ".join(f"{v:.4g}" for v in self.locations)
+        lines = ["", "\tModes of a Gaussian kernel density estimate", "",
+                 f"bandwidth h = {self.bandwidth:.4g}, {self.B} bootstrap resamples",
+                 f"modes: {self.n_modes} (at {locs})",
+                 f"stable modes (at least {self.stability:g} of the resamples): {self.stable_modes}", "",
+                 self.to_frame().to_string(index=False, float_format=lambda v: f"{v:.4g}"), ""]
+        return "\n".join(lines)
+
+    def to_frame(self):
+        """One row per number of modes m: ``modes`` (m), ``at_least`` (the share of resamples with at
+        least m modes), ``stable``."""
+        import pandas as pd
+
+        m = np.arange(1, self.at_least.size + 1)
+        return pd.DataFrame({"modes": m, "at_least": self.at_least, "stable": self.at_least >= self.stability})
+
+
 def count_modes(x, *, B=199, stability=0.9, bandwidth="normal_reference", min_height=0.05, grid_size=512,
                 seed=None):
     """Modes of a sample's kernel density estimate, with a bootstrap count of how many are stable.
@@ -71,10 +138,10 @@ def count_modes(x, *, B=199, stability=0.9, bandwidth="normal_reference", min_he
 
     Returns
     -------
-    tuple (locations, at_least)
-        ndarrays: the locations of the modes of the sample's density, and ``at_least[m - 1]``, the
-        share of resamples with at least m modes (m = 1, 2, ...); the number of stable modes is
-        ``(at_least >= stability).sum()``.
+    ModeCount
+        ``locations`` of the modes of the sample's density, ``at_least[m - 1]`` the share of
+        resamples with at least m modes (m = 1, 2, ...), ``n_modes`` and ``stable_modes`` (the
+        largest m with ``at_least[m - 1] >= stability``).
 
     References
     ----------
@@ -88,8 +155,8 @@ def count_modes(x, *, B=199, stability=0.9, bandwidth="normal_reference", min_he
     >>> from learncore.deepgp import count_modes
     >>> rng = np.random.default_rng(0)
     >>> x = np.concatenate([rng.normal(-3, 1, 500), rng.normal(3, 1, 500)])
-    >>> loc, at_least = count_modes(x, B=50, seed=0)
-    >>> int((at_least >= 0.9).sum()), np.round(loc).tolist()
+    >>> res = count_modes(x, B=50, seed=0)
+    >>> res.stable_modes, np.round(res.locations).tolist()
     (2, [-3.0, 3.0])
     """
     from ._checks import as_inputs
@@ -113,7 +180,7 @@ def count_modes(x, *, B=199, stability=0.9, bandwidth="normal_reference", min_he
     q = np.quantile(v, [0.005, 0.25, 0.75, 0.995])
     sd = float(v.std())
     if not sd > 0:                                     # a constant sample: one mode
-        return np.array([float(v[0])]), np.ones(1)
+        return ModeCount(np.array([float(v[0])]), np.ones(1), stability, 0.0, B)
     if bandwidth == "normal_reference":
         h = 1.06 * sd * n ** (-0.2)
     elif bandwidth == "silverman":
@@ -133,7 +200,7 @@ def count_modes(x, *, B=199, stability=0.9, bandwidth="normal_reference", min_he
     m = _peaks(_smooth(boot, h_bins), inner, min_height).sum(1)
     top = max(int(m.max()), locations.size, 1)
     at_least = np.array([(m >= k).mean() for k in range(1, top + 1)])
-    return locations, at_least
+    return ModeCount(locations, at_least, stability, float(h), B)
 
 
 @dataclass(frozen=True, repr=False)
@@ -381,9 +448,9 @@ def limit_distribution(d, r, *, depth=100, n_samples=2000, kind="difference", si
     norm_p = np.array([stats.normaltest(zk[:, j]).pvalue for j in range(k)])
     modes, stable = [], []
     for j in range(k):
-        loc, at_least = count_modes(zk[:, j], B=B, stability=stability, seed=rng)
-        modes.append(loc.size)
-        stable.append(int((at_least >= stability).sum()))
+        mc = count_modes(zk[:, j], B=B, stability=stability, seed=rng)
+        modes.append(mc.n_modes)
+        stable.append(mc.stable_modes)
     corr = np.atleast_2d(np.corrcoef(zk, rowvar=False)) if k > 1 else np.ones((1, 1))
     corr_test = dh = dc = None
     if k > 1:

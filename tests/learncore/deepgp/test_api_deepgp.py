@@ -40,6 +40,7 @@ RESULT_EXAMPLES = {
     "BandwidthThreshold": lambda: bandwidth_threshold(3, method="monte_carlo", n_chains=50, depth=10, seed=0),
     "ThresholdScan": lambda: threshold_scan([1, 2], [0.8, 1.25], relative=True, depth=20, n_chains=10, seed=0),
     "LimitDistribution": lambda: limit_distribution(2, 0.7, depth=5, n_samples=40, B=9, seed=0),
+    "ModeCount": lambda: count_modes(SAMPLE, B=9, seed=0),
 }
 
 

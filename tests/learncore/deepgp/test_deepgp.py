@@ -166,10 +166,14 @@ def test_one_draw_turns_multimodal_near_the_threshold_in_d_2():
 def test_count_modes_finds_two_separated_modes_and_one_normal_mode():
     rng = np.random.default_rng(3)
     x2 = np.concatenate([rng.normal(-2.5, 1, 600), rng.normal(2.5, 1, 600)])
-    loc, at_least = count_modes(x2, B=99, seed=0)
-    assert int((at_least >= 0.9).sum()) == 2 and np.allclose(np.sort(loc), [-2.5, 2.5], atol=0.4)
-    loc, at_least = count_modes(rng.normal(size=1200), B=99, seed=0)
-    assert int((at_least >= 0.9).sum()) == 1
+    res = count_modes(x2, B=99, seed=0)
+    assert int((res.at_least >= 0.9).sum()) == res.stable_modes == 2 and res.n_modes == res.locations.size
+    assert np.allclose(np.sort(res.locations), [-2.5, 2.5], atol=0.4)
+    res = count_modes(rng.normal(size=1200), B=99, seed=0)
+    assert int((res.at_least >= 0.9).sum()) == res.stable_modes == 1
+    assert res.to_frame()["at_least"].tolist() == res.at_least.tolist() and res.to_frame()["stable"].iloc[0]
+    const = count_modes(np.full(30, 2.0), B=9, seed=0)
+    assert const.locations.tolist() == [2.0] and const.stable_modes == 1 and const.bandwidth == 0.0
 
 
 def test_seed_reproducibility():
