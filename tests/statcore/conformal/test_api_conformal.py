@@ -65,6 +65,7 @@ RESULT_EXAMPLES = {
     "ConformalClassSets": lambda: conformal_classes(**_CLS),
     "ConformalClassSets[aps groups]": lambda: conformal_classes(**dict(_CLS, score="aps", randomized=True, seed=1,
                                                                        **_GROUPS)),
+    "CoverageBand": lambda: coverage_band(57, alpha=0.1),
 }
 
 
