@@ -77,7 +77,7 @@ with thread_limit(1):
 with thread_limit(1):
     prompts, answers = addition_prompts(400, seed=2026)
     t0 = time.perf_counter()
-    table = score_generations(model, prompts, max_new_tokens=6, k=10, alpha=2)
+    table = score_generations(model, prompts, max_new_tokens=6, k=10, alpha=2).to_frame()
     print(f"scored 400 answers in {time.perf_counter() - t0:.1f} s")
 correct = (table["response"] == np.array(answers)).to_numpy()
 table["correct"] = correct

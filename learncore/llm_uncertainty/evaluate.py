@@ -14,7 +14,7 @@ from statcore import HTest, Result
 from statcore.utils import check_choice, check_positive_int
 
 from ._checks import as_correct, as_score_table
-from .generate import SCORE_COLUMNS
+from .generate import SCORE_COLUMNS, GenerationScores
 
 __all__ = ["evaluate_scores", "ScoreEvaluation"]
 
@@ -162,8 +162,8 @@ def evaluate_scores(table, correct, *, scores=None, reference="glu", conf_level=
 
     Parameters
     ----------
-    table : pandas.DataFrame
-        Scores, one row per answer (the output of :func:`score_generations`).
+    table : GenerationScores or pandas.DataFrame
+        Scores, one row per answer: the result of :func:`score_generations` or its ``to_frame()``.
     correct : array_like of bool or 0/1
         Whether each answer is correct (1) or wrong (0), aligned with the rows of ``table``.
     scores : None, list of str or dict
@@ -219,6 +219,8 @@ def evaluate_scores(table, correct, *, scores=None, reference="glu", conf_level=
     0         glu  0.757     0.689      0.825        NaN      NaN         NaN
     1  perplexity  0.650     0.574      0.726      2.052     0.04        0.04
     """
+    if isinstance(table, GenerationScores):
+        table = table.to_frame()
     data, orient = as_score_table(table, scores, SCORE_COLUMNS)
     y = as_correct(correct, data.shape[0])
     if not isinstance(reference, str) or reference not in orient:

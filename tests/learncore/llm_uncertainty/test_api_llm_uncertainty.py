@@ -38,6 +38,7 @@ EXEMPT = {"load_arith_model": "takes no arguments"}
 RESULT_EXAMPLES = {
     "GenerationTrace": lambda: greedy_generate(MODEL, "345+78=", max_new_tokens=5),
     "ScoreEvaluation": lambda: evaluate_scores(TABLE, CORRECT, B=19, seed=0),
+    "GenerationScores": lambda: score_generations(MODEL, ["12+7=", "3+4="], max_new_tokens=4),
 }
 
 
