@@ -64,7 +64,7 @@ with thread_limit(1):
     trace = greedy_generate(model, "478+396=", max_new_tokens=6)
     print(f"478+396= -> {trace.text!r} (true 874), {trace.n_tokens} tokens including <eos>")
     print(statcore.glu_score(trace.hidden_states, trace.top_logits, k=10, alpha=2))
-    print(statcore.evidential_token_uncertainty(trace.top_logits, k=10).round(4))
+    print(statcore.evidential_token_uncertainty(trace.top_logits, k=10).to_frame().round(4))
 
 # %% [markdown]
 # ## 2. 400 held-out sums
