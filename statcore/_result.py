@@ -10,7 +10,11 @@ Every public result of statcore and learncore derives from ``Result`` and is a f
   ``docs/conventions.md`` (``p_value``, ``q_value``, ``std_error``, ``conf_low``, ...),
 - ``plot(ax=None)`` where a picture helps, returning the matplotlib Axes it drew on,
 - immutability: attributes cannot be set or deleted after construction; lists become tuples, dicts
-  read-only mappings and numpy arrays read-only views (``Result.__post_init__``).
+  read-only mappings and numpy arrays read-only views (``Result.__post_init__``); pandas fields are
+  held as copies and handed out as copy-on-write copies (``Result.__getattribute__``),
+- one equality for every result: the same class and equal fields, array-aware, never raising, with
+  a hash consistent with it (``Result.__eq__``, ``Result.__hash__``, installed on every subclass by
+  ``Result.__init_subclass__`` so that the dataclass decorator cannot replace them).
 
 ``HTest`` mirrors R's ``htest`` list and prints exactly like ``stats:::print.htest``; its
 ``to_frame()`` follows ``broom::tidy.htest`` in snake_case (``estimate``, ``statistic``, ``p_value``,
