@@ -67,6 +67,10 @@ def _is_pandas(value: Any) -> bool:
     return isinstance(value, (pd.Series, pd.DataFrame, pd.Index))
 
 
+#: type -> whether it is a pandas Series, DataFrame or Index (``Result.__getattribute__`` asks per access)
+_PANDAS_TYPE: dict = {}
+
+
 def freeze(value: Any) -> Any:
     """A read-only version of ``value``: arrays become read-only views, dicts FrozenDicts, lists
     tuples (recursively), pandas objects a copy of their own (pandas' copy-on-write makes the
@@ -195,9 +199,11 @@ class Result:
         # edit of it (``res.table.iloc[0, 0] = 99``, a new column, a renamed index) copies first
         # and never reaches the result
         value = object.__getattribute__(self, name)
-        if _is_pandas(value):
-            return value.copy(deep=False)
-        return value
+        kind = type(value)
+        pandas = _PANDAS_TYPE.get(kind)
+        if pandas is None:
+            pandas = _PANDAS_TYPE[kind] = _is_pandas(value)
+        return value.copy(deep=False) if pandas else value
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise FrozenInstanceError(f"{type(self).__name__} is immutable: cannot set {name!r}; "
