@@ -6,7 +6,7 @@
     python benchmarks/bench_bayes.py --tune       # the hyperparameter search on validation data
     python benchmarks/bench_bayes.py --step-time  # median time per training step: IVON, ivon-opt, AdamW
 
-The design is ``learncore/bayes/_study.py``'s (the vignette ``vignettes/bayes_ivon.py`` runs the same):
+The design is ``benchmarks/_bayes_study.py``'s (the vignette ``vignettes/bayes_ivon.py`` runs the same):
 MLPs on scikit-learn's bundled digits (64-64-10, Tanh) and diabetes (10-32-1, Tanh) data; IVON with
 ``hessian="price"``, ``"gradsq"``, ``"hutchinson"`` and ``"backprop"`` (the layerwise diagonal Hessian
 by Hessian backpropagation), ivon-opt 0.1.3 (``pip install ivon-opt``; its default Price estimate,
@@ -19,7 +19,7 @@ one run, interleaved by seed).
 
 ``--tune`` chooses the learning rates (and IVON's initial curvature and beta2) on a validation split of
 the training data (never the test data), by the mean validation NLL over 2 seeds; the chosen values
-are written into ``learncore/bayes/_study.py``'s ``HYPER`` by hand, and the search is recorded in
+are written into ``benchmarks/_bayes_study.py``'s ``HYPER`` by hand, and the search is recorded in
 benchmarks/README.md.
 
 ``--step-time`` times single training steps (draw the posterior sample, ``zero_grad``, forward,
@@ -40,7 +40,7 @@ import time
 import numpy as np
 import pandas as pd
 
-from learncore.bayes import _study as study
+import _bayes_study as study
 
 
 def main_study(seeds: int, epochs_scale: float) -> None:

@@ -1,7 +1,7 @@
 """The NOIR study (issue 16): does an independence penalty on the latent layer make neural operators
 more robust to corrupted sensors?
 
-    python benchmarks/bench_noir.py              # the full design (FULL in learncore/operators/_study.py)
+    python benchmarks/bench_noir.py              # the full design (FULL in benchmarks/_noir_study.py)
     python benchmarks/bench_noir.py --quick      # the CI smoke run (QUICK), under two minutes
     python benchmarks/bench_noir.py --seeds 3 --epochs 30 --n-samples 300 --jobs 2 --out noir_out
 
@@ -13,7 +13,7 @@ dependent latent pairs after BH, total correlation, participation ratio) and the
 (process CPU time, one torch thread) and of the whole study. Writes the raw tables (csv) and the
 figures (error against strength per PDE, latent signatures) into ``--out``.
 
-The design and every hyperparameter are ``learncore/operators/_study.py``'s (the vignette
+The design and every hyperparameter are ``benchmarks/_noir_study.py``'s (the vignette
 ``vignettes/noir_operators.py`` runs the same).
 """
 from __future__ import annotations
@@ -30,7 +30,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from learncore.operators import _study as study  # noqa: E402
+import _noir_study as study  # noqa: E402
 
 
 def report_degradation(deg: pd.DataFrame, out: Path) -> None:

@@ -6,7 +6,7 @@
 #    CI's tests/test_docs.py executes them once and points STATCORE_NOTEBOOK_RUNS at that run;
 # 2. builds the HTML with warnings as errors: the API reference from every public name's docstring,
 #    the user guide, "coming from R", the conventions and the gallery rendered from those runs.
-# Needs: pip install -e ".[docs]" (and torch for learncore's pages).
+# Needs: the README's docs line (the CPU build of torch, the MobileNetV2 weights, pip install -e ".[docs]").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out="${1:-docs/_build/html}"

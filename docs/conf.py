@@ -9,8 +9,10 @@ Everything that grows with the code is generated here, at build time:
   notebook (``docs/notebooks.py``), so a new vignette or a new public name appears without editing docs/.
 """
 import importlib
+import inspect
 import os
 import pkgutil
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -36,6 +38,8 @@ extensions = [
     "numpydoc",
     "myst_parser",
     "sphinx_gallery.gen_gallery",
+    "sphinx_copybutton",
+    "matplotlib.sphinxext.plot_directive",
 ]
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 exclude_patterns = ["_build", "_generated/gallery_src", "Thumbs.db", ".DS_Store", "**/GALLERY_HEADER.rst",
@@ -57,9 +61,30 @@ myst_enable_extensions = ["colon_fence"]
 html_theme = "pydata_sphinx_theme"
 html_title = "statcore"
 html_context = {"default_mode": "auto"}    # the theme's light/dark default (without it the theme logs an error)
-html_theme_options = {"navigation_with_keys": False, "show_toc_level": 2}
-html_static_path = []
+_ON_THIS_PAGE = ["page-toc", "edit-this-page", "sourcelink"]     # the theme's right column
+html_theme_options = {"navigation_with_keys": False, "show_toc_level": 2, "header_links_before_dropdown": 3,
+                      # a guide page's one heading needs no "on this page" column: the example gets the width
+                      "secondary_sidebar_items": {"guide/*": [], "api/**": _ON_THIS_PAGE, "gallery/**": _ON_THIS_PAGE,
+                                                  **{p: _ON_THIS_PAGE for p in ("index", "coming_from_r", "conventions",
+                                                                                "scaleout", "notebooks")}}}
+html_static_path = ["_static", "_generated/static"]
+html_css_files = ["statcore.css"]     # tables and code that fit the column, wide figures readable
+html_js_files = ["statcore_search_weights.js", "statcore.js"]
 html_show_sourcelink = False
+# pages without a section of their own to navigate get the whole width (no left sidebar)
+html_sidebars = {page: [] for page in ("index", "coming_from_r", "conventions", "scaleout", "notebooks",
+                                       "gallery/*")}
+
+# the copy button of a code block copies the code only: no ">>> " / "... " prompts, no printed output
+copybutton_prompt_text = r">>> |\.\.\. |\$ "
+copybutton_prompt_is_regexp = True
+copybutton_only_copy_prompt_lines = True
+
+# the user guide's figures: made at build time from the page's own worked example (see _guide_figures)
+plot_include_source = False
+plot_html_show_source_link = False
+plot_html_show_formats = False
+plot_formats = [("png", 100)]
 
 # --- API reference ------------------------------------------------------------------------------
 
@@ -185,5 +210,78 @@ def _original_downloads(app):
         jupytext.write(jupytext.read(path), DOCS / "gallery" / f"{path.stem}.ipynb")
 
 
+# --- the user guide's figures ---------------------------------------------------------------------
+
+_PY_BLOCK = re.compile(r"```python\n(.*?)```", re.S)
+
+
+def _guide_figures(app, docname, source):
+    """A guide page's worked example that draws (``.plot(``) shows its figures: after that block, the
+    page's examples up to it run once more at build time (matplotlib's plot directive, doctest syntax),
+    and every figure they leave open is shown. The doctests of tests/test_docs.py check the same code."""
+    if not docname.startswith("guide/") or docname == "guide/index":
+        return
+    text, out, last, blocks = source[0], [], 0, []
+    for m in _PY_BLOCK.finditer(text):
+        blocks.append(m.group(1))
+        out.append(text[last:m.end()])
+        last = m.end()
+        if ".plot(" in m.group(1):
+            body = "\n".join("   " + line if line.strip() else "" for line in "\n".join(blocks).splitlines())
+            out.append(f"\n\n```{{eval-rst}}\n.. plot::\n\n{body}\n```\n")
+    out.append(text[last:])
+    source[0] = "".join(out)
+
+
+# --- search: a function's page ranks first for the names in its summary line -----------------------
+#
+# Sphinx's search scores a word of the text 5, whatever the page. A public object's page gets an index
+# entry (scored 100) for each proper name and acronym of its summary line ("DeLong", "Venkatraman",
+# "HSIC", "Storey"), and among those pages the one whose docstring names it most ranks first
+# (statcore.js adds the count to the score, from statcore_search_weights.js written here): "delong"
+# finds roc_test, then auc_ci, before the pages that mention DeLong in passing.
+
+_NAME = re.compile(r"\b([A-Z][A-Za-z0-9-]{2,})(?:'s)?\b")
+
+
+def _summary_names(obj):
+    doc = inspect.getdoc(obj) or ""
+    summary = " ".join(doc.strip().split("\n\n")[0].split())
+    words = [m.group(1) for m in _NAME.finditer(summary) if m.start() > 0]
+    return sorted(dict.fromkeys(w for w in words if not w.isdigit())), doc
+
+
+def _summary_index_entries(app, what, name, obj, options, lines):
+    words, _ = _summary_names(obj)
+    if words and name.startswith(("statcore.", "learncore.")):
+        lines.extend(["", ".. index::"] + [f"   ! {w}" for w in words] + [""])
+
+
+def write_search_weights():
+    import json
+
+    import learncore
+
+    weights = {}
+    spaces = [("statcore", statcore)] + [(f"learncore.{n}", m) for n, m in _public_modules(learncore)]
+    spaces += [(f"statcore.{n}", m) for n, m in _public_modules(statcore) if not set(m.__all__) & set(statcore.__all__)]
+    for qual, mod in spaces:
+        for n in mod.__all__:
+            words, doc = _summary_names(getattr(mod, n))
+            counts = {w.lower(): min(doc.count(w), 50) for w in words}
+            if counts:
+                weights[f"api/generated/{qual}.{n}"] = counts
+    static = GEN / "static"
+    static.mkdir(parents=True, exist_ok=True)
+    _write(static / "statcore_search_weights.js",
+           "// written by docs/conf.py: per API page, how often its docstring names each name of its summary line\n"
+           f"window.STATCORE_SEARCH_WEIGHTS = {json.dumps(weights, sort_keys=True)};\n")
+
+
+write_search_weights()
+
+
 def setup(app):
     app.connect("builder-inited", _original_downloads, priority=900)
+    app.connect("source-read", _guide_figures)
+    app.connect("autodoc-process-docstring", _summary_index_entries, priority=900)

@@ -24,7 +24,7 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from ._checks import check_positive_int, check_probability, check_seed
+from ._checks import check_positive_int, check_probability, check_seed, show_value
 from ._result import Result
 
 __all__ = ["pvalues", "treatment_outcome", "ci_triples", "dag_frames", "assert_size", "assert_coverage",
@@ -469,7 +469,7 @@ def _as_coverage(value: Any, what: str) -> float:
         return float(value)
     if isinstance(value, (numbers.Real, np.floating, np.integer)) and 0.0 <= float(value) <= 1.0:
         return float(value)
-    raise TypeError(f"{what} must return True/False (covered or not) or a coverage in [0, 1], got {value!r}")
+    raise TypeError(f"{what} must return True/False (covered or not) or a coverage in [0, 1], got {show_value(value)}")
 
 
 def _check_n_se(n_se: Any) -> float:

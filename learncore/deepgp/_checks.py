@@ -13,7 +13,7 @@ import torch
 from statcore.utils import (check_choice, check_positive_int, check_positive_real, check_probability,  # noqa: F401
                             check_seed)
 
-__all__ = ["as_inputs", "check_bandwidth", "check_dim", "check_depth", "as_grid", "torch_generator",
+__all__ = ["as_inputs", "check_bandwidth", "check_dim", "check_depth", "as_grid",
            "check_choice", "check_positive_int", "check_positive_real", "check_probability", "check_seed"]
 
 
@@ -80,8 +80,3 @@ def as_grid(values: Any, name: str, check) -> tuple:
     if arr.size == 0:
         raise ValueError(f"{name} is empty; pass at least one value")
     return tuple(check(v, name) for v in arr.tolist())
-
-
-def torch_generator(rng: np.random.Generator) -> torch.Generator:
-    """A torch CPU Generator seeded from statcore's one numpy Generator."""
-    return torch.Generator().manual_seed(int(rng.integers(0, 2 ** 63 - 1)))

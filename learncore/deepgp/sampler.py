@@ -8,8 +8,9 @@ import numpy as np
 import torch
 from statcore import Result
 
+from .._torch import torch_generator
 from ._checks import as_inputs, check_bandwidth, check_choice, check_depth, check_positive_int, check_positive_real, \
-    check_seed, torch_generator
+    check_seed
 
 __all__ = ["sample_deep_gp", "DeepGPSample", "rbf_gram"]
 

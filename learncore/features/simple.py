@@ -8,6 +8,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from .._torch import torch_generator
 from ._base import _Extractor
 from ._checks import check_positive_int, check_seed, check_size
 
@@ -98,7 +99,7 @@ class RandomCNN(_Extractor):
         self.input_size = check_size(input_size, "input_size")
         self.layer = f"block{depth}"
         rng = check_seed(seed)
-        g = torch.Generator().manual_seed(int(rng.integers(2**63 - 1)))
+        g = torch_generator(rng)
         convs, inp = [], 3
         for i in range(depth):
             out = width * 2**i

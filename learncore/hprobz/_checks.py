@@ -13,7 +13,7 @@ import numpy as np
 import torch
 from statcore.utils import check_choice, check_positive_int, check_positive_real, check_seed  # noqa: F401
 
-__all__ = ["as_param", "as_data_matrix", "as_steps", "as_values", "torch_generator"]
+__all__ = ["as_param", "as_data_matrix", "as_steps", "as_values"]
 
 
 def _kind_error(x: Any, name: str, what: str) -> TypeError:
@@ -110,9 +110,3 @@ def as_steps(steps: Any, T: int, name: str) -> list[int]:
     if len(set(out)) != len(out):
         raise ValueError(f"{name} repeats a step: {list(steps)}")
     return out
-
-
-def torch_generator(seed: Any) -> torch.Generator:
-    """statcore's seed (None, int, Generator, SeedSequence) -> one torch CPU Generator."""
-    rng = check_seed(seed)
-    return torch.Generator().manual_seed(int(rng.integers(0, 2 ** 63 - 1)))

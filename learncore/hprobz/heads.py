@@ -6,7 +6,8 @@ from torch import nn
 from torch.nn import functional as F
 
 from ._checks import check_choice, check_positive_int, check_positive_real
-from .distributions import HProbZ, GaussianMixture
+from ._gaussian_mixture import GaussianMixture
+from ._hprobz import HProbZ
 
 __all__ = ["HProbZHead", "MixtureHead"]
 
@@ -56,7 +57,7 @@ class HProbZHead(nn.Module):
     Choices (each a parameter): ``generators="per_mode"`` gives every mode its own generator matrix
     G_b (T, m) (the default: modes are distinct manoeuvres, each with its own bounded variation);
     ``"shared"`` one G for all modes. ``noise="shared"`` gives one noise scale per step, s (T,),
-    shared by the modes (the issue's s (T,)); ``"per_mode"`` one per mode and step. Scales are
+    shared by the modes (the method's s (T,)); ``"per_mode"`` one per mode and step. Scales are
     softplus(.) + ``s_floor``, so they are positive and bounded away from zero (a degenerate
     likelihood cannot blow up). Non-finite network outputs raise a ValueError instead of giving a NaN
     loss.
@@ -84,7 +85,7 @@ class HProbZHead(nn.Module):
 
     References
     ----------
-    HProbZ (Hybrid Probabilistic Zonotopes), NeurIPS 2026, from the issue's description; Bishop
+    HProbZ (Hybrid Probabilistic Zonotopes), NeurIPS 2026, from the method's description; Bishop
     (1994), Mixture density networks (the head-on-an-encoder design).
 
     Examples

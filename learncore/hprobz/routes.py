@@ -97,7 +97,7 @@ def simulate_routes(n, *, T=12, n_routes=3, drift=0.4, noise=0.05, seed=None):
 
     References
     ----------
-    The synthetic route-choice design of issue 18 (learncore.hprobz), in the spirit of the multimodal
+    A synthetic route-choice design written for learncore.hprobz, in the spirit of the multimodal
     trajectory benchmarks of HProbZ (NeurIPS 2026) and mixture density networks (Bishop, 1994).
 
     Examples

@@ -15,6 +15,7 @@ from statcore import ConvergenceWarning, Result
 from statcore.utils import check_choice, check_positive_int, check_positive_real, check_seed, thread_limit
 from torch import nn
 
+from .._torch import torch_generator, torch_seeded
 from ._checks import as_data_matrix
 from .heads import HProbZHead, MixtureHead
 
@@ -319,7 +320,7 @@ def fit(X, y, *, head="hprobz", n_modes=3, m=1, hidden=(32, 32), activation="tan
 
     References
     ----------
-    HProbZ (Hybrid Probabilistic Zonotopes), NeurIPS 2026, built from the issue's description.
+    HProbZ (Hybrid Probabilistic Zonotopes), NeurIPS 2026, implemented from the method's description.
     Bishop, C. M. (1994). Mixture density networks. Liu, D. C. & Nocedal, J. (1989). On the limited
     memory BFGS method for large scale optimization. *Math. Program.* 45, 503-528.
 
@@ -387,13 +388,9 @@ def fit(X, y, *, head="hprobz", n_modes=3, m=1, hidden=(32, 32), activation="tan
     finals = []
     with thread_limit(1):
         for r in range(restarts):
-            gen = torch.Generator().manual_seed(int(rng.integers(0, 2 ** 63 - 1)))
-            torch_state = torch.random.get_rng_state()
-            torch.manual_seed(int(rng.integers(0, 2 ** 63 - 1)))
-            try:
+            gen = torch_generator(rng)
+            with torch_seeded(rng):
                 net = _build(head, d, T, n_modes, m, hidden, opts).to(tdt)
-            finally:
-                torch.random.set_rng_state(torch_state)
             rows = torch.as_tensor(rng.choice(n, size=n_modes, replace=n < n_modes), dtype=torch.long)
             net.head.init_from_data(Y[rows], generator=gen)
             params = [p for p in net.parameters() if p.requires_grad]

@@ -77,5 +77,5 @@ def check_p_right(p_right: Any, trials: pd.DataFrame, n_trials: int, *, nan_poli
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         raise ValueError(f"p_right must lie in [0, 1] (the model's probability of 'right'); trial {i} holds "
-                         f"{p[i]!r}")
+                         f"{float(p[i])!r}")
     return p, keep

@@ -70,7 +70,7 @@ def _choice_codes(col: pd.Series, name: str) -> np.ndarray:
         if not ok.all():
             bad = values[~ok][0]
             raise ValueError(f"{name}['choice'] must be 'left' or 'right' (or 0/1 with 1 = right); "
-                             f"row {int(np.flatnonzero(~ok)[0])} holds {bad!r}. IBL tables code choices as "
+                             f"row {int(np.flatnonzero(~ok)[0])} holds {np.asarray(bad).item()!r}. IBL tables code choices as "
                              f"-1/+1/0: read them with learncore.learning_rules.from_ibl")
         return (values.astype(object) == "right").astype(np.int64)
     if values.dtype.kind == "b":
@@ -80,7 +80,7 @@ def _choice_codes(col: pd.Series, name: str) -> np.ndarray:
         if not ok.all():
             bad = values[~ok][0]
             raise ValueError(f"{name}['choice'] must be 'left' or 'right' (or 0/1 with 1 = right); "
-                             f"row {int(np.flatnonzero(~ok)[0])} holds {bad!r}. IBL tables code choices as "
+                             f"row {int(np.flatnonzero(~ok)[0])} holds {np.asarray(bad).item()!r}. IBL tables code choices as "
                              f"-1/+1/0: read them with learncore.learning_rules.from_ibl")
         return values.astype(np.int64)
     raise TypeError(f"{name}['choice'] has dtype {values.dtype}; use 'left'/'right' or 0/1")
@@ -155,7 +155,7 @@ def check_trials(trials, *, n_params: int | None = None, name: str = "trials") -
                              "; use 0 for 'no stimulus on this side' (from_ibl converts IBL's NaN)"))
         if not generic and (v < 0).any():
             raise ValueError(f"{name}[{c!r}] must be >= 0 (contrast of the stimulus on that side); "
-                             f"row {int(np.flatnonzero(v < 0)[0])} holds {v[v < 0][0]!r}")
+                             f"row {int(np.flatnonzero(v < 0)[0])} holds {v[v < 0][0].item()!r}")
         if not generic and (v > 1).any():
             raise ValueError(f"{name}[{c!r}] must be a contrast in [0, 1]; row {int(np.flatnonzero(v > 1)[0])} "
                              f"holds {float(v[v > 1][0])!r} (percent? divide by 100)")
@@ -175,7 +175,7 @@ def check_trials(trials, *, n_params: int | None = None, name: str = "trials") -
     okr = (r == 0) | (r == 1)
     if not okr.all():
         raise ValueError(f"{name}['reward'] must be 0 or 1; row {int(np.flatnonzero(~okr)[0])} holds "
-                         f"{r[~okr][0]!r}")
+                         f"{np.asarray(r[~okr][0]).item()!r}")
     if "session" in trials.columns:
         s = trials["session"]
         if s.isna().any():

@@ -8,10 +8,7 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
-try:  # the one result base, public as statcore.Result once the lead exports it
-    from statcore import Result
-except ImportError:  # pragma: no cover
-    from statcore._result import Result
+from statcore import Result
 
 from ._model import pack
 

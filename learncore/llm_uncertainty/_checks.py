@@ -97,7 +97,7 @@ def as_correct(correct: Any, n: int, name: str = "correct") -> np.ndarray:
         if arr.dtype.kind == "f" and np.isnan(arr).any():
             raise ValueError(f"{name} contains NaN; every answer needs a correctness label")
         if not np.isin(arr, (0, 1)).all():
-            raise ValueError(f"{name} must hold 0/1 (or booleans); found {arr[~np.isin(arr, (0, 1))][0]!r}")
+            raise ValueError(f"{name} must hold 0/1 (or booleans); found {arr[~np.isin(arr, (0, 1))][0].item()!r}")
         arr = arr.astype(np.int64)
     else:
         raise TypeError(f"{name} must be booleans or 0/1 labels, got dtype {arr.dtype}")

@@ -1,4 +1,4 @@
-"""Neural operators trained with an independence regulariser on their latent features (NOIR, issue 16).
+"""Neural operators trained with an independence regulariser on their latent features (NOIR).
 
 - data: :func:`burgers_1d`, :func:`darcy_2d`, :func:`advection_1d`, :func:`diffusion_1d`, seeded
   datasets generated here (no downloads), each an :class:`OperatorDataset` that states its
@@ -27,7 +27,10 @@ from .data import OperatorDataset, advection_1d, burgers_1d, darcy_2d, diffusion
 __all__ += ["OperatorDataset", "burgers_1d", "darcy_2d", "advection_1d", "diffusion_1d", "CORRUPTIONS", "corrupt"]
 
 # --- models, penalty, training, evaluation (noirmodel) ---
-from .models import FNO, DeepONet, PCANet, PODDeepONet  # noqa: E402
+from ._deeponet import DeepONet  # noqa: E402
+from ._fno import FNO  # noqa: E402
+from ._pcanet import PCANet  # noqa: E402
+from ._pod_deeponet import PODDeepONet  # noqa: E402
 from .penalty import independence_penalty  # noqa: E402
 
 __all__ += ["DeepONet", "PODDeepONet", "PCANet", "FNO", "independence_penalty"]

@@ -1,6 +1,6 @@
 """learncore.operators' input door: dataset sizes, resolutions, sensor arrays, corruption levels.
 
-The generic checks are statcore's (``statcore._checks``); this module only adds what the operator
+The generic checks are statcore's (``statcore.utils``); this module only adds what the operator
 datasets need. Nothing here modifies its input: arrays are converted into new float64 copies.
 """
 from __future__ import annotations
@@ -8,8 +8,8 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from statcore._checks import (as_float_array, check_choice, check_finite_real, check_in_interval,  # noqa: F401
-                              check_nonneg_real, check_positive_int, check_positive_real, check_seed)
+from statcore.utils import (as_float_array, check_choice, check_finite_real, check_nonneg_real,  # noqa: F401
+                            check_positive_int, check_positive_real, check_probability, check_seed)
 
 __all__ = ["check_dtype", "check_n_sensors", "check_sensor_layout", "check_test_size", "as_sensor_matrix",
            "as_sensor_coords", "as_scale", "seed_label"]
@@ -41,7 +41,7 @@ def check_sensor_layout(layout: Any, name: str = "sensor_layout") -> str:
 def check_test_size(test_size: Any, n_samples: int, name: str = "test_size") -> int:
     """A fraction in (0, 1) of the samples -> the number of test samples, round(test_size * n_samples)
     kept within [1, n_samples - 1] so that both sides of the split hold a sample."""
-    frac = check_in_interval(test_size, name, 0.0, 1.0, closed="neither")
+    frac = check_probability(test_size, name, open_left=True, open_right=True)
     return min(max(1, int(round(frac * n_samples))), n_samples - 1)
 
 

@@ -12,7 +12,7 @@ import torch
 from statcore.utils import check_choice, check_positive_int, check_seed  # noqa: F401
 
 __all__ = ["check_bool", "check_positive_float", "check_nonneg_float", "check_widths", "as_sensor_batch",
-           "check_dataset", "torch_generator", "check_split"]
+           "check_dataset", "check_split"]
 
 
 def check_bool(x: Any, name: str) -> bool:
@@ -110,9 +110,3 @@ def check_split(split: Any, ds: Any) -> np.ndarray:
     if idx.size == 0:
         raise ValueError(f"the dataset's {split} split is empty")
     return idx
-
-
-def torch_generator(seed: Any) -> torch.Generator:
-    """statcore's seed (None, int, Generator, SeedSequence) -> one torch CPU Generator."""
-    rng = check_seed(seed)
-    return torch.Generator().manual_seed(int(rng.integers(0, 2 ** 63 - 1)))

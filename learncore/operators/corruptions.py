@@ -12,12 +12,12 @@ from typing import Any
 
 import numpy as np
 
-from ._checks import (as_scale, as_sensor_coords, as_sensor_matrix, check_choice, check_in_interval,
-                      check_nonneg_real, check_positive_int, check_positive_real, check_seed)
+from ._checks import (as_scale, as_sensor_coords, as_sensor_matrix, check_choice, check_nonneg_real,
+                      check_positive_int, check_positive_real, check_probability, check_seed)
 
 __all__ = ["CORRUPTIONS", "corrupt"]
 
-#: the five additive corruptions, in the order of the issue
+#: the five additive corruptions
 CORRUPTIONS = ("gaussian", "student_t", "impulse", "bias", "drift")
 
 
@@ -115,7 +115,7 @@ def corrupt(sensors: Any, kind: str, level: float, *, sensor_coords: Any = None,
     else:
         s = as_scale(scale, n)
     df = check_positive_real(df, "df")
-    fraction = check_in_interval(fraction, "fraction", 0.0, 1.0, closed="right")
+    fraction = check_probability(fraction, "fraction")
     drift_modes = check_positive_int(drift_modes, "drift_modes")
     coords = None
     if kind == "drift":

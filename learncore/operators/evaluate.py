@@ -17,6 +17,7 @@ import torch
 from statcore import Result, independence_matrix
 from statcore.utils import check_probability
 
+from .._torch import module_dtype
 from ._model_checks import check_choice, check_dataset, check_positive_int, check_seed, check_split
 
 __all__ = ["evaluate", "latent_signature", "LatentSignature", "OperatorErrors"]
@@ -122,8 +123,7 @@ def _model_io(model) -> tuple[Callable, torch.dtype]:
                         f"{type(model).__name__}")
     if not (hasattr(model, "forward_latent") or hasattr(model, "latent")):
         raise TypeError(f"model ({type(model).__name__}) must have a latent(sensors) method")
-    dt = next((t.dtype for t in list(model.parameters()) + list(model.buffers()) if torch.is_floating_point(t)),
-              torch.get_default_dtype())
+    dt = module_dtype(model)
 
     def run(x: np.ndarray, batch: int) -> tuple[np.ndarray, np.ndarray]:
         was = model.training

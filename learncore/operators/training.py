@@ -13,8 +13,9 @@ from statcore import Result
 from statcore.utils import check_progress, progress_bar
 from torch import nn
 
+from .._torch import module_dtype, torch_generator
 from ._model_checks import (check_bool, check_choice, check_nonneg_float, check_positive_float, check_positive_int,
-                            torch_generator)
+                            check_seed)
 from .models import _dataset_arrays
 from .penalty import _KINDS, independence_penalty
 
@@ -144,13 +145,6 @@ def _forward_latent(model: nn.Module, x: torch.Tensor) -> tuple[torch.Tensor, to
     return model(x), model.latent(x)
 
 
-def _model_dtype(model: nn.Module) -> torch.dtype:
-    for t in list(model.parameters()) + list(model.buffers()):
-        if torch.is_floating_point(t):
-            return t.dtype
-    return torch.get_default_dtype()
-
-
 class NOIR(nn.Module):
     """Neural operator independence regularisation: train an operator on relative L2 error plus
     ``lam`` times an independence penalty on its latent layer.
@@ -189,8 +183,8 @@ class NOIR(nn.Module):
 
     References
     ----------
-    NOIR: Neural Operator Independence Regularization (NeurIPS 2026), as described in issue 16 of
-    this project; the paper's code was not available, and every choice here is a parameter.
+    NOIR: Neural Operator Independence Regularization (NeurIPS 2026), implemented from the method's
+    description; the paper's code was not available, and every choice here is a parameter.
 
     Lu, L. et al. (2021), DeepONet; Li, Z. et al. (2021), FNO (the relative L2 loss of both).
 
@@ -315,9 +309,9 @@ class NOIR(nn.Module):
         track_penalty = check_bool(track_penalty, "track_penalty")
         track_test = check_bool(track_test, "track_test")
         progress = check_progress(progress)
-        gen = torch_generator(seed)
+        gen = torch_generator(check_seed(seed))
 
-        dt = _model_dtype(self.model)
+        dt = module_dtype(self.model)
         inputs, targets, sidx = arrs["inputs"], arrs["targets"], arrs["sensor_idx"]
         train, test = arrs["train_idx"], arrs["test_idx"]
         x_tr = torch.as_tensor(arrs["x_train"], dtype=dt)

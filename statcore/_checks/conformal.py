@@ -96,7 +96,7 @@ def as_groups(groups: Any, name: str, n: int, other: str = "") -> np.ndarray:
                          f"got {arr.size}")
     if arr.dtype.kind == "f" and not np.isfinite(arr).all():
         bad = arr[~np.isfinite(arr)][0]
-        raise ValueError(f"{name} contains {int(np.sum(~np.isfinite(arr)))} non-finite label(s) ({bad!r}); every "
+        raise ValueError(f"{name} contains {int(np.sum(~np.isfinite(arr)))} non-finite label(s) ({show_value(bad)}); every "
                          "observation needs a group label (a finite number or a string)")
     if arr.dtype.kind == "O":
         for v in arr:

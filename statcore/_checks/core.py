@@ -17,6 +17,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 import numpy as np
 
 __all__ = [
+    "show_value",
     "column_labels",
     "as_column_groups",
     "as_float_array",
@@ -50,6 +51,18 @@ __all__ = [
 ]
 
 
+def show_value(v: Any) -> str:
+    """A value as an error message shows it: numpy scalars as Python's own (``1.5``, ``'a'``, not
+    ``np.float64(1.5)``, ``np.str_('a')``), arrays and sequences of them likewise."""
+    if isinstance(v, np.generic):
+        v = v.item()
+    elif isinstance(v, np.ndarray):
+        v = v.tolist()
+    elif isinstance(v, (list, tuple)):
+        v = type(v)(x.item() if isinstance(x, np.generic) else x for x in v)
+    return repr(v)
+
+
 def _is_pandas(obj: Any) -> bool:
     mod = type(obj).__module__
     return mod.startswith("pandas")
@@ -62,6 +75,35 @@ def as_float_array(x: Any, name: str, *, allow_nan: bool = False, allow_inf: boo
     Strings, objects that are not numbers, complex numbers and (unless allowed) NaN or infinite
     values are refused. Booleans are refused too: a boolean vector passed as p-values is almost
     always a bug.
+
+    Parameters
+    ----------
+    x : array_like
+        The values (a pandas object gives its values).
+    name : str
+        The argument's name, for the error message.
+    allow_nan, allow_inf : bool
+        Whether NaN and infinite values are accepted.
+    ndim : int, optional
+        The number of dimensions required.
+    copy : bool
+        Return a new array even when ``x`` already is a float64 array (so that the caller may
+        modify it without touching its input).
+
+    Returns
+    -------
+    numpy.ndarray
+        float64.
+
+    References
+    ----------
+    scikit-learn's ``utils.validation.check_array`` (one door for input arrays).
+
+    Examples
+    --------
+    >>> from statcore.utils import as_float_array
+    >>> as_float_array([1, 2, 3], "x")
+    array([1., 2., 3.])
     """
     if isinstance(x, (str, bytes)):
         raise TypeError(f"{name} must be numeric, got a string {x!r}")
@@ -112,8 +154,19 @@ def _first_non_numeric(arr: np.ndarray) -> Any:
 def as_pvalues(p: Any, name: str = "p", *, allow_nan: bool = True) -> np.ndarray:
     """Return p-values as float64, NaN allowed (R's NA) unless ``allow_nan`` is False.
 
-    Values must lie in [0, 1]; infinities are refused.
+    Values must lie in [0, 1]; infinities are refused. The masked elements of a numpy masked array
+    become NaN (R's NA: whatever lies under the mask is not read); callers that omit masked values
+    whatever their ``nan_policy`` (scipy's rule) read ``numpy.ma.getmaskarray(p)`` themselves.
     """
+    if isinstance(p, np.ma.MaskedArray) and np.ma.getmask(p) is not np.ma.nomask:
+        mask = np.ma.getmaskarray(p)
+        if mask.any():
+            if not allow_nan:
+                k = int(mask.sum())
+                raise ValueError(f"{name} has {k} masked value{'s' if k > 1 else ''}; masked (missing) "
+                                 "p-values are not allowed here: pass the unmasked values only")
+            p = as_float_array(np.ma.getdata(p), name, allow_nan=True, allow_inf=True, copy=True)
+            p[mask] = np.nan
     arr = as_float_array(p, name, allow_nan=allow_nan, allow_inf=True)
     if arr.size:
         # fmin/fmax skip NaN (R's NA) without the all-NaN warnings of nanmin
@@ -123,7 +176,7 @@ def as_pvalues(p: Any, name: str = "p", *, allow_nan: bool = True) -> np.ndarray
             raise ValueError(f"{name} contains infinite values; p-values must lie in [0, 1]")
         if lo < 0 or hi > 1:
             bad = lo if lo < 0 else hi
-            raise ValueError(f"{name} must lie in [0, 1]; found {bad!r}")
+            raise ValueError(f"{name} must lie in [0, 1]; found {show_value(bad)}")
     return arr
 
 
@@ -254,7 +307,31 @@ def check_positive_real(x: Any, name: str) -> float:
 
 
 def check_nonneg_real(x: Any, name: str, *, positive: bool = False) -> float:
-    """A finite real scalar >= 0 (> 0 with ``positive``)."""
+    """A finite real scalar >= 0 (> 0 with ``positive``), as float.
+
+    Parameters
+    ----------
+    x : float
+        The value to check.
+    name : str
+        The argument's name, for the error message.
+    positive : bool
+        Refuse 0 too.
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    scikit-learn's ``utils.validation.check_scalar``.
+
+    Examples
+    --------
+    >>> from statcore.utils import check_nonneg_real
+    >>> check_nonneg_real(0, "weight_decay")
+    0.0
+    """
     v = check_finite_real(x, name)
     if v < 0 or (positive and v == 0):
         raise ValueError(f"{name} must be {'positive' if positive else 'non-negative'}, got {x!r}")
@@ -406,7 +483,7 @@ def as_treatment(treat: Any, n: int, name: str = "treat", other: str = "y") -> n
         raise ValueError(f"{name} must be binary (0/1 or booleans); found non-numeric values") from None
     bad = ~np.isin(tf, (0.0, 1.0))
     if bad.any():
-        raise ValueError(f"{name} must be binary (0/1 or booleans); found the value {tf[bad][0]!r}")
+        raise ValueError(f"{name} must be binary (0/1 or booleans); found the value {show_value(tf[bad][0])}")
     return tf == 1.0
 
 
@@ -797,9 +874,9 @@ def as_column_groups(groups, labels: list, is_frame: bool) -> tuple[list, list]:
                 kind = "a column label of data" if is_frame else f"a column index in [0, {len(labels)})"
                 raise ValueError(f"groups[{name!r}] lists {m!r}, which is not {kind}")
             if owner.get(j) == name:
-                raise ValueError(f"groups[{name!r}] lists column {labels[j]!r} twice")
+                raise ValueError(f"groups[{name!r}] lists column {show_value(labels[j])} twice")
             if j in owner:
-                raise ValueError(f"groups[{name!r}] and groups[{owner[j]!r}] share column {labels[j]!r}; "
+                raise ValueError(f"groups[{name!r}] and groups[{owner[j]!r}] share column {show_value(labels[j])}; "
                                  "nodes must not overlap")
             owner[j] = name
             idx.append(j)

@@ -32,7 +32,7 @@ def as_coupling_weights(w: Any, n: int, name: str, other: str) -> np.ndarray:
     if arr.size != n:
         raise ValueError(f"{name} has {arr.size} values but {other} has {n}; pass one weight per value")
     if arr.size and np.fmin.reduce(arr) < 0:
-        raise ValueError(f"{name} must be non-negative; found {np.fmin.reduce(arr)!r}")
+        raise ValueError(f"{name} must be non-negative; found {show_value(np.fmin.reduce(arr))}")
     return arr
 
 
@@ -127,7 +127,7 @@ def coupling_data_inputs(y: Any, treat: Any, *, X: Any = None, propensity: Any =
             raise ValueError(f"propensity has {e.size} values but y has {n}; pass one score per unit")
         bad = (e <= 0) | (e >= 1)
         if bad.any():
-            raise ValueError(f"propensity must lie strictly inside (0, 1); found {e[bad][0]!r}")
+            raise ValueError(f"propensity must lie strictly inside (0, 1); found {show_value(e[bad][0])}")
     labels = smask = None
     if strata is not None:
         labels, missing = _strata_labels(strata, n)

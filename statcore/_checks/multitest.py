@@ -56,14 +56,30 @@ def as_lfdr(lfdr: Any, nan_policy: str, name: str = "lfdr") -> tuple[np.ndarray,
     return arr, keep
 
 
-def check_combine_weights(weights: Any, p: np.ndarray, axis: int, method: str) -> np.ndarray | None:
-    """``weights`` of combine_pvalues: Stouffer only; finite, not all zero, one per p-value along
-    ``axis`` (a vector) or ``p``'s shape; returned broadcast to ``p``'s shape."""
+def check_combine_weights(weights: Any, p: np.ndarray, axis: int, method: str,
+                          nan_policy: str = "raise") -> tuple[np.ndarray | None, np.ndarray | None]:
+    """``weights`` of combine_pvalues: Stouffer only; finite or NaN, not all zero, one per p-value along
+    ``axis`` (a vector) or ``p``'s shape. NaN follows ``nan_policy`` with its p-value (refused by
+    "raise"); a masked weight's pair is omitted whatever the policy (scipy's rule). Returns the weights
+    broadcast to ``p``'s shape (NaN where masked) and the broadcast mask (None when nothing is masked)."""
     if weights is None:
-        return None
+        return None, None
     if method != "stouffer":
         raise ValueError(f"weights are used only by method='stouffer', got method={method!r}; drop weights")
-    w = as_float_array(weights, "weights")
+    mask = None
+    if isinstance(weights, np.ma.MaskedArray) and np.ma.getmaskarray(weights).any():
+        mask = np.ma.getmaskarray(weights)
+        w = as_float_array(np.ma.getdata(weights), "weights", allow_nan=True, allow_inf=True, copy=True)
+        w[mask] = np.nan
+        if np.isinf(w).any():
+            raise ValueError("weights contains infinite values; all values must be finite")
+    else:
+        w = as_float_array(weights, "weights", allow_nan=True)
+    nan = np.isnan(w) if mask is None else np.isnan(w) & ~mask
+    if nan_policy == "raise" and nan.any():
+        n_nan = int(nan.sum())
+        raise ValueError(f"weights contains {n_nan} NaN value{'s' if n_nan > 1 else ''}; remove the missing "
+                         "values, or pass nan_policy='omit' to drop the p-values they weigh")
     k = p.shape[axis]
     if w.ndim == 1 and p.ndim > 1:
         if w.size != k:
@@ -71,10 +87,13 @@ def check_combine_weights(weights: Any, p: np.ndarray, axis: int, method: str) -
         shape = [1] * p.ndim
         shape[axis] = k
         w = w.reshape(shape)
+        mask = None if mask is None else mask.reshape(shape)
     elif w.shape != p.shape:
         raise ValueError(f"weights must have the shape of p {p.shape} (or one value per p-value along "
                          f"axis), got shape {w.shape}")
     w = np.broadcast_to(w, p.shape)
+    mask = None if mask is None else np.broadcast_to(mask, p.shape)
+    # NaN != 0: a family with a NaN or masked weight is checked again once its pairs are dropped
     if not np.all(np.any(w != 0, axis=axis)):
         raise ValueError("weights must not be all zero")
-    return w
+    return w, mask

@@ -100,11 +100,35 @@ def as_binary_response(y: Any, levels: Any, name: str = "y") -> tuple[np.ndarray
                                  f"{', '.join(map(repr, sorted(known, key=str)[:5]))})")
         other = [v for v in known if v not in lv]
         if other:
-            raise ValueError(f"{name} has labels outside levels={lv!r} (e.g. {other[0]!r}); keep only the "
+            raise ValueError(f"{name} has labels outside levels={lv!r} (e.g. {show_value(other[0])}); keep only the "
                              "control and case observations before building the curve")
     is_case = np.zeros(arr.size, dtype=bool)
     is_case[~missing] = present == lv[1] if arr.dtype.kind != "O" else np.array([v == lv[1] for v in present], bool)
     return is_case, lv, missing
+
+
+def _refuse_text_scores(score: Any, name: str) -> None:
+    """Scores stored as text (even numeric text such as "0.4") are refused, as pROC refuses a
+    character predictor ("Predictor must be numeric or ordered"): converting them silently hides a
+    column read with the wrong type."""
+    values = score.to_numpy() if _is_pandas(score) and hasattr(score, "to_numpy") else score
+    if isinstance(values, (str, bytes)):
+        return  # as_vector names a single string
+    try:
+        arr = np.asarray(values)
+    except Exception:  # ragged input: as_vector explains
+        return
+    if arr.dtype.kind in "US":
+        text = arr.ravel()[0] if arr.size else ""
+    elif arr.dtype.kind == "O":
+        text = next((v for v in arr.ravel() if isinstance(v, (str, bytes))), None)
+        if text is None:
+            return
+    else:
+        return
+    raise TypeError(f"{name} must be numeric, got text (e.g. {text!r}); pROC refuses it too (\"Predictor must "
+                    f"be numeric or ordered\"). Convert numbers stored as text first, e.g. "
+                    f"np.asarray({name}, dtype=float)")
 
 
 def as_roc_data(y: Any, score: Any, levels: Any, nan_policy: str, *, y_name: str = "y",
@@ -112,6 +136,7 @@ def as_roc_data(y: Any, score: Any, levels: Any, nan_policy: str, *, y_name: str
     """Labels and scores of a ROC curve: ``(score, is_case, levels, kept)`` after ``nan_policy``
     ("raise" or "omit"; a missing label counts as a NaN); at least one control and one case."""
     nan_policy = check_nan_policy(nan_policy, ROC_NAN_POLICIES)
+    _refuse_text_scores(score, score_name)
     s = as_vector(score, score_name, allow_nan=True)
     if s.size == 0:
         raise ValueError(f"{score_name} is empty; a ROC curve needs scores of controls and cases")
@@ -130,7 +155,7 @@ def as_roc_data(y: Any, score: Any, levels: Any, nan_policy: str, *, y_name: str
     n_case = int(is_case.sum())
     if n_case == 0 or n_case == is_case.size:
         which = "case" if n_case == 0 else "control"
-        raise ValueError(f"{y_name} has no {which} observation (levels: control = {lv[0]!r}, case = {lv[1]!r}); "
+        raise ValueError(f"{y_name} has no {which} observation (levels: control = {show_value(lv[0])}, case = {show_value(lv[1])}); "
                          "a ROC curve needs both classes")
     return np.ascontiguousarray(s), is_case, lv, kept
 
@@ -187,7 +212,7 @@ def as_binary_outcome(y: Any, name: str, n: int | None = None) -> np.ndarray:
         raise ValueError(f"{name} contains {int(np.isnan(arr).sum())} NaN values; remove the missing observations")
     bad = (arr != 0) & (arr != 1)
     if bad.any():
-        raise ValueError(f"{name} must be binary (0/1 or booleans); found the value {arr[bad][0]!r}")
+        raise ValueError(f"{name} must be binary (0/1 or booleans); found the value {show_value(arr[bad][0])}")
     if n is not None and arr.size != n:
         raise ValueError(f"{name} must have one value per observation ({n}), got {arr.size}")
     return arr
@@ -200,7 +225,7 @@ def as_probabilities(p: Any, name: str, n: int | None = None) -> np.ndarray:
         raise ValueError(f"{name} is empty")
     if np.any(arr < 0) or np.any(arr > 1):
         bad = arr[(arr < 0) | (arr > 1)][0]
-        raise ValueError(f"{name} must be probabilities in [0, 1]; found {bad!r}")
+        raise ValueError(f"{name} must be probabilities in [0, 1]; found {show_value(bad)}")
     if n is not None and arr.size != n:
         raise ValueError(f"{name} must have one value per observation ({n}), got {arr.size}")
     return arr

@@ -204,27 +204,24 @@ def warn_if_small_n(n: int, reg: str, stacklevel: int = 4) -> None:
     m = GCM_MIN_N.get(reg)
     if m is not None and n < m:
         warnings.warn(f"n = {n} is below {m}, the smallest n at which the GCM test held its level with "
-                      f"regression={reg!r} in seeded simulations (benchmarks/size_cit_small_n.py): the normal "
-                      "reference is too light-tailed for so few residual products and the test may reject "
-                      "too often (e.g. 0.15 at n = 8 for alpha = 0.05 with heavy-tailed noise)",
+                      f"regression={reg!r} in seeded simulations: the normal reference is too light-tailed "
+                      "for so few residual products and the test may reject too often (measured sizes: "
+                      "benchmarks/README.md, 'cit')",
                       GCMWarning, stacklevel=stacklevel)
 
 
 #: rpcit with kernel ridge ("krr") and many projections: below this n the aggregated tests were
 #: oversized on the bounded nonlinear null of benchmarks/bench_cit.py (dims 20/20/5, k = 100); the
-#: figures are in ``KRR_RPCIT_NOTE`` and benchmarks/README.md ("cit").
+#: figures are in benchmarks/README.md ("cit").
 KRR_RPCIT_MIN_N = 2000
-KRR_RPCIT_NOTE = ("at n = 500 (dims 20/20/5, k = 100, alpha = 0.05) Bonferroni, Cauchy and the max bootstrap "
-                  "rejected 0.075, 0.084 and 0.075 of 1000 null data sets (the scalar GCM of one pair 0.051); "
-                  "at n = 2000 0.045-0.05 of 200")
 
 
 def warn_if_krr_rpcit_small_n(n: int, k: int, reg: str, aggregate: str, stacklevel: int = 4) -> None:
     """A GCMWarning for rpcit with kernel ridge below KRR_RPCIT_MIN_N (a documented limit)."""
     if reg == "krr" and k > 1 and n < KRR_RPCIT_MIN_N and aggregate not in ("topr", "hommel_global"):
-        warnings.warn(f"rpcit with regression='krr' at n = {n} < {KRR_RPCIT_MIN_N} may reject too often: "
-                      + KRR_RPCIT_NOTE + "; Ruger's 'topr' and 'hommel_global' held the level there (but are "
-                      "conservative) (benchmarks/README.md, 'cit')",
+        warnings.warn(f"rpcit with regression='krr' at n = {n} < {KRR_RPCIT_MIN_N} may reject too often with "
+                      f"aggregate={aggregate!r}; Ruger's 'topr' and 'hommel_global' held the level there (but are "
+                      "conservative) (measured sizes: benchmarks/README.md, 'cit')",
                       GCMWarning, stacklevel=stacklevel)
 
 

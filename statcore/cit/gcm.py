@@ -120,8 +120,8 @@ def gcm_test(x: Any, y: Any = None, z: Any = None, *, regression: Any = "ols", k
     The level is asymptotic and needs regressions whose errors vanish fast enough (Shah & Peters,
     Thm. 6). At small n the normal reference is too light-tailed: in seeded simulations the scalar
     test held its level from n = ``statcore.cit._gcm_core.GCM_MIN_N[regression]`` on (25 for
-    "ols" and "ridge", 20 for "krr"; OLS with heavy-tailed noise rejected 0.146 at n = 8 and
-    0.073 at n = 20 for alpha = 0.05), and a ``GCMWarning`` is issued below it.
+    "ols" and "ridge", 20 for "krr"), and a ``GCMWarning`` is issued below it (the measured
+    sizes: ``benchmarks/README.md``, section "cit").
 
     In finite samples a flexible smoother also makes the residuals correlated across
     observations, which Shah & Peters' variance estimate ignores; ``variance="smoother"`` (the

@@ -244,9 +244,9 @@ def rpcit(x: Any, y: Any = None, z: Any = None, *, k: int = 50, base: str | Call
         exactly those of the same smoother applied to the projected data; for any other regressor
         ``E(X | Z) w`` estimated once still estimates ``E(X w | Z)``, but need not equal a refit on
         ``X w``.
-        With "krr" and n < 2000 the max-type aggregates were oversized on a nonlinear null (0.075
-        to 0.084 at n = 500 for alpha = 0.05, k = 100, 1000 data sets; benchmarks/README.md,
-        "cit"): a ``GCMWarning`` says so ("topr" and "hommel_global" held the level there).
+        With "krr" and n < 2000 the max-type aggregates were oversized on a nonlinear null
+        (``benchmarks/README.md``, section "cit"): a ``GCMWarning`` says so ("topr" and
+        "hommel_global" held the level there).
     seed : None, int or numpy.random.Generator
         Directions, bootstrap and random forest all draw from it.
     n_jobs : int

@@ -21,7 +21,7 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from .._checks import (apply_nan_policy, as_column_groups, as_float_array, column_labels, check_choice, check_n_jobs, check_nan_policy,
+from .._checks import (show_value, apply_nan_policy, as_column_groups, as_float_array, column_labels, check_choice, check_n_jobs, check_nan_policy,
                        check_positive_int, check_progress, check_probability, check_seed, renamed_arguments)
 from .._progress import parallel_map, progress_bar
 from ._skeleton_result import SkeletonResult
@@ -75,7 +75,7 @@ def _validate(data, alpha, test, groups, max_cond, n_jobs, nan_policy) -> tuple[
     sd = values[:, used].std(axis=0)
     if np.any(sd == 0):
         bad = labels[int(used[np.flatnonzero(sd == 0)[0]])]
-        raise ValueError(f"data column {bad!r} is constant; drop it before learning the skeleton")
+        raise ValueError(f"data column {show_value(bad)} is constant; drop it before learning the skeleton")
     alpha = check_probability(alpha, "alpha", open_right=True)
     if callable(test):
         pass
@@ -181,8 +181,8 @@ class _Tester:
         except (TypeError, ValueError):
             raise TypeError(f"test must return a p-value or an HTest, got {type(out).__name__}") from None
         if not 0.0 <= p <= 1.0:
-            raise ValueError(f"test returned p-value {p!r} for {self.design.names[i]!r} vs "
-                             f"{self.design.names[j]!r}; p-values must lie in [0, 1]")
+            raise ValueError(f"test returned p-value {show_value(p)} for {show_value(self.design.names[i])} vs "
+                             f"{show_value(self.design.names[j])}; p-values must lie in [0, 1]")
         return p
 
     def _run(self, i: int, j: int, S: tuple, cache: dict):

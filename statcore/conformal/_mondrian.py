@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._checks import as_groups, conformal_rank
+from .._checks import as_groups, conformal_rank, show_value
 from .quantile import conformal_quantile, group_quantiles
 
 
@@ -60,7 +60,7 @@ def calibrate(scores: np.ndarray, n_test: int, alpha: float, allow_infinite: boo
         bad = gt[np.flatnonzero(test_codes < 0)[0]]
         bad = bad.item() if isinstance(bad, np.generic) else bad
         raise ValueError(f"groups_test holds the group {bad!r}, which has no calibration data in groups_cal; "
-                         f"the calibrated groups are {list(labels)[:10]!r}{' ...' if len(labels) > 10 else ''}")
+                         f"the calibrated groups are {show_value(list(labels)[:10])}{' ...' if len(labels) > 10 else ''}")
     q, counts = group_quantiles(scores, codes, len(labels), alpha, allow_infinite, labels)
     ranks = np.array([conformal_rank(int(c), alpha) for c in counts])
     return Calibration(q[test_codes], labels, q, counts, ranks, gt)

@@ -24,11 +24,18 @@ _SCORES = {("lac", False, None): "LAC: 1 - p_y",
            ("aps", True, None): "APS, randomised: cumulative probability down to y minus V p_y, V ~ U(0, 1)"}
 
 
-def _sorted_cumsum(p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _sorted_cumsum(p: np.ndarray, *, before: bool = False) -> np.ndarray:
     """The cumulative probabilities in decreasing-probability order (ties: column order), put back in
-    column order: c[i, j] = sum of p[i, l] over the labels l ranked at or before j; and p itself."""
+    column order: c[i, j] = sum of p[i, l] over the labels l ranked at or before j (``before``:
+    strictly before j, the previous label's partial sum, 0 for the top label).
+
+    The partial sums before a label are the very floating-point sums that are the scores of the
+    labels ranked earlier (not ``c - p``, which can differ from them in the last bit), so a test point
+    whose probabilities equal a calibration point's meets q exactly where it ties with it."""
     order = np.argsort(-p, axis=1, kind="stable")
     cs = np.cumsum(np.take_along_axis(p, order, axis=1), axis=1)
+    if before:
+        cs = np.concatenate([np.zeros((cs.shape[0], 1)), cs[:, :-1]], axis=1)
     c = np.empty_like(cs)
     np.put_along_axis(c, order, cs, axis=1)
     return c
@@ -51,12 +58,11 @@ def class_sets(p: np.ndarray, q: np.ndarray, score: str, v: np.ndarray | None, i
     qq = q[:, None]
     if score == "lac":
         return (1.0 - p) <= qq
-    c = _sorted_cumsum(p)
     if v is not None:
-        return (c - v[:, None] * p) <= qq
-    if include_last:
-        return (c - p) < qq
-    return c <= qq
+        return (_sorted_cumsum(p) - v[:, None] * p) <= qq
+    if include_last:  # the labels before the first whose cumulative probability reaches q, and that one
+        return _sorted_cumsum(p, before=True) < qq
+    return _sorted_cumsum(p) <= qq
 
 
 @dataclass(frozen=True, repr=False)
@@ -78,7 +84,7 @@ class ConformalClassSets(CalibrationRecord, Result):
     randomized : bool
         Whether the APS score and sets were randomised.
     include_last : bool or None
-        For non-randomised APS, whether the label whose cumulative probability crosses q is kept.
+        For non-randomised APS, whether the label whose cumulative probability reaches q is kept.
     groups, group_q, group_n, group_rank, test_groups
         The Mondrian calibration, as in :class:`ConformalIntervals`.
     index : pandas.Index or None
@@ -219,8 +225,9 @@ def conformal_classes(probs_cal, y_cal, probs_test, *, alpha, score="lac", rando
       score is c_y. With ``randomized=True`` it is c_y - V p_y with V ~ U(0, 1) drawn per point (once
       for each test point, for all its labels), and the set {y : c_y - V p_y <= q}: the score is then
       continuous, the coverage exact, and a set may be empty. Without randomisation
-      (``include_last``): True (default) keeps the labels down to and including the one whose c_y
-      crosses q, {y : c_y - p_y < q} (Angelopoulos & Bates; never empty, conservative); False gives the
+      (``include_last``): True (default) keeps the labels down to and including the first whose c_y
+      reaches q, {y : c_y- < q} with c_y- the total probability of the labels ranked before y
+      (Angelopoulos & Bates; never empty, conservative); False gives the
       sets {y : c_y <= q} of the score itself (coverage in the exact band, empty when q is below the
       top probability).
 
@@ -239,7 +246,7 @@ def conformal_classes(probs_cal, y_cal, probs_test, *, alpha, score="lac", rando
     randomized : bool, default False
         Randomised APS (refused for LAC).
     include_last : bool, optional
-        Non-randomised APS only: keep the label that crosses q (default True), or use the plain sets
+        Non-randomised APS only: keep the label that reaches q (default True), or use the plain sets
         {y : c_y <= q} (False).
     seed : None, int or numpy.random.Generator
         The randomness of randomised APS: one Generator draws V for the calibration points, then for
@@ -268,6 +275,13 @@ def conformal_classes(probs_cal, y_cal, probs_test, *, alpha, score="lac", rando
     non-randomised ``include_last=True`` sets equal MAPIE's ``include_last_label=True`` given the same
     q. MAPIE's ``include_last_label=False`` always keeps the top label, so it differs from
     ``include_last=False`` when q is below the top probability.
+
+    Ties are decided exactly: c_y- is the partial sum that is the score of the label ranked before y
+    (the same floating-point sum, not c_y - p_y), so a test point whose probabilities equal a
+    calibration point's, as with a tree's leaves or a test set that repeats the calibration set, keeps
+    the label whose c_y equals q and not the next one, as MAPIE does (within its 1e-8). Labels of
+    equal probability are ranked by column order, in the scores and the sets alike; MAPIE instead
+    keeps every label whose probability equals the last kept one's.
 
     References
     ----------

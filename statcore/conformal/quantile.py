@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from .._checks import (as_float_array, as_scores, check_choice, check_flag, check_miscoverage,
+from .._checks import (show_value, as_float_array, as_scores, check_choice, check_flag, check_miscoverage,
                        check_positive_int, check_probability, conformal_rank, min_calibration_size)
 from .._checks.core import _is_pandas
 from .._result import HTest, Result
@@ -152,7 +152,7 @@ def group_quantiles(scores: np.ndarray, codes: np.ndarray, n_groups: int, alpha:
         k = conformal_rank(n, alpha)
         if k > n:
             if not allow_infinite:
-                raise _too_small(n, alpha, f" in group {labels[g]!r}")
+                raise _too_small(n, alpha, f" in group {show_value(labels[g])}")
             q[g] = np.inf
         else:
             q[g] = np.partition(by_group[starts[g]:starts[g] + n], k - 1)[k - 1]
@@ -254,7 +254,7 @@ def _as_covered(covered: Any) -> np.ndarray:
         arr = as_float_array(arr, "covered")
         if arr.ndim == 1 and arr.size and not np.all((arr == 0) | (arr == 1)):
             bad = arr[(arr != 0) & (arr != 1)][0]
-            raise ValueError(f"covered must hold booleans or 0/1 (whether each test point was covered); found {bad!r}")
+            raise ValueError(f"covered must hold booleans or 0/1 (whether each test point was covered); found {show_value(bad)}")
     if arr.ndim != 1:
         raise ValueError(f"covered must be a vector (one value per test point), got shape {arr.shape}")
     if arr.size == 0:

@@ -29,11 +29,6 @@ KISH_WARN = 0.9
 #: end (0.934 at fraction 0.85, held; 0.912 at 0.73 and 0.902 at 0.47, not held: bound 0.921-0.929;
 #: benchmarks/coverage_coupling_propensity.py, doubly robust marginals, B = 49).
 KISH_WARN_DR = 0.8
-#: Coverage at level 0.95 (lower end, upper end, identified set by Imbens-Manski, identified set by
-#: ci="whole-set") of the doubly robust intervals in benchmarks/coverage_coupling_propensity.py's
-#: design at smallest Kish fractions 0.73 and 0.47 (gamma = 1 and 1.5, n = 2400, B = 49, 500 data
-#: sets each), quoted by the warning.
-DR_COVERAGE = ("0.964, 0.912, 0.876 and 0.936 at fraction 0.73; 0.952, 0.902, 0.866 and 0.916 at 0.47")
 
 
 def _kish_fractions(design, w: np.ndarray) -> list[float]:
@@ -139,19 +134,15 @@ def _bounds(y, treat, fx: _F, *, X, propensity, strata, assumption, f_class, con
                 if frac < KISH_WARN_DR:
                     msg = (f"unequal inverse-propensity weights (smallest Kish effective fraction of an arm "
                            f"{frac:.2f} < {KISH_WARN_DR}): the bootstrap standard error of the upper end may be "
-                           f"too small; in a seeded confounded normal design (n = 2400, conf_level = 0.95) the "
-                           f"doubly robust intervals covered {DR_COVERAGE} (lower end, upper end, whole set "
-                           f"by ci='imbens-manski', whole set by ci='whole-set'; at fraction 0.85 all held); "
-                           f"see benchmarks/README.md, 'coupling'")
+                           f"too small and the intervals may undercover there (measured coverage: "
+                           f"benchmarks/README.md, 'coupling')")
                     warnings.warn(msg, OverlapWarning, stacklevel=4)
                     notes.append(msg)
             elif frac < KISH_WARN:
                 msg = (f"unequal inverse-propensity weights (smallest Kish effective fraction of an arm "
-                       f"{frac:.2f} < {KISH_WARN}): the bootstrap intervals may undercover; in a seeded "
-                       "confounded normal design (n = 2400, conf_level = 0.95) the upper end of the identified "
-                       "set was covered 0.90, 0.88 and 0.83 at fractions 0.85, 0.73 and 0.47 (lower end 0.95, "
-                       "0.91, 0.89), refitting the propensity on every replicate; the m-out-of-n bootstrap did "
-                       "no better (see benchmarks/README.md, 'coupling')")
+                       f"{frac:.2f} < {KISH_WARN}): the bootstrap intervals may undercover, the upper end "
+                       f"first; the doubly robust marginals hold down to a fraction of {KISH_WARN_DR} "
+                       "(measured coverage: benchmarks/README.md, 'coupling')")
                 warnings.warn(msg, OverlapWarning, stacklevel=4)
                 notes.append(msg)
         why = _kink(design, fx)
@@ -391,10 +382,10 @@ def joint_bounds(y, treat=None, f=None, *, X=None, propensity=None, strata=None,
         inverse-propensity weighted marginals, resampled within arms (the propensity refitted on
         every replicate). "auto" (default): "doubly-robust" where it applies (``X`` given, no
         ``strata``, f supermodular or submodular, continuous outcomes, n-out-of-n bootstrap,
-        each arm at least 2(p + 2) units), else "ipw". Why: with a fitted propensity the "ipw"
-        intervals undercover when the weights are unequal (see Notes), because the countercomonotone
-        end pairs the tails of both arms where the weights are largest, and the estimates there are
-        skewed; the doubly robust marginals lean on the weights only through the residuals.
+        each arm at least 2(p + 2) units), else "ipw": with a fitted propensity and unequal weights
+        the "ipw" intervals undercover (the countercomonotone end pairs both arms' tails, where the
+        weights are largest); the doubly robust marginals lean on the weights only through the
+        residuals.
 
     Returns
     -------
@@ -409,27 +400,14 @@ def joint_bounds(y, treat=None, f=None, *, X=None, propensity=None, strata=None,
 
     Notes
     -----
-    Coverage with a fitted propensity (``benchmarks/coverage_coupling_propensity.py``: a confounded
-    normal design, n = 2400, conf_level = 0.95, B = 49; lower end, upper end, comonotone point,
-    whole set by the Imbens-Manski interval, whole set by ``ci="whole-set"``; bound 0.95 - 3 Monte
-    Carlo s.e. = 0.929 for 1000 data sets, 0.921 for 500):
-
-    ======================  =========  =====  =====  =====  =====  =====
-    smallest Kish fraction  data sets  lower  upper  point  set    whole
-    ======================  =========  =====  =====  =====  =====  =====
-    0.85, doubly robust     1000       0.952  0.934  0.943  0.888  0.939
-    0.73, doubly robust     500        0.964  0.912  0.950  0.876  0.936
-    0.47, doubly robust     500        0.952  0.902  0.942  0.866  0.916
-    0.47, "ipw"             1000       0.857  0.824  0.892  0.729
-    ======================  =========  =====  =====  =====  =====  =====
-
-    The Imbens-Manski interval promises each point of the set at ``conf_level`` and the whole set
-    only at 1 - 2 (1 - conf_level) (0.90); ``ci="whole-set"`` promises the set. The doubly robust
-    estimates are nearly unbiased, but where the weights are heavy their bootstrap standard error
-    at the upper end is too small (0.486 against a standard deviation of 0.551 at fraction 0.47),
-    so that end undercovers. Below a smallest Kish fraction of ``KISH_WARN_DR`` = 0.8 (doubly robust)
-    or ``KISH_WARN`` = 0.9 ("ipw") an ``OverlapWarning`` says so, and the note is kept in the
-    result. Figures in ``benchmarks/README.md`` ("coupling").
+    The bounds are those of every coupling of the two arms' estimated marginal laws (sharp: the
+    comonotone and countercomonotone couplings for super- or submodular f, the optimal-transport
+    linear program otherwise). The bootstrap intervals cover the true value at ``conf_level``
+    (``ci="whole-set"``: the whole identified set) when the marginals are estimated consistently;
+    with a fitted propensity and heavy weights their upper end undercovers, and below a smallest
+    Kish fraction of ``KISH_WARN_DR`` = 0.8 (doubly robust marginals) or ``KISH_WARN`` = 0.9
+    ("ipw") an ``OverlapWarning`` says so and the note is kept in the result. The measured
+    coverage, by design and overlap, is in ``benchmarks/README.md``, section "coupling".
 
     References
     ----------

@@ -76,41 +76,32 @@ def c2g(y: Any, treat: Any = None, X: Any = None, *, model: str = "additive", al
     X : array_like (n, p), pandas.DataFrame or None
         Covariates (biomarkers, confounders). ``None`` gives the covariate-free two-sample version.
         Both models take the controls' outcome distribution at x as the treated non-responders'
-        one, so X must hold every covariate that drives both treatment and outcome: in the
-        vignette's design, dropping one such confounder (ECOG) raised the nonparametric model's
-        realised FDR at alpha = 0.1 from 0.051 to 0.114 (8 data sets,
-        benchmarks/sim_c2g_omitted_confounder.py).
-        The additive model with covariates needs at least 4 controls.
+        one, so X must hold every covariate that drives both treatment and outcome (an omitted
+        confounder raises the realised FDR; see Notes). The additive model with covariates needs
+        at least 4 controls.
     model : {"additive", "nonparametric"}
         "additive" (semi-parametric, identifiable): y = mu0(x) + eps for non-responders and
         y = mu1(x) + eps for responders, eps ~ g. mu0 is a kernel ridge regression on the controls
         (Gaussian kernel, unpenalised linear part when n_controls > 5 (p + 1), bandwidth and
-        penalty by the exact leave-one-out error (GCV, used before, chose near-interpolating
-        fits at small n whose predictions at the treated were wild, and the mixture then read
-        mu0's errors as responses: 11 of 30 global-null runs at n = 100 selected someone); Nystrom features on 500 landmarks beyond 500 controls); g a Gaussian
-        mixture fitted to the controls' leave-one-out residuals by predictive recursion (kernel sd
-        by the predictive-recursion marginal likelihood, at least the median spacing of the
-        distinct outcomes so that rounded or discrete outcomes do not give a spiky g) or, with
-        ``noise="npmle"``, the NPMLE of
-        the mixing distribution at that sd; then EM on the treated for mu1(x) and pi(x)
+        penalty by the exact leave-one-out error; Nystrom features on 500 landmarks beyond 500
+        controls); g a Gaussian mixture fitted to the controls' leave-one-out residuals by
+        predictive recursion (kernel sd by the predictive-recursion marginal likelihood, at least
+        the median spacing of the distinct outcomes) or, with ``noise="npmle"``, the NPMLE of the
+        mixing distribution at that sd; then EM on the treated for mu1(x) and pi(x)
         (random-feature regressions with a linear part, 5-fold cross-fitted and cross-validated),
         stopped when the observed-data log-likelihood of the treated changes by at most 1e-4 per
         unit (``loglik``, ``loglik_trace``, ``converged``, ``n_iter`` on the result; a run that
         reaches the 200-iteration cap warns). A split-sample test of "somebody responded" guards
         the selection: the treated are halved, the mixture fitted on one half is compared with
-        the null model on the other by the held-out log-likelihood gain (null mean: mu0 of the
-        controls, and the pooled regression of controls and the other half, which "nobody
-        responded" allows); the one-sided p-value (``response_p_value``) floors every q-value, so
-        when nobody responded the FDR (the chance of any selection) stays at alpha. Fewer than
-        10 treated cannot be split: nothing is selected then.
-        If the cross-fitted mixture does not beat "nobody responded" by more than one standard
-        error of the held-out log-likelihood gain, pi(x) is set to 0 and nothing is selected.
-        The posterior null probability reported is the bound (1 - pi*(x)) g(y - mu0(x)) / f_t(y | x)
-        with the fitted treated density f_t = (1 - pi) g(. - mu0) + pi g(. - mu1) and
+        the null model on the other by the held-out log-likelihood gain; its one-sided p-value
+        (``response_p_value``) floors every q-value, so when nobody responded the FDR (the chance
+        of any selection) stays at alpha. Fewer than 10 treated cannot be split: nothing is
+        selected then, nor when the cross-fitted mixture does not beat "nobody responded" by more
+        than one standard error of the held-out gain. The posterior null probability reported is
+        the bound (1 - pi*(x)) g(y - mu0(x)) / f_t(y | x) with the fitted treated density
+        f_t = (1 - pi) g(. - mu0) + pi g(. - mu1) and
         pi*(x) = pi(x) (1 - min_r g(r - mu1(x) + mu0(x)) / g(r)), the minimum over the observed
-        residuals: the part of pi(x) the outcomes can reveal. It equals the plain posterior null
-        probability when effects are large and stays conservative when they are small (where
-        pi(x) and mu1(x) - mu0(x) trade off along a flat likelihood ridge).
+        residuals: the part of pi(x) the outcomes can reveal (conservative when effects are small).
         "nonparametric" (not identifiable, still testable): nearest-neighbour kernel estimates of
         f0(y | x) (controls) and f_t(y | x) (treated); pi*(x) = 1 - min_y f_t / f0, the lower bound
         of pi(x), from a bootstrap band (``band``); the posterior null probability
@@ -134,7 +125,7 @@ def c2g(y: Any, treat: Any = None, X: Any = None, *, model: str = "additive", al
         model, as in the paper: there 1 - mean pi(x) is only an estimate, and an overestimated
         response fraction would switch the calibration off.
         Recommended whenever effects are weak relative to the noise or samples are small: the
-        Bayes rule trusts the fitted pi(x) and mu1(x) (benchmarks/README.md, ebayes).
+        Bayes rule trusts the fitted pi(x) and mu1(x) (see Notes).
     seed : None, int or numpy.random.Generator
         Random folds, random features, bootstrap resamples and predictive-recursion orders.
     n_jobs : int
@@ -149,35 +140,22 @@ def c2g(y: Any, treat: Any = None, X: Any = None, *, model: str = "additive", al
     bandwidth : {"per_group", "shared"}
         The nonparametric model's y-bandwidths. Each group's own is chosen by leave-one-out
         likelihood. "per_group" (the default, as the authors' code): the densities at the units'
-        own outcomes (the posterior null probabilities) use each group's own bandwidth, so f0 of
-        the controls is not smoothed with the wider bandwidth of the treated mixture; pi*(x) still
+        own outcomes (the posterior null probabilities) use each group's own bandwidth; pi*(x)
         smooths both groups with the larger of the two, since only one kernel for both keeps the
-        mixture structure f_t = (1 - pi) f0 + pi f1 and the smoothed ratio f_t / f0 above 1 - pi
-        (with its own narrower bandwidth, f0's peak stands above the smoothed f_t's: pi* then
-        exceeded pi(x) at 49-100% of the treated units, mean 0.51-0.69 against 0.50, on three data
-        sets of the paper's confounded design, as the authors' code does). "shared" (the only
-        behaviour before this option): one bandwidth, the larger, for everything; more
-        conservative, with far less power where the treated outcomes spread much wider than the
-        controls': in the paper's confounded design (23 data sets, n = 1000, tau = 3, alpha = 0.1)
-        realised FDR 0.070 and power 0.675 with "per_group" against 0.019 and 0.489 with the
-        shared bandwidth and the earlier neighbour counts (benchmarks/README.md, "c2g
-        nonparametric"). Against the authors' code on 12 data sets of that design, "per_group"
-        had 0.97x / 0.95x / 0.95x their power at alpha = 0.05 / 0.1 / 0.2 with realised FDR 0.033 /
-        0.061 / 0.106 (theirs 0.042 / 0.082 / 0.170), and pi* above the true ERPF in none (theirs
-        in 5); "shared" had 0.69x at 0.1 (tests/statcore/ebayes/test_c2g_np_vs_authors.py). Use
-        "shared" when the most conservative selection is wanted, or when a group's bandwidth
-        choice is doubtful (few units per group).
+        mixture structure f_t = (1 - pi) f0 + pi f1 and so pi* below pi(x). "shared": one
+        bandwidth, the larger, for everything: more conservative, with far less power where the
+        treated outcomes spread much wider than the controls'. Use "shared" when the most
+        conservative selection is wanted, or when a group's bandwidth choice is doubtful (few
+        units per group).
     band : {"simultaneous", "pointwise"}
         How the nonparametric model's pi*(x) = 1 - min_y f_t / f0 takes the bootstrap into
         account. "simultaneous" (the default): a studentised bootstrap band of log f_t - log f0
         holding over all y at once with probability 1 - ``boot_quantile``, whose lower edge is
         minimised. "pointwise" (the paper's recipe): at each y the upper (1 - ``boot_quantile``)
-        quantile of f_t over the lower quantile of f0, then the minimum over y. The minimum of many
-        pointwise quantile ratios is biased low, so pointwise pi* is larger: a little more power,
-        but pi* can exceed pi (mean pi* 0.305 against pi = 0.3 in the covariate-free test design
-        of 12,000 units; the authors' code, also pointwise, overshot the true ERPF in the paper's
-        confounded design). Use "pointwise" to reproduce the paper, "simultaneous" when pi*(x) is
-        to be reported as a lower bound.
+        quantile of f_t over the lower quantile of f0, then the minimum over y; the minimum of
+        many pointwise quantile ratios is biased low, so pointwise pi* is larger: a little more
+        power, but pi* can exceed pi. Use "pointwise" to reproduce the paper, "simultaneous" when
+        pi*(x) is to be reported as a lower bound.
     nan_policy : {"raise", "omit"}
         Missing values: "raise" (the default) refuses a NaN in ``y``, ``treat`` or ``X``; "omit"
         drops the units with a NaN in any of them (the per-unit outputs then refer to the kept
@@ -202,6 +180,19 @@ def c2g(y: Any, treat: Any = None, X: Any = None, *, model: str = "additive", al
         ``selected``, ``pi`` (pi(x) or pi*(x) at every unit), ``erpf``, ``care(x)``, ``summary()``,
         ``to_frame()``, ``plot()``; additive model: ``loglik``, ``converged``, ``n_iter``,
         ``response_p_value``.
+
+    Notes
+    -----
+    C2G reads the treated outcomes as a two-groups mixture of non-responders, distributed as the
+    controls at the same x, and responders, and selects the treated units with the smallest
+    posterior null probabilities. It controls the FDR at ``alpha`` when the non-responders' outcome
+    model holds given X, and the nonparametric model's pi*(x) bounds the response fraction from
+    below; it fails when a confounder of treatment and outcome is missing from X (the treated
+    non-responders then differ from the controls, and the realised FDR exceeds alpha), and the
+    additive model's Bayes rule can exceed alpha with weak effects or few units
+    (``control="empirical"`` holds there). The measured FDR and power, the comparison with the
+    authors' code and the design choices behind the options are in ``benchmarks/README.md``,
+    section "c2g".
 
     Examples
     --------

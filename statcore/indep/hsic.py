@@ -31,7 +31,7 @@ import numpy as np
 
 from .._checks import (as_indep_data, check_bandwidths, check_choice, check_kernels, check_positive_int,
                        check_seed, is_constant_sample, warn_constant)
-from .._checks import check_progress
+from .._checks import check_progress, show_value
 from .._progress import progress_bar
 from .._checks.formula import formula_door
 from .._result import HTest
@@ -277,7 +277,7 @@ def _gamma_p(stat: float, mean: float, var: float, n: int) -> tuple[float, float
     from scipy import stats
 
     if not (np.isfinite(mean) and np.isfinite(var) and mean > 0 and var > 0):
-        raise ValueError(f"the gamma null is degenerate here (mean {mean!r}, variance {var!r} of HSIC under "
+        raise ValueError(f"the gamma null is degenerate here (mean {show_value(mean)}, variance {show_value(var)} of HSIC under "
                          "independence): use method='permutation'")
     shape = mean * mean / var
     scale = n * var / mean
@@ -359,14 +359,12 @@ def hsic_test(x, y=None, *, method="gamma", B=999, kernel="gaussian", bandwidth=
 
     Warnings
     --------
-    The gamma null is an approximation (two moments of an infinite weighted sum of chi-squares).
-    In the size study of ``benchmarks/size_indep_hsic.py`` (alpha = 0.05, 1000 data sets per cell;
-    Gaussian, Student t2 and discrete designs with ties; n = 30, 200, 1000) it rejected 0.044 to
-    0.059 in every cell but one (t2, n = 1000: 0.071 on the first 1000 data sets, 0.049 on the next
-    2000), and the approximate test's gamma null 0.042 to 0.067 (RFF, Nystrom; 0.071 for Nystrom on
-    those same t2 data sets). The spectral null of the approximate test is a large-n law:
-    conservative at n = 30 (0.021 to 0.027), nominal from n = 200 on. ``method="permutation"`` is
-    exact at every n. A constant sample is refused (its HSIC is 0 whatever the other sample is).
+    The gamma null is an approximation (two moments of an infinite weighted sum of chi-squares),
+    close to the level in the size study (Gaussian, heavy-tailed and discrete designs, n from 30
+    to 1000), slightly liberal at worst with heavy tails; the spectral null of the approximate test
+    is a large-n law, conservative at small n. ``method="permutation"`` is exact at every n. A
+    constant sample is refused (its HSIC is 0 whatever the other sample is). Measured sizes:
+    ``benchmarks/README.md``, section "indep".
 
     References
     ----------
@@ -728,9 +726,8 @@ def dhsic_test(*variables, method="gamma", B=999, kernel="gaussian", bandwidth="
 
     Warnings
     --------
-    The gamma approximation is loose at small n: with d = 3 it rejected 0.091 to 0.109 at n = 30
-    and 0.061 to 0.068 at n = 200 for alpha = 0.05 (0.053 to 0.057 at n = 1000; Gaussian, Student
-    t2 and discrete designs, 1000 data sets per cell, ``benchmarks/size_indep_hsic.py``); use
+    The gamma approximation is loose at small n: with d = 3 it rejects too often at n = 30 and
+    n = 200 (measured sizes: ``benchmarks/README.md``, section "indep"); use
     ``method="permutation"`` at small n. For d = 2 it is not Gretton et al.'s gamma null of
     :func:`hsic_test` (the mean and variance are estimated by V-statistics: the mean here is
     ((n - 1) / n)^2 times Gretton's), so the two p-values differ slightly. Constant variables are

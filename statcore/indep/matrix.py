@@ -10,7 +10,7 @@ import numpy as np
 
 from .._checks import (apply_nan_policy, as_column_groups, as_float_array, check_choice, check_n_jobs,
                        check_nan_policy, check_positive_int, check_probability, check_seed, column_labels)
-from .._checks import check_progress
+from .._checks import check_progress, show_value
 from .._progress import parallel_map
 from .._r.rformat import R_DIGITS, format_table, strwrap
 from .._result import HTest, Result
@@ -388,7 +388,7 @@ def independence_matrix(data, *, test: str | Callable = "dcor", groups: Mapping 
     tests = []
     for (i, j), (res, s, pval) in zip(pairs, results):
         if not (0.0 <= pval <= 1.0):
-            raise ValueError(f"the test of {names[i]!r} and {names[j]!r} returned the p-value {pval!r}, "
+            raise ValueError(f"the test of {show_value(names[i])} and {show_value(names[j])} returned the p-value {show_value(pval)}, "
                              "which is not in [0, 1]")
         stat[i, j] = stat[j, i] = s
         est[i, j] = est[j, i] = _estimate_of(res)

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from .._checks import check_p_adjust_n
+from .._checks import check_p_adjust_n, show_value
 
 # which methods run on dask, and how: (kind, direction)
 DASK_METHODS = {"bonferroni": "elementwise", "holm": "down", "hochberg": "up", "BH": "up", "BY": "up",
@@ -52,7 +52,7 @@ def _checked(block: np.ndarray) -> np.ndarray:
         if np.isinf(lo) or np.isinf(hi):
             raise ValueError("p contains infinite values; p-values must lie in [0, 1]")
         if lo < 0 or hi > 1:
-            raise ValueError(f"p must lie in [0, 1]; found {lo if lo < 0 else hi!r}")
+            raise ValueError(f"p must lie in [0, 1]; found {show_value(lo if lo < 0 else hi)}")
     return x
 
 

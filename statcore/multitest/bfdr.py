@@ -81,26 +81,29 @@ class BFDRSelection(Result):
                              "selected": np.asarray(self.selected, dtype=bool).ravel()}, index=idx)
 
     def _plot(self, ax=None):
-        """The running mean of the sorted local FDRs against the number selected, with ``alpha``
-        and the selected set shaded."""
+        """The sorted local FDRs and their running mean against the number selected, with ``alpha``
+        and the selected set shaded. The running mean is that of the data, k by k; tied local FDRs
+        share the q-value at the end of their tie group (``q_values``), so they are selected together."""
         import matplotlib.pyplot as plt
         from matplotlib.ticker import MaxNLocator, StrMethodFormatter
 
-        q = np.sort(np.asarray(self.q_values, dtype=float).ravel())
-        q = q[~np.isnan(q)]
+        s = np.sort(np.asarray(self.lfdr, dtype=float).ravel())
+        s = s[~np.isnan(s)]
+        k = np.arange(1, s.size + 1)
         if ax is None:
             _, ax = plt.subplots(figsize=(5.5, 4), layout="constrained")
-        ax.plot(np.arange(1, q.size + 1), q, "k-", label="mean local FDR of the k smallest")
+        ax.plot(k, s, color="0.55", lw=1, label="local FDR, sorted")
+        ax.plot(k, np.cumsum(s) / k, "k-", label="mean local FDR of the k smallest")
         ax.axhline(self.alpha, color="r", ls="--", lw=0.8, label=f"target alpha = {self.alpha:g}")
         if self.n_selected:
             ax.axvspan(0.5, self.n_selected + 0.5, color="tab:blue", alpha=0.15, lw=0,
-                       label=f"selected: {self.n_selected:,} of {q.size:,}")
+                       label=f"selected: {self.n_selected:,} of {s.size:,}")
         else:
             ax.plot([], [], " ", label="selected: none")
         ax.xaxis.set_major_locator(MaxNLocator(nbins=5, integer=True))
         ax.xaxis.set_major_formatter(StrMethodFormatter("{x:,.0f}"))
         ax.set_xlabel("number selected k (units, by increasing local FDR)")
-        ax.set_ylabel("running mean of local FDR")
+        ax.set_ylabel("local FDR")
         ax.set_title("Bayesian FDR selection")
         ax.legend(loc="best", fontsize="small")
         return ax

@@ -258,14 +258,21 @@ def _combined(stat: Any, pval: Any, rule: str, k: Any, r: int | None) -> Combine
 # the function
 # ----------------------------------------------------------------------------------------------
 
-def _combine(arr: np.ndarray, method: str, r: Any, weights: Any, axis: int | None, nan_policy: str):
-    """(statistic, p_value, k, r) for validated p-values ``arr`` (NaN allowed) and a known method."""
+def _combine(arr: np.ndarray, method: str, r: Any, weights: Any, axis: int | None, nan_policy: str,
+             masked: np.ndarray | None = None):
+    """(statistic, p_value, k, r) for validated p-values ``arr`` (NaN allowed) and a known method.
+
+    ``masked`` marks the p-values of a masked array: omitted whatever ``nan_policy`` (scipy's rule), as
+    are the pairs of masked weights; NaN p-values and weights follow ``nan_policy``."""
     if arr.ndim == 0:
         raise ValueError("p must be an array of p-values (one family along axis), got a single number")
     if axis is None:
         arr, axis = arr.ravel(), 0
+        masked = None if masked is None else masked.ravel()
     axis = check_axis(axis, arr.ndim, allow_none=False)
-    w = check_combine_weights(weights, arr, axis, method)
+    w, wmask = check_combine_weights(weights, arr, axis, method, nan_policy)
+    if wmask is not None:
+        masked = wmask if masked is None else masked | wmask
     moved = np.moveaxis(arr, axis, -1)
     k = moved.shape[-1]
     if k == 0:
@@ -273,33 +280,43 @@ def _combine(arr: np.ndarray, method: str, r: Any, weights: Any, axis: int | Non
     batch = moved.shape[:-1]
     flat = moved.reshape(-1, k)
     wf = None if w is None else np.moveaxis(w, axis, -1).reshape(-1, k)
+    mf = None if masked is None else np.moveaxis(masked, axis, -1).reshape(-1, k)
     r = check_rank(r, k, method, "method")
     rule = _RULES[method]
     nan = np.isnan(flat)
-    if not nan.any():
-        stat, pval = rule(flat, r, wf)
-        ks: Any = k
-    elif nan_policy == "raise":
-        apply_nan_policy("raise", p=flat)
-    elif nan_policy == "propagate":
-        bad = nan.any(axis=-1)
-        stat, pval = rule(np.where(nan, 0.5, flat), r, wf)
+    if mf is not None:
+        nan &= ~mf
+    if nan_policy == "raise" and nan.any():
+        apply_nan_policy("raise", p=flat[nan])
+    if wf is not None:  # a NaN weight (its NaN was refused by "raise") goes with its p-value
+        nan |= np.isnan(wf) if mf is None else np.isnan(wf) & ~mf
+    drop = mf if nan_policy != "omit" else (nan if mf is None else nan | mf)
+    bad = nan.any(axis=-1) if nan_policy == "propagate" else np.zeros(flat.shape[0], dtype=bool)
+    if drop is None or not drop.any():
+        fill_w = None if wf is None else np.where(nan, 1.0, wf)
+        stat, pval = rule(np.where(nan, 0.5, flat), r, fill_w)
         stat, pval = np.where(bad, np.nan, stat), np.where(bad, np.nan, pval)
-        ks = k
-    else:  # omit, family by family
-        stat, pval = np.empty(flat.shape[0]), np.empty(flat.shape[0])
+        ks: Any = k
+    else:  # family by family, without the dropped pairs
+        stat, pval = np.full(flat.shape[0], np.nan), np.full(flat.shape[0], np.nan)
         ks = np.empty(flat.shape[0], dtype=np.int64)
         for i in range(flat.shape[0]):
-            keep = ~nan[i]
-            ki = int(keep.sum())
+            keep = ~drop[i]
+            ki = ks[i] = int(keep.sum())
+            if bad[i]:
+                continue
             if ki == 0:
-                raise ValueError("p has a family with no non-NaN p-value; nothing is left to combine after "
-                                 "nan_policy='omit'")
+                raise ValueError("p has a family with no non-NaN (unmasked) p-value; nothing is left to "
+                                 "combine after nan_policy='omit' and the mask")
             if method == "topr" and r > ki:
-                raise ValueError(f"r = {r} exceeds the {ki} non-NaN p-values of a family after "
-                                 "nan_policy='omit'")
-            s, q = rule(flat[i, keep][None, :], r, None if wf is None else wf[i, keep][None, :])
-            stat[i], pval[i], ks[i] = s[0], q[0], ki
+                raise ValueError(f"r = {r} exceeds the {ki} non-NaN (unmasked) p-values of a family after "
+                                 "nan_policy='omit' and the mask")
+            wi = None if wf is None else wf[i, keep][None, :]
+            if wi is not None and not np.any(wi != 0):
+                raise ValueError("weights must not be all zero: a family has only zero weights left after "
+                                 "nan_policy='omit' and the mask")
+            s, q = rule(flat[i, keep][None, :], r, wi)
+            stat[i], pval[i] = s[0], q[0]
         if len(set(ks.tolist())) == 1:
             ks = int(ks[0])
         else:
@@ -324,7 +341,8 @@ def combine_pvalues(p: Any, method: str | None = None, *, weights: Any = None, a
     ----------
     p : array_like
         p-values in [0, 1]; the families are combined along ``axis`` (batched input gives one
-        combined p-value per family).
+        combined p-value per family). The masked elements of a numpy masked array are omitted
+        whatever ``nan_policy`` (scipy's rule; ``k`` counts the unmasked values).
     method : str
         scipy's rules, for independent p-values: ``"fisher"`` (-2 sum log p, chi-squared on 2k df),
         ``"pearson"``, ``"tippett"`` (min p, Beta(1, k)), ``"stouffer"`` (sum w_i z_i / ||w||, with
@@ -339,7 +357,8 @@ def combine_pvalues(p: Any, method: str | None = None, *, weights: Any = None, a
         ``"hommel_global"`` (FutureWarning).
     weights : array_like, optional, keyword-only
         Stouffer's weights: one per p-value along ``axis``, or ``p``'s shape. An error with other
-        methods.
+        methods. A NaN weight follows ``nan_policy`` with its p-value ("omit" drops the pair, as
+        scipy does); a masked weight's pair is omitted.
     axis : int or None, keyword-only
         The axis along which the p-values of a family lie (None: all values form one family).
         For input with 2 or more dimensions and no ``axis`` this release keeps the former rule
@@ -348,8 +367,8 @@ def combine_pvalues(p: Any, method: str | None = None, *, weights: Any = None, a
         The rank used by ``"topr"``, 1 <= r <= k; default ``ceil(k / 10)``. An error with other
         methods.
     nan_policy : {"propagate", "omit", "raise"}, keyword-only
-        scipy's default "propagate" gives a NaN result for a family with a NaN; "omit" combines the
-        non-NaN p-values (k counts them); "raise" refuses NaN.
+        scipy's default "propagate" gives a NaN result for a family with a NaN (in ``p`` or
+        ``weights``); "omit" combines the non-NaN p-values (k counts them); "raise" refuses NaN.
     keepdims : bool, keyword-only
         scipy's ``keepdims``: keep the combined axis (all axes with ``axis=None``) with length one, so
         that ``statistic``, ``p_value`` (and ``k`` when it varies) broadcast against ``p``.
@@ -406,6 +425,7 @@ def combine_pvalues(p: Any, method: str | None = None, *, weights: Any = None, a
         method = "hommel_global"
     method = check_choice(method, "method", COMBINE_METHODS)
     nan_policy = check_nan_policy(nan_policy)
+    masked = np.ma.getmaskarray(p) if isinstance(p, np.ma.MaskedArray) else None
     arr = as_pvalues(p, "p")
     if axis is _AXIS0 and arr.ndim >= 2:
         warnings.warn("combine_pvalues(): with 2-D p and no axis, each row is combined (axis=-1) in this "
@@ -413,7 +433,8 @@ def combine_pvalues(p: Any, method: str | None = None, *, weights: Any = None, a
                       FutureWarning, stacklevel=3)
         axis = -1
     keepdims = check_flag(keepdims, "keepdims")
-    stat, pval, k, r = _combine(arr, method, r, weights, axis, nan_policy)
+    stat, pval, k, r = _combine(arr, method, r, weights, axis, nan_policy,
+                                None if masked is None or not masked.any() else masked)
     if keepdims:
         shape = _kept_shape(arr.shape, axis)
         stat, pval = np.reshape(stat, shape), np.reshape(pval, shape)

@@ -158,7 +158,8 @@ def p_adjust(p: Any, *, method: str = "holm", n: int | None = None, axis: int | 
     ----------
     p : array_like, pandas Series/DataFrame or dask array
         p-values in [0, 1]. NaN (R's ``NA``) is omitted from the adjustment and kept as NaN, as
-        ``p.adjust`` does (R's NA rule, hence no ``nan_policy``). A ``dask.array`` (any shape and
+        ``p.adjust`` does (R's NA rule, hence no ``nan_policy``); so are the masked elements of a
+        numpy masked array (NaN in the returned ndarray, not counted in ``n``). A ``dask.array`` (any shape and
         chunks, ``axis=None``) gives a lazy dask array of the same chunks, equal bit for bit to the
         in-memory result, for ``"bonferroni"``, ``"holm"``, ``"hochberg"``, ``"BH"``, ``"BY"`` and
         ``"none"``: the ranks come from a distributed sort (per-chunk sorts, buckets cut at sampled

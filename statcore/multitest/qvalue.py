@@ -2,7 +2,8 @@
 
 ``pi0est``, ``lfdr`` and ``qvalue`` follow ``qvalue::pi0est``, ``qvalue::lfdr`` and
 ``qvalue::qvalue`` (Storey & Tibshirani 2003) with R's argument names in snake_case. NaN p-values
-are omitted and stay NaN, as R's qvalue does with ``NA`` (R's NA rule, hence no ``nan_policy``).
+are omitted and stay NaN, as R's qvalue does with ``NA`` (R's NA rule, hence no ``nan_policy``);
+so are the masked elements of a numpy masked array.
 """
 from __future__ import annotations
 
@@ -176,6 +177,15 @@ def _pi0_options(lambda_, pi0_method, smooth_df, smooth_log_pi0):
     return lam, pi0_method, smooth_df, check_flag(smooth_log_pi0, "smooth_log_pi0")
 
 
+def _refuse_frame(p: Any, fun: str) -> None:
+    """A DataFrame holds several columns, not one family of p-values: say how to pass what is meant."""
+    if hasattr(p, "columns") and getattr(p, "ndim", 1) == 2:
+        raise TypeError(
+            f"p is a DataFrame with {p.shape[1]} columns; {fun} treats its input as one family of "
+            f"p-values. Pass one column (p[name]), p.apply(lambda col: sc.{fun}(col)...) for one family "
+            f"per column, or p.stack() to pool every column as one family (as R's {fun} pools a matrix)")
+
+
 def _non_nan(p: Any) -> np.ndarray:
     arr = as_pvalues(p, "p").ravel()
     arr = arr[~np.isnan(arr)]
@@ -199,7 +209,8 @@ def pi0est(p: Any, *, lambda_: Any = _DEFAULT_LAMBDA, pi0_method: str = "smoothe
     Parameters
     ----------
     p : array_like
-        p-values in [0, 1]; NaN values are omitted (R's NA rule).
+        p-values in [0, 1], one family (an array of any shape is pooled, as R pools a matrix; a
+        DataFrame is refused: pass ``df.stack()`` or one column); NaN values are omitted (R's NA rule).
     lambda_ : float or array_like, keyword-only
         One value, or a grid of at least 4 values, in [0, 1) (R's ``lambda``).
     pi0_method : {"smoother", "bootstrap"}, keyword-only
@@ -227,6 +238,7 @@ def pi0est(p: Any, *, lambda_: Any = _DEFAULT_LAMBDA, pi0_method: str = "smoothe
     0.8
     """
     lam, pi0_method, smooth_df, smooth_log_pi0 = _pi0_options(lambda_, pi0_method, smooth_df, smooth_log_pi0)
+    _refuse_frame(p, "pi0est")
     arr = _non_nan(p)
     return _pi0_from_clean(np.sort(arr), lam, pi0_method, smooth_df, smooth_log_pi0)
 
@@ -294,7 +306,9 @@ def lfdr(p: Any, *, pi0: float | None = None, trunc: bool = True, monotone: bool
     Parameters
     ----------
     p : array_like or pandas Series
-        p-values in [0, 1]; NaN values are omitted and stay NaN (R's NA rule).
+        p-values in [0, 1], one family (an array of any shape is pooled and keeps its shape; a
+        DataFrame is refused: pass ``df.stack()`` or one column); NaN values are omitted and stay NaN
+        (R's NA rule).
     pi0 : float, optional, keyword-only
         The proportion of true nulls in (0, 1]; default ``pi0est(p, **pi0est_args).pi0``.
     trunc : bool, keyword-only
@@ -327,6 +341,7 @@ def lfdr(p: Any, *, pi0: float | None = None, trunc: bool = True, monotone: bool
     True
     """
     trunc, monotone, transf, adj, eps = _lfdr_options(trunc, monotone, transf, adj, eps)
+    _refuse_frame(p, "lfdr")
     wrapper = InputWrapper.of(p)
     arr = as_pvalues(p, "p")
     flat = arr.ravel()
@@ -515,7 +530,10 @@ def qvalue(p: Any, *, fdr_level: float | None = None, pfdr: bool = False, lfdr_o
     Parameters
     ----------
     p : array_like or pandas Series
-        p-values in [0, 1]; NaN values are omitted and stay NaN (R's NA rule).
+        p-values in [0, 1]; NaN values are omitted and stay NaN (R's NA rule). An array of any shape
+        is one family and keeps its shape (R's qvalue pools a matrix likewise). A DataFrame is refused
+        (``TypeError``): pass ``df.stack()`` for one family, or
+        ``df.apply(lambda col: sc.qvalue(col).q_values)`` for one family per column.
     fdr_level : float, optional, keyword-only
         The FDR level in (0, 1] that sets ``significant`` (R's ``fdr.level``).
     pfdr : bool, keyword-only
@@ -547,6 +565,7 @@ def qvalue(p: Any, *, fdr_level: float | None = None, pfdr: bool = False, lfdr_o
     >>> int(res.significant.sum()), round(res.pi0, 6)
     (211, 0.8)
     """
+    _refuse_frame(p, "qvalue")
     wrapper = InputWrapper.of(p)
     arr = as_pvalues(p, "p")
     if fdr_level is not None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._curve import _curve_from_counts, _mcclish_bounds
+from ._curve import _curve_from_counts, _mcclish, _partial_area
 
 __all__ = ["boot_areas", "sensitivity_band"]
 
@@ -36,27 +36,13 @@ def _areas_from_counts(c, d, bounds, focus, correct):
     """The full or partial area of each row's curve (the McClish correction is applied without
     pROC's NaN below the diagonal, so that the bootstrap is not biased against low areas: pROC's
     ``allow.invalid.partial.auc.correct``)."""
+    if bounds is not None and correct:
+        return _mcclish(c, d, bounds, focus)[0]
     with np.errstate(invalid="ignore", divide="ignore"):
         se, sp = _curve_from_counts(c, d)
         if bounds is None:
             return np.sum((sp[:, 1:] - sp[:, :-1]) * (se[:, 1:] + se[:, :-1]) / 2, axis=1)
-        lo, hi = min(bounds), max(bounds)
-        if focus == "specificity":
-            x, y = sp, se
-        else:
-            x, y = se[:, ::-1], sp[:, ::-1]
-        x0, x1, y0, y1 = x[:, :-1], x[:, 1:], y[:, :-1], y[:, 1:]
-        a = np.clip(x0, lo, hi)
-        b = np.clip(x1, lo, hi)
-        width = x1 - x0
-        slope = np.where(width > 0, (y1 - y0) / np.where(width > 0, width, 1.0), 0.0)
-        ya = y0 + slope * (a - x0)
-        yb = y0 + slope * (b - x0)
-        p = np.sum(np.where((b > a) & (width > 0), (b - a) * (ya + yb) / 2, 0.0), axis=1)
-    if not correct:
-        return p
-    lo_area, hi_area = _mcclish_bounds(bounds)
-    return (1 + (p - lo_area) / (hi_area - lo_area)) / 2
+        return _partial_area(se, sp, bounds, focus)
 
 
 def boot_areas(rocs, rng, B, *, stratified=True, paired=True):

@@ -114,7 +114,7 @@ def _delong_se(r: ROCCurve, what: str) -> float:
 
 
 def auc_ci(roc, *, method="delong", conf_level=0.95, B=2000, seed=None, stratified=True):
-    """A confidence interval of the AUC of a ROC curve, as pROC's ``ci.auc``.
+    """A DeLong or bootstrap confidence interval of the AUC of a ROC curve, as pROC's ``ci.auc``.
 
     Parameters
     ----------

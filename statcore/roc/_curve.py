@@ -9,12 +9,14 @@ those counts, so the work is one O(n log n) sort plus O(n) passes.
 """
 from __future__ import annotations
 
+import sys
 import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from .._checks import check_flag
 from .._checks.roc import as_roc_data, check_direction, check_partial_auc, check_roc_object
 from .._result import Result
 from .._warnings import StatcoreWarning
@@ -85,31 +87,36 @@ def _curve_from_counts(c: np.ndarray, d: np.ndarray):
     return (m - cc) / m, cd / n
 
 
-def _segment_area(x: np.ndarray, y: np.ndarray, lo: float, hi: float) -> float:
+def _segment_area(x: np.ndarray, y: np.ndarray, lo: float, hi: float) -> np.ndarray:
     """Area under the polyline (x ascending, non-decreasing) between x = lo and x = hi, the ends
-    found by linear interpolation along the segments (vertical segments have no width)."""
-    x0, x1, y0, y1 = x[:-1], x[1:], y[:-1], y[1:]
+    found by linear interpolation along the segments (vertical segments have no width); along the
+    last axis, so rows of a matrix are curves too (the bootstrap's replicates)."""
+    x0, x1, y0, y1 = x[..., :-1], x[..., 1:], y[..., :-1], y[..., 1:]
     width = x1 - x0
     a = np.clip(x0, lo, hi)
     b = np.clip(x1, lo, hi)
-    keep = (b > a) & (width > 0)
-    if not keep.any():
-        return 0.0
-    x0, x1, y0, y1, a, b = x0[keep], x1[keep], y0[keep], y1[keep], a[keep], b[keep]
-    slope = (y1 - y0) / (x1 - x0)
-    ya = y0 + slope * (a - x0)
-    yb = y0 + slope * (b - x0)
-    return float(np.sum((b - a) * (ya + yb) / 2))
+    use = (b > a) & (width > 0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        slope = np.where(use, (y1 - y0) / np.where(use, width, 1.0), 0.0)
+        ya = y0 + slope * (a - x0)
+        yb = y0 + slope * (b - x0)
+        return np.sum(np.where(use, (b - a) * (ya + yb) / 2, 0.0), axis=-1)
 
 
-def _partial_area(se: np.ndarray, sp: np.ndarray, bounds, focus: str) -> float:
+def _focus_axes(se: np.ndarray, sp: np.ndarray, other: np.ndarray, focus: str):
+    """The interval's axis (ascending) and ``other`` along it: specificity, or sensitivity reversed."""
+    if focus == "specificity":  # sp ascends along the arrays
+        return sp, other
+    return se[..., ::-1], other[..., ::-1]
+
+
+def _partial_area(se: np.ndarray, sp: np.ndarray, bounds, focus: str) -> np.ndarray:
     """The uncorrected partial area of pROC's ``auc(partial.auc=bounds, partial.auc.focus=focus)``:
     the integral of sensitivity over the specificity interval (or of specificity over the
-    sensitivity interval) along the empirical curve."""
+    sensitivity interval) along the empirical curve (rows of a matrix: one area per row)."""
     lo, hi = min(bounds), max(bounds)
-    if focus == "specificity":  # sp ascends along the arrays
-        return _segment_area(sp, se, lo, hi)
-    return _segment_area(se[::-1], sp[::-1], lo, hi)
+    x, y = _focus_axes(se, sp, sp if focus != "specificity" else se, focus)
+    return _segment_area(x, y, lo, hi)
 
 
 def _mcclish_bounds(bounds) -> tuple[float, float]:
@@ -118,19 +125,49 @@ def _mcclish_bounds(bounds) -> tuple[float, float]:
     return (hi - lo) - (hi * hi - lo * lo) / 2, hi - lo
 
 
-def _area(se, sp, bounds, focus, correct, *, warn: bool = True) -> float:
+def _mcclish(c: np.ndarray, d: np.ndarray, bounds, focus: str) -> tuple[np.ndarray, np.ndarray]:
+    """McClish's corrected partial area(s) ``(1 + (pauc - min) / (max - min)) / 2`` and the excess
+    ``pauc - min`` over the diagonal, from the per-group counts of one curve or of rows (bootstrap
+    replicates): the one implementation of the correction.
+
+    The excess is integrated directly, as the area under ``se + sp - 1 = cd / n - cc / m`` (cumulated
+    controls and cases), computed as ``(cd m - cc n) / (m n)`` from integers: exactly 0 at a point on
+    the diagonal, so a partial curve lying on the diagonal has excess exactly 0 (corrected area 0.5),
+    and a negative excess (below the diagonal) is never an artefact of rounding.
+    """
+    c = np.asarray(c, dtype=np.float64)
+    d = np.asarray(d, dtype=np.float64)
+    m = c.sum(axis=-1, keepdims=True)
+    n = d.sum(axis=-1, keepdims=True)
+    zero = np.zeros(c.shape[:-1] + (1,))
+    cc = np.concatenate([zero, np.cumsum(c, axis=-1)], axis=-1)
+    cd = np.concatenate([zero, np.cumsum(d, axis=-1)], axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):  # a replicate without a case or a control: NaN
+        se, sp = (m - cc) / m, cd / n  # _curve_from_counts
+        gap = (cd * m - cc * n) / (m * n)
+    x, g = _focus_axes(se, sp, gap, focus)
+    excess = _segment_area(x, g, min(bounds), max(bounds))
+    lo_area, hi_area = _mcclish_bounds(bounds)
+    return (1 + excess / (hi_area - lo_area)) / 2, excess
+
+
+def _area(se, sp, bounds, focus, correct, counts=None, *, warn: bool = True) -> float:
+    """The full area, or the partial area over ``bounds`` (McClish-corrected from the per-group
+    ``counts`` (c, d) when ``correct``: NaN with a warning below the diagonal, as pROC)."""
     if bounds is None:
         return float(np.sum((sp[1:] - sp[:-1]) * (se[1:] + se[:-1]) / 2))
-    p = _partial_area(se, sp, bounds, focus)
     if not correct:
-        return p
-    lo_area, hi_area = _mcclish_bounds(bounds)
-    if warn and p < lo_area:
-        warnings.warn("the McClish correction is not defined for a partial area below the diagonal "
-                      f"({p:.4g} < {lo_area:.4g}, the diagonal's area over the interval); the corrected "
-                      "partial AUC is NaN, as in pROC", ROCWarning, stacklevel=4)
+        return float(_partial_area(se, sp, bounds, focus))
+    value, excess = _mcclish(counts[0], counts[1], bounds, focus)
+    if excess < 0:
+        if warn:
+            lo_area, _ = _mcclish_bounds(bounds)
+            p = float(_partial_area(se, sp, bounds, focus))
+            warnings.warn("the McClish correction is not defined for a partial area below the diagonal "
+                          f"({p:.4g} < {lo_area:.4g}, the diagonal's area over the interval); "
+                          "the corrected partial AUC is NaN, as in pROC", ROCWarning, stacklevel=4)
         return float("nan")
-    return float((1 + (p - lo_area) / (hi_area - lo_area)) / 2)
+    return float(value)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -142,6 +179,15 @@ def _fmt4(x: float) -> str:
     from .._r.rformat import format_number
 
     return format_number(float(x), 4)
+
+
+def _r_label(v) -> str:
+    """A class label as R's ``as.character`` prints it (TRUE/FALSE, 15 significant digits)."""
+    if isinstance(v, (bool, np.bool_)):
+        return str(bool(v)).upper()
+    if isinstance(v, (float, np.floating)):
+        return f"{float(v):.15g}"
+    return str(v)
 
 
 def _spec_text(bounds, focus, correct) -> str:
@@ -226,8 +272,7 @@ class ROCCurve(Result):
         return self.to_frame()
 
     def summary(self) -> str:
-        lv0, lv1 = (str(v).upper() if isinstance(v, (bool, np.bool_)) else f"{v:.15g}" if isinstance(v, float)
-                    else str(v) for v in self.levels)  # as R's as.character prints them
+        lv0, lv1 = (_r_label(v) for v in self.levels)
         lines = ["", f"Data: {self.data_name} in {self.n_controls} controls ({self.response_name} {lv0}) "
                      f"{self.direction} {self.n_cases} cases ({self.response_name} {lv1}).",
                  f"{_spec_text(self.partial_auc, self.partial_auc_focus, self.partial_auc_correct)}: "
@@ -248,26 +293,35 @@ class ROCCurve(Result):
               **kwargs):
         """The curve (specificity decreasing to the right, as pROC draws it), the diagonal and, with
         ``band``, a stratified-bootstrap band of the sensitivity at each specificity (pROC's
-        ``ci.se``)."""
+        ``ci.se``). Each curve drawn on the same Axes takes the next colour of the cycle (or
+        ``color``), its band the same colour; the legend has one entry per curve (its line over its
+        band) and the diagonal is drawn once."""
         import matplotlib.pyplot as plt
 
         from ._bootstrap import sensitivity_band
 
         if ax is None:
             _, ax = plt.subplots(figsize=(4.5, 4.5))
+        default = f"AUC = {self.auc:.3f}" if self.data_name == "score" else f"{self.data_name}: AUC = {self.auc:.3f}"
+        (line,) = ax.plot(self.specificities, self.sensitivities, label=kwargs.pop("label", default), **kwargs)
+        line.set_gid("statcore-roc-curve")
         if band:
             sp_grid, lo, hi = sensitivity_band(self, conf_level=conf_level, B=B, seed=seed)
-            ax.fill_between(sp_grid, lo, hi, color="C0", alpha=0.2, lw=0,
-                            label=f"{100 * conf_level:g}% band (bootstrap, B = {B})")
-        ax.plot(self.specificities, self.sensitivities, color=kwargs.pop("color", "C0"),
-                label=kwargs.pop("label", f"AUC = {self.auc:.3f}"), **kwargs)
-        ax.plot([1, 0], [0, 1], color="0.6", lw=0.8, ls="--")
+            line._statcore_band = ax.fill_between(sp_grid, lo, hi, color=line.get_color(), alpha=0.2, lw=0,
+                                                  zorder=line.get_zorder() - 0.5)
+            line._statcore_band_text = f"shaded: {100 * conf_level:g}% band (bootstrap, B = {B})"
+        if not any(a.get_gid() == "statcore-roc-diagonal" for a in ax.lines):
+            ax.plot([1, 0], [0, 1], color="0.6", lw=0.8, ls="--", gid="statcore-roc-diagonal")
         ax.set_xlim(1, 0)
         ax.set_ylim(0, 1)
         ax.set_aspect("equal")
         ax.set_xlabel("Specificity")
         ax.set_ylabel("Sensitivity")
-        ax.legend(frameon=False, loc="lower right", fontsize=8)
+        curves = [a for a in ax.lines if a.get_gid() == "statcore-roc-curve"]
+        handles = [(a._statcore_band, a) if hasattr(a, "_statcore_band") else a for a in curves]
+        titles = sorted({a._statcore_band_text for a in curves if hasattr(a, "_statcore_band_text")})
+        ax.legend(handles, [a.get_label() for a in curves], frameon=False, loc="lower right", fontsize=8,
+                  title="\n".join(titles) or None, title_fontsize=8)
         return ax
 
 
@@ -286,7 +340,7 @@ def _name_of(x: Any, default: str) -> str:
 
 
 def roc(y, score, *, direction="auto", levels=None, partial_auc=None, partial_auc_focus="specificity",
-        partial_auc_correct=False, nan_policy="raise"):
+        partial_auc_correct=False, nan_policy="raise", quiet=False):
     """The empirical ROC curve of a score against binary labels, with its area, as pROC's ``roc``.
 
     Parameters
@@ -294,7 +348,8 @@ def roc(y, score, *, direction="auto", levels=None, partial_auc=None, partial_au
     y : array_like
         Class labels, one per observation: two distinct values (0/1, booleans, strings...).
     score : array_like
-        The predictor (a score or probability), one finite number per observation.
+        The predictor (a score or probability), one finite number per observation. Text, even
+        numeric text such as "0.4", is refused (a TypeError), as pROC refuses a character predictor.
     direction : {"auto", "<", ">"}
         "<": controls have lower scores (a case is called at ``score >= t``); ">": controls have
         higher scores. "auto" (pROC's default) takes "<" when the median score of the controls is
@@ -302,8 +357,9 @@ def roc(y, score, *, direction="auto", levels=None, partial_auc=None, partial_au
         biased upwards (it is then at least 0.5 by construction).
     levels : tuple, optional
         ``(control, case)`` labels. Default: the two distinct labels of ``y`` in sorted order, as R's
-        ``levels(as.factor(y))`` (0 before 1, False before True, "a" before "b"). Unlike pROC, labels
-        outside ``levels`` are refused rather than dropped.
+        ``levels(as.factor(y))`` (0 before 1, False before True, "a" before "b"), said on stderr as
+        pROC says it ("Setting levels: control = right, case = wrong") unless ``quiet``. Unlike
+        pROC, labels outside ``levels`` are refused rather than dropped.
     partial_auc : tuple of two floats, optional
         Bounds in [0, 1] of a partial area (pROC's ``partial.auc``); None: the full area.
     partial_auc_focus : {"specificity", "sensitivity"}
@@ -313,10 +369,14 @@ def roc(y, score, *, direction="auto", levels=None, partial_auc=None, partial_au
     partial_auc_correct : bool
         McClish's (1989) standardisation ``(1 + (pauc - min) / (max - min)) / 2``, with min the
         area of the diagonal and max that of a perfect test over the interval: 0.5 for a useless
-        score, 1 for a perfect one. Undefined below the diagonal (NaN with a ``ROCWarning``, as pROC).
+        score, 1 for a perfect one. Undefined below the diagonal (NaN with a ``ROCWarning``, as pROC);
+        exactly 0.5 for a partial curve on the diagonal (the excess over the diagonal is computed
+        from the integer counts, so rounding never puts it below).
     nan_policy : {"raise", "omit"}
         Missing scores or labels: refuse ("raise"), or drop those observations ("omit", pROC's
         ``na.rm=TRUE``); ``kept`` of the result marks the observations used.
+    quiet : bool
+        Do not write the levels chosen when ``levels`` is not given (pROC's ``quiet=TRUE``).
 
     Returns
     -------
@@ -365,6 +425,10 @@ def roc(y, score, *, direction="auto", levels=None, partial_auc=None, partial_au
     s, is_case, lv, kept = as_roc_data(y, score, levels, nan_policy)
     direction = check_direction(direction)
     bounds, focus, correct = check_partial_auc(partial_auc, partial_auc_focus, partial_auc_correct)
+    quiet = check_flag(quiet, "quiet")
+    if levels is None and not quiet:
+        # pROC's message(): on stderr, so that it never mixes with printed results
+        print(f"Setting levels: control = {_r_label(lv[0])}, case = {_r_label(lv[1])}", file=sys.stderr)
     if direction == "auto":
         direction = _auto_direction(s, is_case)
     return _build(s, is_case, lv, direction, bounds, focus, correct, kept=kept,
@@ -381,7 +445,7 @@ def _build(s, is_case, lv, direction, bounds, focus, correct, *, kept=None, data
     if direction == ">":
         thr = -thr
     full = _area(se, sp, None, focus, correct)
-    value = full if bounds is None else _area(se, sp, bounds, focus, correct)
+    value = full if bounds is None else _area(se, sp, bounds, focus, correct, (c, d))
     return ROCCurve(auc=value, direction=direction, levels=lv, n_controls=int((~is_case).sum()),
                     n_cases=int(is_case.sum()), thresholds=thr, sensitivities=se, specificities=sp,
                     controls=s[~is_case], cases=s[is_case], partial_auc=bounds, partial_auc_focus=focus,
@@ -424,4 +488,5 @@ def auc(roc, *, partial_auc=None, partial_auc_focus="specificity", partial_auc_c
     """
     check_roc_object(roc, "roc", ROCCurve)
     bounds, focus, correct = check_partial_auc(partial_auc, partial_auc_focus, partial_auc_correct)
-    return _area(np.asarray(roc.sensitivities), np.asarray(roc.specificities), bounds, focus, correct)
+    return _area(np.asarray(roc.sensitivities), np.asarray(roc.specificities), bounds, focus, correct,
+                 (np.asarray(roc.group_cases), np.asarray(roc.group_controls)))

@@ -16,7 +16,7 @@ from .._checks.roc import check_roc_object
 from .._r.rformat import R_DIGITS, format_number
 from .._result import HTest
 from ._bootstrap import boot_areas
-from ._curve import ROCCurve, ROCWarning
+from ._curve import ROCCurve, ROCWarning, _r_label
 from ._delong import delong_cov, delong_var
 
 __all__ = ["ROCTest", "roc_test"]
@@ -82,9 +82,23 @@ def _same_observations(r1: ROCCurve, r2: ROCCurve) -> bool:
             and bool(np.array_equal(r1.is_case, r2.is_case)))
 
 
+def _data_name(roc1: ROCCurve, roc2: ROCCurve) -> str:
+    """pROC's data line as far as Python can tell the names: the scores' names (of the Series given to
+    :func:`statcore.roc`) when both curves carry one and they differ, followed, when the curves share
+    their response, by pROC's "by y (control, case)" of ``roc.test(y, x1, x2)``; otherwise "roc1 and
+    roc2", what pROC prints for ``roc.test(roc1, roc2)``."""
+    n1, n2 = roc1.data_name, roc2.data_name
+    if "score" in (n1, n2) or n1 == n2:          # "score": a curve built from an unnamed array
+        return "roc1 and roc2"
+    name = f"{n1} and {n2}"
+    if roc1.response_name == roc2.response_name and roc1.levels == roc2.levels and _same_observations(roc1, roc2):
+        name += f" by {roc1.response_name} ({_r_label(roc1.levels[0])}, {_r_label(roc1.levels[1])})"
+    return name
+
+
 def roc_test(roc1, roc2, *, paired=True, method="delong", alternative="two.sided", conf_level=0.95, B=2000,
              seed=None, stratified=True):
-    """Compare two ROC curves, as pROC's ``roc.test``.
+    """Compare two ROC curves by DeLong's, the bootstrap or Venkatraman's test, as pROC's ``roc.test``.
 
     Parameters
     ----------
@@ -125,7 +139,9 @@ def roc_test(roc1, roc2, *, paired=True, method="delong", alternative="two.sided
     ROCTest
         An ``HTest``: ``statistic`` (Z, D or E), ``p_value``, ``estimate`` (``"AUC of roc1"``,
         ``"AUC of roc2"``), ``conf_int`` (paired DeLong), ``parameter`` (df, or ``boot.n`` and
-        ``boot.stratified``), printing as pROC prints ``roc.test``.
+        ``boot.stratified``), printing as pROC prints ``roc.test``. Its ``data_name`` names the
+        scores when the curves were built from named pandas Series (``"glu and entropy by wrong (0,
+        1)"``, pROC's line for ``roc.test(wrong, glu, entropy)``), else ``"roc1 and roc2"``.
 
     Notes
     -----
@@ -219,18 +235,21 @@ def roc_test(roc1, roc2, *, paired=True, method="delong", alternative="two.sided
     estimate = {f"{_estimate_label(roc1)} of roc1": roc1.auc, f"{_estimate_label(roc2)} of roc2": roc2.auc}
     null = {"difference in AUC": 0.0}
     if method == "delong":
-        return _delong(roc1, roc2, paired, alternative, conf_level, estimate, null)
+        res = _delong(roc1, roc2, paired, alternative, conf_level, estimate, null)
+        return dataclasses.replace(res, data_name=_data_name(roc1, roc2))
     B = check_positive_int(B, "B", minimum=2)
     stratified = check_flag(stratified, "stratified")
     rng = check_seed(seed)
     if method == "bootstrap":
-        return _bootstrap(roc1, roc2, paired, alternative, B, stratified, rng, estimate, null)
-    if alternative != "two.sided":
+        res = _bootstrap(roc1, roc2, paired, alternative, B, stratified, rng, estimate, null)
+    elif alternative != "two.sided":
         raise ValueError("method='venkatraman' tests equality of the whole curves and is two-sided only; "
                          "pass alternative='two.sided'")
-    if not paired:
-        return _venkatraman_unpaired(roc1, roc2, B, rng)
-    return _venkatraman_paired(roc1, roc2, B, rng)
+    elif not paired:
+        res = _venkatraman_unpaired(roc1, roc2, B, rng)
+    else:
+        res = _venkatraman_paired(roc1, roc2, B, rng)
+    return dataclasses.replace(res, data_name=_data_name(roc1, roc2))
 
 
 def _delong(roc1, roc2, paired, alternative, conf_level, estimate, null):

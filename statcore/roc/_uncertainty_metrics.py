@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._checks import apply_nan_policy, as_vector, check_choice, check_nan_policy, check_positive_int
+from .._checks import show_value, apply_nan_policy, as_vector, check_choice, check_nan_policy, check_positive_int
 from .._checks.roc import ROC_NAN_POLICIES, as_binary_outcome, as_probabilities, as_roc_data
 from .._result import Result
 from ._curve import _groups
@@ -79,7 +79,7 @@ def _loss_and_uncertainty(loss, uncertainty, nan_policy, *, binary=False):
             raise ValueError(f"{name} contains infinite values; all values must be finite")
     lo, u = apply_nan_policy(nan_policy, loss=lo, uncertainty=u)
     if np.any(lo < 0):
-        raise ValueError(f"loss must be non-negative (an error or a loss per observation); found {lo.min()!r}")
+        raise ValueError(f"loss must be non-negative (an error or a loss per observation); found {show_value(lo.min())}")
     return np.ascontiguousarray(lo), np.ascontiguousarray(u)
 
 

@@ -155,7 +155,7 @@ def _dft_oracle(x, w_blocks, modes):
 
 @pytest.mark.parametrize("shape, modes", [((12,), (4,)), ((8, 10), (3, 4))])
 def test_spectral_convolution_equals_the_explicit_dft(shape, modes):
-    from learncore.operators.models import _SpectralConv
+    from learncore.operators._fno import _SpectralConv
 
     torch.manual_seed(1)
     conv = _SpectralConv(3, modes).double()

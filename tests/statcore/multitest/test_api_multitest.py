@@ -25,9 +25,11 @@ BAD_INPUT_SPECS = {
                         ok={("lfdr", "wrong_ndim")}),
     "combine_pvalues": Spec(combine_pvalues, {"p": P6, "method": "fisher"}, data=("p",), paired=False,
                             ok={("p", "nan"), ("p", "wrong_ndim")}, nan_result_ok={("p", "nan")}),
-    # Stouffer's weights pair with p: one per p-value
+    # Stouffer's weights pair with p: one per p-value; a NaN weight follows nan_policy with its p-value
+    # (scipy's default "propagate": a NaN result)
     "combine_pvalues[weights]": Spec(combine_pvalues, {"p": P6, "method": "stouffer", "weights": np.arange(1.0, 7.0)},
-                                     data=("weights",), ok={("weights", "none")}),
+                                     data=("weights",), ok={("weights", "none"), ("weights", "nan")},
+                                     nan_result_ok={("weights", "nan")}),
     "bfdr_select[omit]": Spec(bfdr_select, {"lfdr": LFDR, "alpha": 0.1, "nan_policy": "omit"}, data=("lfdr",),
                               paired=False, ok={("lfdr", "wrong_ndim"), ("lfdr", "nan")}),
 }

@@ -275,3 +275,44 @@ def test_bfdr_nan_policy():
     assert (sel.n_selected, sel.threshold, sel.expected_fdr) == (ref.n_selected, ref.threshold, ref.expected_fdr)
     with pytest.raises(ValueError, match="unknown nan_policy 'propagate'"):
         sc.bfdr_select(lf, alpha=0.1, nan_policy="propagate")
+
+
+@pytest.mark.parametrize("fun", [sc.qvalue, sc.pi0est, sc.lfdr])
+def test_dataframe_is_refused_naming_p(fun):
+    """A DataFrame is several columns, not one family: refused with the ways to say which is meant."""
+    rng = np.random.default_rng(3)
+    df = pd.DataFrame({"a": rng.uniform(size=50), "b": rng.uniform(size=50)})
+    with pytest.raises(TypeError, match=r"p is a DataFrame with 2 columns.*p\.stack\(\)"):
+        fun(df)
+
+
+def test_matrix_is_one_family_as_in_r():
+    """A 2-D array is pooled as one family and keeps its shape, as R's qvalue treats a matrix; the
+    stacked DataFrame gives the same numbers with the (row, column) index."""
+    rng = np.random.default_rng(4)
+    a = rng.uniform(size=(60, 2)) ** 2
+    res = sc.qvalue(a)
+    flat = sc.qvalue(a.ravel())
+    assert res.q_values.shape == (60, 2) and res.pi0 == flat.pi0
+    np.testing.assert_array_equal(res.q_values.ravel(), flat.q_values)
+    assert res.to_frame().shape[0] == 120
+    stacked = sc.qvalue(pd.DataFrame(a, columns=["a", "b"]).stack())
+    np.testing.assert_array_equal(stacked.q_values.to_numpy(), flat.q_values)
+    assert stacked.to_frame().index[1] == (0, "b")
+    per_column = pd.DataFrame(a, columns=["a", "b"]).apply(lambda col: sc.qvalue(col).q_values)
+    np.testing.assert_array_equal(per_column["b"].to_numpy(), sc.qvalue(a[:, 1]).q_values)
+
+
+def test_bfdr_plot_draws_the_running_mean_of_the_data():
+    """With many tied local FDRs the plotted running mean is the data's (cumsum / k, no jump at the tie
+    group), beside the sorted local FDRs themselves."""
+    import matplotlib.pyplot as plt
+
+    lf = np.r_[np.linspace(0.0, 0.5, 40), np.full(60, 0.9)]
+    ax = sc.bfdr_select(lf, alpha=0.1).plot()
+    lines = {ln.get_label(): ln for ln in ax.lines}
+    k, mean = lines["mean local FDR of the k smallest"].get_data()
+    np.testing.assert_allclose(mean, np.cumsum(np.sort(lf)) / np.arange(1, 101), rtol=1e-15)
+    np.testing.assert_array_equal(lines["local FDR, sorted"].get_data()[1], np.sort(lf))
+    assert np.max(np.diff(mean)) < 0.02          # no jump: the tie group's q-value is not drawn as the mean
+    plt.close("all")

@@ -251,3 +251,27 @@ def test_venkatraman_unpaired_seeded_and_invariant():
     part = statcore.roc(y1, s1, partial_auc=(1, 0.8))
     with pytest.raises(ValueError, match="partial AUC"):
         statcore.roc_test(part, r2, paired=False, method="venkatraman")
+
+
+def test_two_curves_on_one_axes_differ_in_colour_band_and_legend():
+    """Each curve takes its own colour (its band the same), one legend entry per curve, one diagonal;
+    ``color=`` colours the band too."""
+    import matplotlib.pyplot as plt
+    from matplotlib.colors import to_rgba
+
+    y, s = _data(6, n=60)
+    ax = statcore.roc(y, s, quiet=True).plot(B=30, seed=1)
+    statcore.roc(y, s + np.random.default_rng(0).normal(size=s.size), quiet=True).plot(ax=ax, B=30, seed=1)
+    curves = [a for a in ax.lines if a.get_gid() == "statcore-roc-curve"]
+    assert len(curves) == 2 and to_rgba(curves[0].get_color()) != to_rgba(curves[1].get_color())
+    bands = ax.collections
+    assert len(bands) == 2
+    for line, band in zip(curves, bands):
+        assert np.allclose(band.get_facecolor()[0][:3], to_rgba(line.get_color())[:3])
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert len(labels) == 2 and len(set(labels)) == 2 and all(t.startswith("AUC = ") for t in labels)
+    assert "95% band" in ax.get_legend().get_title().get_text()
+    assert sum(a.get_gid() == "statcore-roc-diagonal" for a in ax.lines) == 1
+    ax2 = statcore.roc(y, s, quiet=True).plot(B=30, seed=1, color="red")
+    assert np.allclose(ax2.collections[0].get_facecolor()[0][:3], to_rgba("red")[:3])
+    plt.close("all")

@@ -263,3 +263,80 @@ def test_live_r_venkatraman_unpaired():
             res = statcore.roc_test(statcore.roc(y1, x1), statcore.roc(y2, x2), paired=False,
                                     method="venkatraman", B=10, seed=0)
             assert res.statistic == _r_num(out, f"E{i}")[0]
+
+
+# ------------------------------------------------------------------------------------------------
+# what pROC says and prints about its inputs: the levels message, the data line of roc.test
+# ------------------------------------------------------------------------------------------------
+
+def test_levels_message_and_quiet(capsys):
+    """Levels not given: the chosen (control, case) are said on stderr, as pROC's message; quiet=True
+    or explicit levels silence it."""
+    y = np.array(["wrong", "right", "right", "wrong", "right", "wrong"])
+    s = [0.9, 0.1, 0.4, 0.7, 0.3, 0.2]
+    r = statcore.roc(y, s)
+    assert r.levels == ("right", "wrong")
+    captured = capsys.readouterr()
+    assert captured.err == "Setting levels: control = right, case = wrong\n" and captured.out == ""
+    statcore.roc(y, s, quiet=True)
+    statcore.roc(y, s, levels=("right", "wrong"))
+    assert capsys.readouterr().err == ""
+    statcore.roc(np.array([True, False, True, False]), [1, 2, 3, 4])
+    assert capsys.readouterr().err == "Setting levels: control = FALSE, case = TRUE\n"
+    with pytest.raises(TypeError, match="quiet"):
+        statcore.roc(y, s, quiet="yes")
+
+
+def test_roc_test_data_name_from_series_names():
+    """Series names give pROC's data line of roc.test(y, x1, x2): "x1 and x2 by y (0, 1)"; unnamed
+    or equal names keep "roc1 and roc2" (what R prints for roc.test(roc1, roc2))."""
+    import pandas as pd
+
+    rng = np.random.default_rng(2)
+    y = pd.Series(np.repeat([0, 1], 20), name="wrong")
+    glu = pd.Series(rng.normal(size=40) + y, name="glu")
+    ent = pd.Series(rng.normal(size=40) + 0.5 * y, name="entropy")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", statcore.ROCWarning)
+        r1, r2 = statcore.roc(y, glu, quiet=True), statcore.roc(y, ent, quiet=True)
+        for kw in ({}, {"paired": False}, {"method": "bootstrap", "B": 20, "seed": 1},
+                   {"method": "venkatraman", "B": 20, "seed": 1}):
+            t = statcore.roc_test(r1, r2, **kw)
+            assert t.data_name == "glu and entropy by wrong (0, 1)", kw
+            assert "data:  glu and entropy by wrong (0, 1)\n" in t.summary()
+        a1, a2 = statcore.roc(y.to_numpy(), glu.to_numpy(), quiet=True), statcore.roc(y.to_numpy(), ent, quiet=True)
+        assert statcore.roc_test(a1, a2).data_name == "roc1 and roc2"        # one unnamed: no names
+        assert statcore.roc_test(r1, r1).data_name == "roc1 and roc2"          # equal names: no names
+        b = statcore.roc(pd.Series(rng.integers(0, 2, 30), name="other"), ent[:30], quiet=True)
+        assert statcore.roc_test(r1, b, paired=False).data_name == "glu and entropy"   # two responses
+
+
+@requires_r("pROC")
+def test_live_r_levels_message_and_data_name():
+    rng = np.random.default_rng(11)
+    y = rng.permutation(np.repeat([0.0, 1.0], [25, 20]))
+    x1, x2 = np.round(rng.normal(size=45) + y, 2), np.round(rng.normal(size=45) + 0.3 * y, 2)
+    lab = np.where(y == 1, "wrong", "right")
+    code = ("suppressPackageStartupMessages(library(pROC))\n"
+            f"y <- {r_vector(y)}; x1 <- {r_vector(x1)}; x2 <- {r_vector(x2)}\n"
+            f"lab <- c({', '.join(repr(str(v)) for v in lab)})\n"
+            "m <- character(0); withCallingHandlers(roc(lab, x1, direction = '<'), message = function(e) "
+            "{m <<- c(m, conditionMessage(e)); invokeRestart('muffleMessage')})\n"
+            "cat('MSG', m, sep = '')\n"
+            "t <- roc.test(y, x1, x2, quiet = TRUE); cat('DATA', t$data.name, '\\n', sep = '')\n")
+    out = run_r(code)
+    msg = out.split("MSG", 1)[1].split("DATA", 1)[0]
+    import contextlib
+    import io
+    import pandas as pd
+
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        statcore.roc(lab, x1, direction="<")
+    assert err.getvalue() == msg
+    data = out.split("DATA", 1)[1].splitlines()[0]
+    r1 = statcore.roc(pd.Series(y, name="y"), pd.Series(x1, name="x1"), quiet=True)
+    r2 = statcore.roc(pd.Series(y, name="y"), pd.Series(x2, name="x2"), quiet=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", statcore.ROCWarning)      # x2 may take the other direction
+        assert statcore.roc_test(r1, r2).data_name == data

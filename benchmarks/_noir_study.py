@@ -1,5 +1,5 @@
 """The NOIR study in one place, for ``benchmarks/bench_noir.py`` and ``vignettes/noir_operators.py``
-(not public API): three PDEs x {DeepONet, FNO} x {lam = 0, lam > 0} x seeds, evaluated on clean
+(an experiment harness on learncore's and statcore's public API, not part of either): three PDEs x {DeepONet, FNO} x {lam = 0, lam > 0} x seeds, evaluated on clean
 readings and under the five sensor corruptions at three strengths; paired comparisons across seeds;
 the latent signature of each model; time per epoch.
 
@@ -40,8 +40,7 @@ import pandas as pd
 from scipy import stats
 from statcore import p_adjust
 
-from .corruptions import CORRUPTIONS
-from .data import advection_1d, burgers_1d, darcy_2d
+from learncore.operators import CORRUPTIONS, advection_1d, burgers_1d, darcy_2d
 
 PDES = ("burgers", "darcy", "advection")
 MODELS = ("DeepONet", "FNO")
@@ -83,7 +82,7 @@ def make_data(pde: str, design: Design):
 
 
 def _build(model: str, ds, design: Design, seed: int):
-    from .models import FNO, DeepONet
+    from learncore.operators import FNO, DeepONet
 
     if model == "DeepONet":
         return DeepONet.from_dataset(ds, seed=seed, **design.deeponet)
@@ -94,8 +93,7 @@ def run_one(pde: str, model: str, lam: float, seed: int, ds, design: Design, sig
     """Train one model, evaluate it, and (``signature``) take its latent signature."""
     import torch
 
-    from .evaluate import evaluate, latent_signature
-    from .training import NOIR
+    from learncore.operators import NOIR, evaluate, latent_signature
 
     torch.set_num_threads(1)
     net = NOIR(_build(model, ds, design, seed), penalty=design.penalty, lam=lam,

@@ -1,11 +1,14 @@
-"""Scores of probabilistic predictions, for the IVON study (``learncore.bayes._study``, the vignette
-``vignettes/bayes_ivon.py`` and ``benchmarks/bench_bayes.py``). statcore has no calibration error yet;
-these are local helpers, on numpy arrays, not public API.
+"""Scores of probabilistic predictions for the IVON study (``benchmarks/_bayes_study.py``, run by
+``benchmarks/bench_bayes.py`` and the vignette ``vignettes/bayes_ivon.py``), on numpy arrays.
+
+The calibration errors are statcore's public ``statcore.calibration_error`` (one implementation of
+the binned calibration error in the project); the proper scoring rules are local helpers.
 
 Classification (``prob``: n x C predicted class probabilities, ``y``: n integer labels):
 
-- :func:`expected_calibration_error`: the ECE of Guo et al. (2017) with 15 equal-width bins of the
-  top-label confidence, and :func:`reliability_bins`, the table behind it and its reliability diagram;
+- :func:`top_label_calibration`: ``statcore.calibration_error`` of the top-label confidence (whether
+  the top class is the label, against ``max_c prob[i, c]``) with 15 equal-width bins: its ``ece`` is
+  the ECE of Guo et al. (2017), its ``to_frame()`` the reliability table;
 - :func:`brier_score`: Brier's (1950) multi-class score, the mean over examples of the squared
   distance between the probability vector and the one-hot label (between 0 and 2);
 - :func:`nll_classification`: the mean negative log-probability of the true label.
@@ -15,15 +18,16 @@ Regression (a Gaussian predictive ``N(mean, var)`` per example):
 - :func:`gaussian_nll`, :func:`gaussian_crps` (the continuous ranked probability score: the Brier
   score integrated over all thresholds, in closed form for a Gaussian);
 - :func:`regression_calibration_error`: Kuleshov et al.'s (2018) calibration of the predictive
-  quantiles, read at the centres of 15 equal-width bins of probability levels.
+  quantiles, read at the centres of 15 equal-width bins of probability levels (through
+  ``statcore.calibration_error``).
 """
 from __future__ import annotations
 
 import math
 
 import numpy as np
-import pandas as pd
 from scipy import special, stats
+from statcore import calibration_error
 
 N_BINS = 15
 
@@ -46,36 +50,15 @@ def _check_bins(n_bins):
     return int(n_bins)
 
 
-def reliability_bins(prob, y, *, n_bins: int = N_BINS) -> pd.DataFrame:
-    """The reliability table of top-label confidences: one row per equal-width bin of [0, 1].
-
-    Bin b holds the examples whose confidence ``max_c prob[i, c]`` lies in ``((b-1)/B, b/B]`` (the
-    first bin also takes 0). Columns ``bin_low``, ``bin_high``, ``n``, ``confidence`` (the mean
-    confidence in the bin), ``accuracy`` (the fraction of examples whose top class is the label; ties
-    go to the first class, as ``argmax`` does); empty bins have NaN means.
-    """
+def top_label_calibration(prob, y, *, n_bins: int = N_BINS):
+    """``statcore.calibration_error`` of the top-label confidence: the outcome is whether the top class
+    (``argmax``: ties go to the first class) is the label, the probability ``max_c prob[i, c]``, in
+    ``n_bins`` equal-width bins ``(lo, hi]`` of [0, 1] (the first also takes 0). ``.ece`` is the ECE
+    of Guo et al. (2017, eq. 3; Naeini et al., 2015), between 0 and 1; ``.to_frame()`` the reliability
+    table (``n``, ``predicted``: the mean confidence, ``observed``: the accuracy, per bin)."""
     prob, y = _check_prob(prob, y)
     n_bins = _check_bins(n_bins)
-    conf = prob.max(axis=1)
-    correct = (prob.argmax(axis=1) == y).astype(float)
-    edges = np.linspace(0.0, 1.0, n_bins + 1)
-    # (lo, hi]: ceil(conf * B) - 1, with conf == 0 in the first bin and conf >= 1 in the last
-    idx = np.clip(np.ceil(conf * n_bins).astype(np.int64) - 1, 0, n_bins - 1)
-    n = np.bincount(idx, minlength=n_bins)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        mean_conf = np.bincount(idx, weights=conf, minlength=n_bins) / n
-        acc = np.bincount(idx, weights=correct, minlength=n_bins) / n
-    return pd.DataFrame({"bin_low": edges[:-1], "bin_high": edges[1:], "n": n, "confidence": mean_conf,
-                         "accuracy": acc})
-
-
-def expected_calibration_error(prob, y, *, n_bins: int = N_BINS) -> float:
-    """ECE = sum over bins of (n_b / n) |accuracy_b - confidence_b|, with the equal-width bins of
-    :func:`reliability_bins` (Guo et al., 2017, eq. 3; Naeini et al., 2015). Between 0 and 1."""
-    tab = reliability_bins(prob, y, n_bins=n_bins)
-    keep = tab["n"].to_numpy() > 0
-    w = tab["n"].to_numpy()[keep] / tab["n"].sum()
-    return float(np.sum(w * np.abs(tab["accuracy"].to_numpy()[keep] - tab["confidence"].to_numpy()[keep])))
+    return calibration_error(prob.argmax(axis=1) == y, prob.max(axis=1), n_bins=n_bins)
 
 
 def brier_score(prob, y) -> float:
@@ -127,4 +110,7 @@ def regression_calibration_error(y, mean, var, *, n_bins: int = N_BINS) -> float
     n_bins = _check_bins(n_bins)
     u = stats.norm.cdf((y - mean) / np.sqrt(var))
     levels = (np.arange(n_bins) + 0.5) / n_bins
-    return float(np.mean(np.abs(levels - (u[None, :] <= levels[:, None]).mean(axis=1))))
+    # level p_j predicts the event F_i(y_i) <= p_j with probability p_j for every i: the calibration
+    # error of these n * B predictions, binned so that bin j holds level p_j, is mean_j |p_j - observed_j|
+    hits = u[None, :] <= levels[:, None]
+    return calibration_error(hits.ravel(), np.repeat(levels, u.size), n_bins=n_bins).ece

@@ -1,8 +1,8 @@
-"""The IVON study in one place, for ``vignettes/bayes_ivon.py`` and ``benchmarks/bench_bayes.py``
-(not public API): small MLPs on scikit-learn's bundled digits (classification) and diabetes
-(regression) data, trained by IVON with each curvature estimate, by ivon-opt (the authors' GPL
-package, run as a peer, never copied), AdamW and SGD, over seeds; held-out scores, paired comparisons
-with AdamW, time per epoch.
+"""The IVON study in one place, for ``vignettes/bayes_ivon.py`` and ``benchmarks/bench_bayes.py`` (an
+experiment harness on learncore's and statcore's public API, not part of either): small MLPs on
+scikit-learn's bundled digits (classification) and diabetes (regression) data, trained by IVON with
+each curvature estimate, by ivon-opt (the authors' GPL package, run as a peer, never copied), AdamW
+and SGD, over seeds; held-out scores, paired comparisons with AdamW, time per epoch.
 
 Design (hyperparameters in :data:`HYPER`, chosen on a validation split of the training data by
 ``benchmarks/bench_bayes.py --tune``, never on the test data):
@@ -41,8 +41,8 @@ from statcore import p_adjust
 from statcore.utils import thread_limit
 from torch import nn
 
-from . import _calibration as cal
-from .ivon import IVON
+import _scores as cal
+from learncore.bayes import IVON
 
 METHODS = ("IVON price", "IVON gradsq", "IVON hutchinson", "IVON backprop", "ivon-opt", "AdamW", "SGD")
 REFERENCE = "AdamW"
@@ -215,7 +215,7 @@ def train_and_score(data: Data, method: str, seed: int, *, epochs: int | None = 
             y = data.y_test.numpy()
             prob = np.exp(logp)
             row.update(accuracy=float((prob.argmax(1) == y).mean()), nll=cal.nll_classification(logp, y),
-                       ece=cal.expected_calibration_error(prob, y), brier=cal.brier_score(prob, y))
+                       ece=cal.top_label_calibration(prob, y).ece, brier=cal.brier_score(prob, y))
             row["_prob"] = prob
         else:
             mu_tr, _ = _predict(method, opt, model, data.x_train, data.task)
@@ -331,13 +331,13 @@ def plot_reliability(probs: dict, y_test, dataset: str, methods, ax):
         keys = sorted(k for k in probs if k[0] == dataset and k[1] == method)
         prob = np.concatenate([probs[k] for k in keys])
         y = np.concatenate([y_test] * len(keys))
-        tab = cal.reliability_bins(prob, y)
-        ece = cal.expected_calibration_error(prob, y)
+        res = cal.top_label_calibration(prob, y)
+        tab, ece = res.to_frame(), res.ece
         mid = (tab["bin_low"] + tab["bin_high"]) / 2
         keep = tab["n"] > 0
-        a.bar(mid[keep], tab["accuracy"][keep], width=1 / len(tab), edgecolor="k", color="tab:blue", alpha=0.7,
+        a.bar(mid[keep], tab["observed"][keep], width=1 / len(tab), edgecolor="k", color="tab:blue", alpha=0.7,
               label="accuracy")
-        a.plot(mid[keep], tab["confidence"][keep], "_", color="tab:red", ms=9, mew=2, label="mean confidence")
+        a.plot(mid[keep], tab["predicted"][keep], "_", color="tab:red", ms=9, mew=2, label="mean confidence")
         a.plot([0, 1], [0, 1], "k--", lw=1, label="perfect calibration")
         a.set_title(f"{method}\nECE {ece:.3f}", fontsize=9)
         a.set_xlim(0, 1)
