@@ -224,3 +224,36 @@ def test_pandas_fields_cannot_be_edited_in_place():
     table.iloc[1, 0] = -5.0  # nor does an edit of the caller's frame
     assert res.table.iloc[1, 0] == 2.0 and res.summary() == before
     assert res == _probe() and res.table.equals(_probe().table)
+
+
+# -- the API check's result-protocol additions catch what they are for ------------------------------
+
+def _bad_result(frame=None, text="probe", held=None, extra=None):
+    @dataclass(frozen=True, repr=False)
+    class _Bad(Result):
+        estimate: float
+        held: object = None
+        extra: object = None
+
+        def summary(self):
+            return text
+
+        def to_frame(self):
+            return pd.DataFrame({"estimate": [self.estimate]}) if frame is None else frame
+
+    return _Bad(1.0, held, extra)
+
+
+def test_result_check_catches_the_breaches():
+    from apicheck import check_result_protocol
+
+    check_result_protocol(_bad_result(), plot=False)  # the well-behaved one passes
+    for col in ("from", "sd", "kurtosis_p", "pvalue", "drift_se"):
+        with pytest.raises(AssertionError, match="naming table"):
+            check_result_protocol(_bad_result(frame=pd.DataFrame({col: [1.0]})), plot=False)
+    with pytest.raises(AssertionError, match="p-value of its own"):
+        check_result_protocol(_bad_result(text="W = 0.75, p-value = 0.2231"), plot=False)
+    test = sc.HTest(statistic=1.0, p_value=0.25, method="A test", data_name="x")
+    check_result_protocol(_bad_result(text="header\n" + test.summary(), held=test), plot=False)
+    with pytest.raises(AssertionError, match="inside a container"):
+        check_result_protocol(_bad_result(extra={"table": pd.DataFrame({"a": [1.0]})}), plot=False)
