@@ -103,7 +103,7 @@ def run_one(pde: str, model: str, lam: float, seed: int, ds, design: Design, sig
     hist = net.fit(ds, epochs=design.epochs, batch_size=design.batch_size, lr=lr, seed=seed,
                    track_test=False, track_penalty=True, progress=False)
     cpu, wall = time.process_time() - c0, time.perf_counter() - w0
-    ev = evaluate(net, ds, levels=design.levels, seed=design.corruption_seed)
+    ev = evaluate(net, ds, levels=design.levels, seed=design.corruption_seed).to_frame()
     errors = (ev.groupby(["corruption", "level"], sort=False).rel_l2.mean().reset_index()
               .assign(pde=pde, model=model, lam=lam, seed=seed))
     timing = dict(pde=pde, model=model, lam=lam, seed=seed, epochs=design.epochs, cpu_per_epoch=cpu / design.epochs,

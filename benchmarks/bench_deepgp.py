@@ -83,8 +83,8 @@ def study_limit(quick: bool) -> None:
         rc = bandwidth_threshold(d).estimate
         for ratio in (0.5, 0.8, 0.95):
             res = limit_distribution(ratio * rc, d, depth=100, n_samples=2000, B=199, seed=d)
-            print(f"{d:>3} {ratio:>6.2f} {res.excess_kurtosis[0]:>7.2f} {res.kurtosis_p[0]:>9.2e} "
-                  f"{res.normality_p[0]:>9.2e} {res.corr[0, 1]:>7.3f} {res.corr_p:>7.3f} {res.dhsic.p_value:>9.2e} "
+            print(f"{d:>3} {ratio:>6.2f} {res.excess_kurtosis[0]:>7.2f} {res.kurtosis_p_value[0]:>9.2e} "
+                  f"{res.normality_p_value[0]:>9.2e} {res.corr[0, 1]:>7.3f} {res.corr_p:>7.3f} {res.dhsic.p_value:>9.2e} "
                   f"{res.dcor.p_value:>7.3f} {int(res.stable_modes.max()):>6}")
     print("\n== 3b. one function's centred images (300 inputs x ~ N(0, I), 30 layers): stable modes of z1 "
           "in 4 draws")

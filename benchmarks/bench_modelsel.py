@@ -65,7 +65,7 @@ def main():
     y = 1 + 0.1 * x + np.sin(x)
     ols = sm.OLS(y, sm.add_constant(x)).fit()
     n_calls = 2000
-    t_sc_aic = median_time(lambda: [sc.aic(ols) for _ in range(n_calls)], reps) / n_calls
+    t_sc_aic = median_time(lambda: [float(sc.aic(ols)) for _ in range(n_calls)], reps) / n_calls
     t_sm_aic = median_time(lambda: [ols.aic for _ in range(n_calls)], reps) / n_calls
 
     print(f"compare_by_group: {G} groups x 3 models (medians of {reps} runs)")

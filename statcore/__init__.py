@@ -15,10 +15,10 @@ from .multitest import (BFDRSelection, CombinedPValues, Pi0Estimate, Pi0Warning,
                         combine_pvalues, lfdr, p_adjust, p_adjust_methods, pi0est, qvalue)
 from .modelsel import (GroupComparison, ICTable, LogLik, ModelComparison, NobsWarning, aic, aicc, bic,
                        compare_by_group, compare_models, loglik, lrtest)
-from .cit import (GCMWarning, SkeletonResult, gcm_test, parcor_pvalues, pc_skeleton, random_directions,
-                  residualize, rpcit)
+from .cit import (GCMWarning, PartialCorrelationTests, SkeletonResult, gcm_test, parcor_pvalues, pc_skeleton,
+                  random_directions, residualize, rpcit)
 from .cit.causallearn import register_causallearn_tests
-from .coupling import (JointBounds, MakarovBounds, OverlapWarning, coupling_functions,
+from .coupling import (IdentifiedSetInterval, JointBounds, MakarovBounds, OverlapWarning, coupling_functions,
                        coupling_mean, identified_set_interval, imbens_manski_interval, ite_variance_bounds, joint_bounds,
                        makarov_bounds, stoye_interval)
 from .ebayes import C2GResult, NPMLEResult, PredictiveRecursionResult, c2g, npmle, predictive_recursion
@@ -43,9 +43,10 @@ __all__ = [
     "LogLik", "loglik", "aic", "bic", "aicc", "ICTable", "compare_models", "ModelComparison", "lrtest",
     "compare_by_group", "GroupComparison", "NobsWarning",
     "gcm_test", "GCMWarning", "rpcit", "random_directions", "parcor_pvalues", "residualize",
-    "pc_skeleton", "SkeletonResult", "register_causallearn_tests",
+    "pc_skeleton", "SkeletonResult", "register_causallearn_tests", "PartialCorrelationTests",
     "coupling_mean", "coupling_functions", "joint_bounds", "JointBounds", "ite_variance_bounds",
-    "makarov_bounds", "MakarovBounds", "imbens_manski_interval", "stoye_interval", "identified_set_interval", "OverlapWarning",
+    "makarov_bounds", "MakarovBounds", "imbens_manski_interval", "stoye_interval", "identified_set_interval",
+    "IdentifiedSetInterval", "OverlapWarning",
     "npmle", "NPMLEResult", "predictive_recursion", "PredictiveRecursionResult",
     "c2g", "C2GResult",
     *_indep_all,

@@ -10,7 +10,11 @@ Every public result of statcore and learncore derives from ``Result`` and is a f
   ``docs/conventions.md`` (``p_value``, ``q_value``, ``std_error``, ``conf_low``, ...),
 - ``plot(ax=None)`` where a picture helps, returning the matplotlib Axes it drew on,
 - immutability: attributes cannot be set or deleted after construction; lists become tuples, dicts
-  read-only mappings and numpy arrays read-only views (``Result.__post_init__``).
+  read-only mappings and numpy arrays read-only views (``Result.__post_init__``); pandas fields are
+  held as copies and handed out as copy-on-write copies (``Result.__getattribute__``),
+- one equality for every result: the same class and equal fields, array-aware, never raising, with
+  a hash consistent with it (``Result.__eq__``, ``Result.__hash__``, installed on every subclass by
+  ``Result.__init_subclass__`` so that the dataclass decorator cannot replace them).
 
 ``HTest`` mirrors R's ``htest`` list and prints exactly like ``stats:::print.htest``; its
 ``to_frame()`` follows ``broom::tidy.htest`` in snake_case (``estimate``, ``statistic``, ``p_value``,
@@ -54,9 +58,26 @@ class FrozenDict(dict):
         return dict.__repr__(self)
 
 
+def _is_pandas(value: Any) -> bool:
+    """Whether ``value`` is a pandas Series, DataFrame or Index (without importing pandas)."""
+    if not type(value).__module__.startswith("pandas"):
+        return False
+    import pandas as pd
+
+    return isinstance(value, (pd.Series, pd.DataFrame, pd.Index))
+
+
+#: type -> whether it is a pandas Series, DataFrame or Index (``Result.__getattribute__`` asks per access)
+_PANDAS_TYPE: dict = {}
+
+
 def freeze(value: Any) -> Any:
     """A read-only version of ``value``: arrays become read-only views, dicts FrozenDicts, lists
-    tuples (recursively); everything else is returned as it is."""
+    tuples (recursively), pandas objects a copy of their own (pandas' copy-on-write makes the
+    shallow copy safe: a later in-place edit of the caller's object copies first); everything else is
+    returned as it is."""
+    if _is_pandas(value):
+        return value.copy(deep=False)
     if isinstance(value, np.ndarray):
         if value.flags.writeable:
             value = value.view()
@@ -140,6 +161,50 @@ class Result:
                 if frozen is not value:
                     object.__setattr__(self, f.name, frozen)
 
+    def __init_subclass__(cls, **kwargs):
+        # One equality for every result: a subclass may not define its own, and the dataclass
+        # decorator (eq=True by default) must not generate one either: it compares the fields as
+        # tuples, so arrays make ``==`` raise and ``hash`` fail. Putting Result's methods in the
+        # class's own namespace makes ``dataclass`` leave them alone.
+        super().__init_subclass__(**kwargs)
+        for name in ("__eq__", "__hash__"):
+            own = cls.__dict__.get(name, None)
+            if own is not None and own is not getattr(Result, name):
+                raise TypeError(f"{cls.__name__} defines {name}: results compare through Result.{name} "
+                                "(docs/conventions.md, section 2); remove it")
+        cls.__eq__ = Result.__eq__
+        cls.__hash__ = Result.__hash__
+
+    def __eq__(self, other: object) -> bool:
+        """Two results are equal when they are of the same class and every compared field (all but
+        ``field(compare=False)``) is equal: arrays by shape and values (NaN equal to NaN), pandas
+        objects by ``.equals``, containers recursively, fitted models by identity
+        (``_values_equal``). Never raises."""
+        if other is self:
+            return True
+        if type(other) is not type(self):
+            return NotImplemented
+        get = object.__getattribute__
+        return all(_values_equal(get(self, f.name), get(other, f.name)) for f in fields(self) if f.compare)
+
+    def __hash__(self) -> int:
+        """Consistent with ``==``: the class and the scalar fields (numbers, strings, booleans, None;
+        NaN as one value); arrays, tables and containers do not enter the hash."""
+        get = object.__getattribute__
+        keys = tuple((f.name, _hash_key(get(self, f.name))) for f in fields(self) if f.compare)
+        return hash((type(self).__module__, type(self).__qualname__, keys))
+
+    def __getattribute__(self, name: str) -> Any:
+        # a pandas field is handed out as a shallow copy: under pandas' copy-on-write an in-place
+        # edit of it (``res.table.iloc[0, 0] = 99``, a new column, a renamed index) copies first
+        # and never reaches the result
+        value = object.__getattribute__(self, name)
+        kind = type(value)
+        pandas = _PANDAS_TYPE.get(kind)
+        if pandas is None:
+            pandas = _PANDAS_TYPE[kind] = _is_pandas(value)
+        return value.copy(deep=False) if pandas else value
+
     def __setattr__(self, name: str, value: Any) -> None:
         raise FrozenInstanceError(f"{type(self).__name__} is immutable: cannot set {name!r}; "
                                   "results are never edited in place")
@@ -194,16 +259,67 @@ _ALTERNATIVES = {"two.sided": "not equal to", "less": "less than", "greater": "g
 
 
 def _values_equal(a: Any, b: Any) -> bool:
-    if isinstance(a, Mapping) and isinstance(b, Mapping):
-        return a.keys() == b.keys() and all(_values_equal(a[k], b[k]) for k in a)
-    if isinstance(a, (np.ndarray, list, tuple)) or isinstance(b, (np.ndarray, list, tuple)):
-        try:
-            return np.array_equal(np.asarray(a), np.asarray(b), equal_nan=True)
-        except TypeError:
-            return np.array_equal(np.asarray(a, dtype=object), np.asarray(b, dtype=object))
-    if isinstance(a, float) and isinstance(b, float) and np.isnan(a) and np.isnan(b):
+    """The equality of two result fields, array-aware, that never raises: numpy arrays (and torch
+    tensors) by shape and values with NaN equal to NaN, pandas objects by ``.equals`` (type, index,
+    dtypes, values), mappings by keys and values and sequences element by element (recursively),
+    floats with NaN equal to NaN, results by their own ``==``; anything whose ``==`` raises or does
+    not answer with one boolean (a fitted model, a network) by identity."""
+    try:
+        return _equal(a, b)
+    except Exception:
+        return a is b
+
+
+def _as_numpy(v: Any) -> Any:
+    """A torch tensor as a numpy array (for comparison); anything else unchanged."""
+    if type(v).__module__.startswith("torch") and hasattr(v, "detach"):
+        return v.detach().cpu().numpy()
+    return v
+
+
+def _equal(a: Any, b: Any) -> bool:
+    if a is b:
         return True
-    return a == b
+    if _is_pandas(a) or _is_pandas(b):
+        return type(a) is type(b) and bool(a.equals(b))
+    a, b = _as_numpy(a), _as_numpy(b)
+    if type(a).__module__.startswith("scipy.sparse") or type(b).__module__.startswith("scipy.sparse"):
+        return type(a) is type(b) and a.shape == b.shape and (a != b).nnz == 0
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        if isinstance(a, Mapping) or isinstance(b, Mapping):
+            return False
+        a, b = np.asarray(a), np.asarray(b)
+        if a.shape != b.shape:
+            return False
+        if a.dtype.kind in "biufc" and b.dtype.kind in "biufc":
+            return bool(np.array_equal(a, b, equal_nan=True))
+        return all(_equal(x, y) for x, y in zip(a.ravel().tolist(), b.ravel().tolist()))
+    if isinstance(a, Mapping) and isinstance(b, Mapping):
+        return a.keys() == b.keys() and all(_equal(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(_equal(x, y) for x, y in zip(a, b))
+    if isinstance(a, numbers.Number) and isinstance(b, numbers.Number):
+        if a != a and b != b:  # both NaN
+            return True
+    out = a == b
+    if isinstance(out, (bool, np.bool_)):
+        return bool(out)
+    return False
+
+
+_NAN_KEY = ("nan",)
+
+
+def _hash_key(v: Any) -> Any:
+    """The part of a field that ``Result.__hash__`` hashes: a scalar (NaN as one key, a 0-d array as
+    its value, so that fields ``_values_equal`` calls equal hash alike), else None."""
+    if isinstance(v, np.ndarray) and v.ndim == 0 and v.dtype.kind in "biufc":
+        v = v.item()
+    if isinstance(v, (str, bool, type(None))):
+        return v
+    if isinstance(v, numbers.Number):
+        return _NAN_KEY if v != v else v
+    return None
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -266,13 +382,6 @@ class HTest(Result):
 
     def __iter__(self):
         return iter((self.statistic, self.p_value))
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, HTest):
-            return NotImplemented
-        return all(_values_equal(getattr(self, f.name), getattr(other, f.name)) for f in fields(self))
-
-    __hash__ = None  # mutable-looking contents (dicts, arrays): not hashable, like a dict
 
     def __repr__(self) -> str:
         parts = [f"method={self.method!r}"]

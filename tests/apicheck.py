@@ -190,6 +190,10 @@ def check_result_protocol(res: Any, *, plot: bool | None = None) -> None:
             else:  # pragma: no cover
                 raise AssertionError(f"{name}.{f.name} is a mutable dict")
         assert not isinstance(v, list), f"{name}.{f.name} is a mutable list"
+    _check_equality(res)
+    _check_pandas_frozen(res)
+    _check_tests_are_htests(res)
+    _check_columns_named(frame, name)
     if plot is None:
         plot = type(res)._plot is not Result._plot
     if plot:
@@ -203,3 +207,150 @@ def check_result_protocol(res: Any, *, plot: bool | None = None) -> None:
         ok = isinstance(ax, Axes) or (isinstance(ax, np.ndarray) and all(isinstance(a, Axes) for a in ax.ravel()))
         assert ok, f"{name}.plot() returned {type(ax).__name__}, not the Axes"
         plt.close("all")
+
+
+# -- the result-protocol checks of docs/conventions.md section 2 that need more than a line ------------
+
+def _changed(value: Any) -> Any:
+    """A copy of a field's value that a value equality must tell apart, or None when there is none."""
+    if isinstance(value, (bool, np.bool_)):
+        return not value
+    if isinstance(value, (int, float, np.integer, np.floating)) and np.isfinite(value):
+        return value + 1
+    if isinstance(value, np.ndarray) and value.size and value.dtype.kind in "biuf":
+        out = np.array(value, copy=True)
+        out.flat[0] = (not out.flat[0]) if out.dtype.kind == "b" else out.flat[0] + 1
+        if out.dtype.kind == "f" and not np.isfinite(out.flat[0]):
+            out.flat[0] = 0.5
+        return out
+    if isinstance(value, pd.DataFrame) and value.shape[1]:
+        return value.assign(__probe__=1)
+    if isinstance(value, str):
+        return value + " (changed)"
+    return None
+
+
+def _check_equality(res: Any) -> None:
+    """``==`` never raises and compares values; ``hash`` agrees with it (Result's one equality)."""
+    name = type(res).__name__
+    same = copy.copy(res)
+    assert res == res and same == res and not (same != res), f"{name}: a result is not equal to its copy"
+    assert hash(same) == hash(res), f"{name}: equal results hash differently"
+    assert res != object() and not (res == "text"), f"{name}: a result equals an object of another type"
+    for f in dataclasses.fields(res):
+        if not f.compare:
+            continue
+        other = _changed(object.__getattribute__(res, f.name))
+        if other is None:
+            continue
+        changed = copy.copy(res)
+        object.__setattr__(changed, f.name, other)
+        assert changed != res and not (changed == res), f"{name}: == does not see a change of {f.name}"
+
+
+def _pandas_inside(value: Any) -> bool:
+    from statcore._result import Result
+
+    if isinstance(value, (pd.Series, pd.DataFrame, pd.Index)):
+        return True
+    if isinstance(value, Result):  # a nested result guards its own fields
+        return False
+    if isinstance(value, dict):
+        return any(_pandas_inside(v) for v in value.values())
+    if isinstance(value, (tuple, list)):
+        return any(_pandas_inside(v) for v in value)
+    return False
+
+
+def _check_pandas_frozen(res: Any) -> None:
+    """A pandas field cannot be edited in place through the result (pandas' copy-on-write and the
+    copy ``Result`` hands out), and no pandas object hides inside a container field."""
+    name = type(res).__name__
+    summary = res.summary()
+    for f in dataclasses.fields(res):
+        raw = object.__getattribute__(res, f.name)
+        if not isinstance(raw, (pd.Series, pd.DataFrame, pd.Index)):
+            assert not _pandas_inside(raw), \
+                f"{name}.{f.name}: a pandas object inside a container can be edited in place; hold it as a field"
+            continue
+        before = raw.copy(deep=True)
+        got = getattr(res, f.name)
+        assert got is not raw, f"{name}.{f.name}: the stored pandas object is handed out for editing"
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            if not isinstance(got, pd.Index) and got.size:
+                cell = got.iloc[(0,) * got.ndim]
+                try:
+                    got.iloc[(0,) * got.ndim] = cell + 1 if isinstance(cell, (int, float, np.number)) else "__probe__"
+                except (TypeError, ValueError):
+                    pass
+            if isinstance(got, pd.DataFrame):
+                got["__probe__"] = 1
+            got.index.name = "__probe__"
+        now = object.__getattribute__(res, f.name)
+        assert now.equals(before) and now.index.name == before.index.name, \
+            f"{name}.{f.name}: an in-place edit of the pandas field reached the result"
+        assert res.summary() == summary, f"{name}.{f.name}: an in-place edit changed summary()"
+
+
+_PVALUE_TEXT = re.compile(r"p-value\s?(?:[=<]\s?)?[<\d.]|[(,;] p\s?[=<]\s?[<\d.]|\(p\s?[=<]\s?[<\d.]")
+
+
+def _held_tests(value: Any) -> list:
+    from statcore._result import HTest, Result
+
+    if isinstance(value, HTest):
+        return [value]
+    if isinstance(value, dict):
+        return [t for v in value.values() for t in _held_tests(v)]
+    if isinstance(value, tuple):
+        return [t for v in value for t in _held_tests(v)]
+    return []
+
+
+def _check_tests_are_htests(res: Any) -> None:
+    """A test is an HTest printed by the one R printer: a result that is not an HTest prints no p-value of
+    its own (a table of many p-values is fine); the tests it reports are HTest fields, whose
+    ``summary()`` text it may print as it is."""
+    from statcore._result import HTest
+
+    if isinstance(res, HTest):
+        return
+    text = res.summary()
+    for f in dataclasses.fields(res):
+        for test in _held_tests(object.__getattribute__(res, f.name)):
+            text = text.replace(test.summary().strip("\n"), "")
+    hit = _PVALUE_TEXT.search(text)
+    assert hit is None, (f"{type(res).__name__}.summary() prints a p-value of its own "
+                         f"({text[max(0, hit.start() - 60):hit.end() + 20]!r}): hold the test as an HTest")
+
+
+def _column_table() -> tuple[set, dict]:
+    """The names of docs/conventions.md's column table and the names it forbids (its "never" column)."""
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "conventions.md").read_text()
+    part = text.split("### Column and attribute names", 1)[1]
+    names, never = set(), {}
+    for line in part.splitlines():
+        if not line.startswith("|"):
+            if names:
+                break
+            continue
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if cells[0] in ("name", "---") or set(cells[0]) <= set("-"):
+            continue
+        good = re.findall(r"`([^`]+)`", cells[0])
+        names.update(good)
+        for bad in re.findall(r"`([^`]+)`", cells[2]) if len(cells) > 2 else []:
+            never[bad] = ", ".join(good)
+    return names, never
+
+
+def _check_columns_named(frame: pd.DataFrame, name: str) -> None:
+    """``to_frame()`` uses the table's names: no column the table forbids, no ``*_p``/``*_pval`` p-value."""
+    _, never = _column_table()
+    for col in frame.columns:
+        assert col not in never, f"{name}: to_frame() column {col!r} is spelled {never[col]!r} in the naming table"
+        assert not re.search(r"(^|_)(p|pval|pvalue|se|sd)$", col), \
+            f"{name}: to_frame() column {col!r}: a p-value is p_value, a standard error std_error (naming table)"

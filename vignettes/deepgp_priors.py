@@ -120,7 +120,7 @@ for d in ([2, 5, 10] if FULL else [2]):
         res = limit_distribution(ratio * rcd, d, depth=100, n_samples=2000 if FULL else 1000, B=199 if FULL else 49,
                                  seed=d)
         rows.append({"d": d, "r / r_c": ratio, "excess kurtosis z1": res.excess_kurtosis[0],
-                     "kurtosis p": res.kurtosis_p[0], "normality p": res.normality_p[0],
+                     "kurtosis p": res.kurtosis_p_value[0], "normality p": res.normality_p_value[0],
                      "corr(z1, z2)": res.corr[0, 1], "corr p": res.corr_p, "dHSIC p": res.dhsic.p_value,
                      "dcor p": res.dcor.p_value, "stable modes": int(res.stable_modes.max())})
 tests = pd.DataFrame(rows)

@@ -64,7 +64,7 @@ with thread_limit(1):
     trace = greedy_generate(model, "478+396=", max_new_tokens=6)
     print(f"478+396= -> {trace.text!r} (true 874), {trace.n_tokens} tokens including <eos>")
     print(statcore.glu_score(trace.hidden_states, trace.top_logits, k=10, order=2))
-    print(statcore.evidential_token_uncertainty(trace.top_logits, k=10).round(4))
+    print(statcore.evidential_token_uncertainty(trace.top_logits, k=10).to_frame().round(4))
 
 # %% [markdown]
 # ## 2. 400 held-out sums
@@ -77,7 +77,7 @@ with thread_limit(1):
 with thread_limit(1):
     prompts, answers = addition_prompts(400, seed=2026)
     t0 = time.perf_counter()
-    table = score_generations(model, prompts, max_new_tokens=6, k=10, order=2)
+    table = score_generations(model, prompts, max_new_tokens=6, k=10, order=2).to_frame()
     print(f"scored 400 answers in {time.perf_counter() - t0:.1f} s")
 correct = (table["response"] == np.array(answers)).to_numpy()
 table["correct"] = correct

@@ -20,9 +20,9 @@ Needs PyTorch (``import learncore`` alone does not import it).
 """
 from .chain import (BandwidthThreshold, DistanceChain, LyapunovExponent, ThresholdScan, bandwidth_threshold,
                     distance_chain, lyapunov_exponent, threshold_scan)
-from .limit import LimitDistribution, count_modes, limit_distribution
+from .limit import LimitDistribution, ModeCount, count_modes, limit_distribution
 from .sampler import DeepGPSample, sample_deep_gp
 
 __all__ = ["sample_deep_gp", "distance_chain", "lyapunov_exponent", "bandwidth_threshold", "threshold_scan",
            "limit_distribution", "count_modes", "DeepGPSample", "DistanceChain", "LyapunovExponent",
-           "BandwidthThreshold", "ThresholdScan", "LimitDistribution"]
+           "BandwidthThreshold", "ThresholdScan", "LimitDistribution", "ModeCount"]

@@ -483,7 +483,7 @@ class ThresholdScan(Result):
         Each cell's dimension, bandwidth and r / r_c(d).
     median_log_distance : ndarray
         The median over chains of log(D_L / sigma) after ``depth`` layers.
-    drift, drift_se : ndarray
+    drift, drift_std_error : ndarray
         The mean slope of log D over the second half of the layers and its standard error
         (about lambda < 0 when degenerate, about 0 at stationarity).
     degenerate : ndarray of bool
@@ -505,7 +505,7 @@ class ThresholdScan(Result):
     r_ratio: np.ndarray
     median_log_distance: np.ndarray
     drift: np.ndarray
-    drift_se: np.ndarray
+    drift_std_error: np.ndarray
     degenerate: np.ndarray
     exponent: np.ndarray
     depth: int
@@ -528,13 +528,13 @@ class ThresholdScan(Result):
                           f"{agree} of {self.d.size} cells agree with the sign of the closed-form exponent", ""])
 
     def to_frame(self):
-        """One row per cell: ``d``, ``r``, ``r_ratio``, ``median_log_distance``, ``drift``, ``drift_se``,
+        """One row per cell: ``d``, ``r``, ``r_ratio``, ``median_log_distance``, ``drift``, ``drift_std_error``,
         ``exponent``, ``degenerate``."""
         import pandas as pd
 
         return pd.DataFrame({"d": self.d, "r": self.r, "r_ratio": self.r_ratio,
                              "median_log_distance": self.median_log_distance, "drift": self.drift,
-                             "drift_se": self.drift_se, "exponent": self.exponent, "degenerate": self.degenerate})
+                             "drift_std_error": self.drift_std_error, "exponent": self.exponent, "degenerate": self.degenerate})
 
     def _plot(self, ax=None):
         import matplotlib.pyplot as plt
@@ -634,6 +634,6 @@ def threshold_scan(ds, rs, *, depth=200, n_chains=200, relative=False, sigma=1.0
                          med < math.log(floor), _exact_exponent(r, d, sigma)))
     cols = list(zip(*rows))
     return ThresholdScan(d=np.array(cols[0], dtype=np.int64), r=np.array(cols[1]), r_ratio=np.array(cols[2]),
-                         median_log_distance=np.array(cols[3]), drift=np.array(cols[4]), drift_se=np.array(cols[5]),
+                         median_log_distance=np.array(cols[3]), drift=np.array(cols[4]), drift_std_error=np.array(cols[5]),
                          degenerate=np.array(cols[6], dtype=bool), exponent=np.array(cols[7]), depth=depth,
                          n_chains=n_chains, floor=floor, sigma=sigma, start=start)

@@ -35,6 +35,73 @@ def _peaks(f: np.ndarray, inner: np.ndarray, min_height: float) -> np.ndarray:
     return peak & inner & (f >= min_height * f.max(1, keepdims=True))
 
 
+@dataclass(frozen=True, repr=False)
+class ModeCount(Result):
+    """The modes of a sample's kernel density and how stable their number is (:func:`count_modes`).
+
+    Attributes
+    ----------
+    locations : ndarray
+        Where the modes of the sample's density lie.
+    at_least : ndarray
+        ``at_least[m - 1]``: the share of bootstrap resamples with at least m modes (m = 1, 2, ...).
+    stability : float
+        The share a number of modes needs to count as stable.
+    bandwidth : float
+        The kernel bandwidth h used (0 for a constant sample).
+    B : int
+        Bootstrap resamples.
+
+    ``n_modes`` is the number of modes of the sample, ``stable_modes`` the largest m with
+    ``at_least[m - 1] >= stability``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from learncore.deepgp import count_modes
+    >>> res = count_modes(np.random.default_rng(1).normal(size=400), B=20, seed=0)
+    >>> res.n_modes, res.stable_modes
+    (1, 1)
+    """
+
+    locations: np.ndarray
+    at_least: np.ndarray
+    stability: float
+    bandwidth: float
+    B: int
+
+    @property
+    def n_modes(self) -> int:
+        """The number of modes of the sample's density."""
+        return int(self.locations.size)
+
+    @property
+    def stable_modes(self) -> int:
+        """The largest m that at least a share ``stability`` of the resamples reach."""
+        return int((self.at_least >= self.stability).sum())
+
+    def _repr_parts(self):
+        return [("n_modes", self.n_modes), ("stable_modes", self.stable_modes), ("stability", self.stability),
+                ("B", self.B)]
+
+    def summary(self) -> str:
+        locs = ", ".join(f"{v:.4g}" for v in self.locations)
+        lines = ["", "\tModes of a Gaussian kernel density estimate", "",
+                 f"bandwidth h = {self.bandwidth:.4g}, {self.B} bootstrap resamples",
+                 f"modes: {self.n_modes} (at {locs})",
+                 f"stable modes (at least {self.stability:g} of the resamples): {self.stable_modes}", "",
+                 self.to_frame().to_string(index=False, float_format=lambda v: f"{v:.4g}"), ""]
+        return "\n".join(lines)
+
+    def to_frame(self):
+        """One row per number of modes m: ``modes`` (m), ``at_least`` (the share of resamples with at
+        least m modes), ``stable``."""
+        import pandas as pd
+
+        m = np.arange(1, self.at_least.size + 1)
+        return pd.DataFrame({"modes": m, "at_least": self.at_least, "stable": self.at_least >= self.stability})
+
+
 def count_modes(x, *, B=199, stability=0.9, bandwidth="normal_reference", min_height=0.05, grid_size=512,
                 seed=None):
     """Modes of a sample's kernel density estimate, with a bootstrap count of how many are stable.
@@ -71,10 +138,10 @@ def count_modes(x, *, B=199, stability=0.9, bandwidth="normal_reference", min_he
 
     Returns
     -------
-    tuple (locations, at_least)
-        ndarrays: the locations of the modes of the sample's density, and ``at_least[m - 1]``, the
-        share of resamples with at least m modes (m = 1, 2, ...); the number of stable modes is
-        ``(at_least >= stability).sum()``.
+    ModeCount
+        ``locations`` of the modes of the sample's density, ``at_least[m - 1]`` the share of
+        resamples with at least m modes (m = 1, 2, ...), ``n_modes`` and ``stable_modes`` (the
+        largest m with ``at_least[m - 1] >= stability``).
 
     References
     ----------
@@ -88,8 +155,8 @@ def count_modes(x, *, B=199, stability=0.9, bandwidth="normal_reference", min_he
     >>> from learncore.deepgp import count_modes
     >>> rng = np.random.default_rng(0)
     >>> x = np.concatenate([rng.normal(-3, 1, 500), rng.normal(3, 1, 500)])
-    >>> loc, at_least = count_modes(x, B=50, seed=0)
-    >>> int((at_least >= 0.9).sum()), np.round(loc).tolist()
+    >>> res = count_modes(x, B=50, seed=0)
+    >>> res.stable_modes, np.round(res.locations).tolist()
     (2, [-3.0, 3.0])
     """
     from ._checks import as_inputs
@@ -113,7 +180,7 @@ def count_modes(x, *, B=199, stability=0.9, bandwidth="normal_reference", min_he
     q = np.quantile(v, [0.005, 0.25, 0.75, 0.995])
     sd = float(v.std())
     if not sd > 0:                                     # a constant sample: one mode
-        return np.array([float(v[0])]), np.ones(1)
+        return ModeCount(np.array([float(v[0])]), np.ones(1), stability, 0.0, B)
     if bandwidth == "normal_reference":
         h = 1.06 * sd * n ** (-0.2)
     elif bandwidth == "silverman":
@@ -133,7 +200,7 @@ def count_modes(x, *, B=199, stability=0.9, bandwidth="normal_reference", min_he
     m = _peaks(_smooth(boot, h_bins), inner, min_height).sum(1)
     top = max(int(m.max()), locations.size, 1)
     at_least = np.array([(m >= k).mean() for k in range(1, top + 1)])
-    return locations, at_least
+    return ModeCount(locations, at_least, stability, float(h), B)
 
 
 @dataclass(frozen=True, repr=False)
@@ -149,7 +216,7 @@ class LimitDistribution(Result):
     d, r, r_ratio, sigma, depth : the prior (r_ratio = r / r_c(d)).
     coords : ndarray of int
         The coordinates the statistics are computed for (the first ``max_coords``).
-    excess_kurtosis, kurtosis_p, normality_p : ndarray
+    excess_kurtosis, kurtosis_p_value, normality_p_value : ndarray
         Per coordinate: excess kurtosis, the p-value of the Anscombe-Glynn kurtosis test and of
         D'Agostino and Pearson's normality test (both two-sided; H0: normal).
     modes, stable_modes : ndarray of int
@@ -157,8 +224,9 @@ class LimitDistribution(Result):
         least a share ``stability`` of bootstrap resamples reach (:func:`count_modes`).
     corr : ndarray (k, k)
         Pearson correlations between the coordinates in ``coords``.
-    corr_p : float or None
-        The p-value of the t-test of zero correlation between coordinates 1 and 2.
+    corr_test : HTest or None
+        The t-test of zero correlation between coordinates 1 and 2, as R's ``cor.test`` (t on n - 2
+        df, Fisher-z 95% interval); ``corr_p`` is its p-value. None when d = 1.
     dhsic, dcor : HTest or None
         statcore's dHSIC test of joint independence of the coordinates in ``coords`` (gamma
         approximation) and its distance-correlation test of coordinates 1 and 2 (permutations);
@@ -182,16 +250,21 @@ class LimitDistribution(Result):
     depth: int
     coords: np.ndarray
     excess_kurtosis: np.ndarray
-    kurtosis_p: np.ndarray
-    normality_p: np.ndarray
+    kurtosis_p_value: np.ndarray
+    normality_p_value: np.ndarray
     modes: np.ndarray
     stable_modes: np.ndarray
     corr: np.ndarray
-    corr_p: float | None
+    corr_test: HTest | None
     dhsic: HTest | None
     dcor: HTest | None
     B: int
     stability: float
+
+    @property
+    def corr_p(self) -> float | None:
+        """The p-value of ``corr_test`` (None when d = 1)."""
+        return None if self.corr_test is None else self.corr_test.p_value
 
     def _repr_parts(self):
         return [("kind", self.kind), ("d", self.d), ("r_ratio", self.r_ratio), ("depth", self.depth),
@@ -205,23 +278,19 @@ class LimitDistribution(Result):
                  f"{self.depth} layers",
                  f"samples: {self.samples.shape[0]} of {what}", "",
                  self.to_frame().to_string(index=False, float_format=lambda v: f"{v:.4g}"), ""]
-        if self.corr_p is not None:
-            lines.append(f"correlation of coordinates 1 and 2: {self.corr[0, 1]:.4f} (p-value {self.corr_p:.4g})")
-        if self.dhsic is not None:
-            lines.append(f"dHSIC joint independence of coordinates {', '.join(str(c + 1) for c in self.coords)}: "
-                         f"statistic {self.dhsic.statistic:.4g}, p-value {self.dhsic.p_value:.4g}")
-        if self.dcor is not None:
-            lines.append(f"distance correlation of coordinates 1 and 2: {self.dcor.statistic:.4g}, "
-                         f"p-value {self.dcor.p_value:.4g} ({self.B} permutations)")
+        for test in (self.corr_test, self.dhsic, self.dcor):  # the tests, by the one R printer
+            if test is not None:
+                lines.append(test.summary().rstrip("\n"))
         return "\n".join(lines) + "\n"
 
     def to_frame(self):
-        """One row per coordinate: ``coord``, ``excess_kurtosis``, ``kurtosis_p``, ``normality_p``,
-        ``modes``, ``stable_modes``."""
+        """One row per coordinate: ``coord``, ``excess_kurtosis``, ``kurtosis_p_value``,
+        ``normality_p_value``, ``modes``, ``stable_modes``."""
         import pandas as pd
 
         return pd.DataFrame({"coord": self.coords + 1, "excess_kurtosis": self.excess_kurtosis,
-                             "kurtosis_p": self.kurtosis_p, "normality_p": self.normality_p, "modes": self.modes,
+                             "kurtosis_p_value": self.kurtosis_p_value, "normality_p_value": self.normality_p_value,
+                             "modes": self.modes,
                              "stable_modes": self.stable_modes})
 
     def _plot(self, ax=None, bins: int = 80):
@@ -242,6 +311,21 @@ class LimitDistribution(Result):
             axes[1].set_xlabel("z1")
             axes[1].set_ylabel("z2")
         return axes if axes.size > 1 else axes[0]
+
+
+def _cor_test(c: float, n: int, conf_level: float = 0.95) -> HTest:
+    """R's ``cor.test(z1, z2)`` (Pearson) from the correlation ``c`` of ``n`` pairs: t on n - 2 df and
+    the Fisher-z confidence interval."""
+    from scipy import stats
+
+    t = c * math.sqrt((n - 2) / max(1e-300, 1 - c * c))
+    half = stats.norm.ppf((1 + conf_level) / 2) / math.sqrt(n - 3)
+    z = math.atanh(max(-1 + 1e-16, min(1 - 1e-16, c)))
+    return HTest(statistic=t, statistic_name="t", parameter={"df": float(n - 2)},
+                 p_value=float(2 * stats.t.sf(abs(t), n - 2)), estimate={"cor": c}, null_value={"correlation": 0.0},
+                 alternative="two.sided", method="Pearson's product-moment correlation",
+                 data_name="coordinates 1 and 2", conf_int=(math.tanh(z - half), math.tanh(z + half)),
+                 conf_level=conf_level)
 
 
 def _difference_samples(d, r, sigma, depth, start, n, rng) -> np.ndarray:
@@ -364,19 +448,18 @@ def limit_distribution(r, d, *, depth=100, n_samples=2000, kind="difference", si
     norm_p = np.array([stats.normaltest(zk[:, j]).pvalue for j in range(k)])
     modes, stable = [], []
     for j in range(k):
-        loc, at_least = count_modes(zk[:, j], B=B, stability=stability, seed=rng)
-        modes.append(loc.size)
-        stable.append(int((at_least >= stability).sum()))
+        mc = count_modes(zk[:, j], B=B, stability=stability, seed=rng)
+        modes.append(mc.n_modes)
+        stable.append(mc.stable_modes)
     corr = np.atleast_2d(np.corrcoef(zk, rowvar=False)) if k > 1 else np.ones((1, 1))
-    corr_p = dh = dc = None
+    corr_test = dh = dc = None
     if k > 1:
-        c = float(corr[0, 1])
-        t = c * math.sqrt((n_samples - 2) / max(1e-300, 1 - c * c))
-        corr_p = float(2 * stats.t.sf(abs(t), n_samples - 2))
+        corr_test = _cor_test(float(corr[0, 1]), n_samples)
         dh = statcore.dhsic_test(*[zk[:, j] for j in range(k)], method="gamma")
         dc = statcore.dcor_test(zk[:, 0], zk[:, 1], B=B, seed=rng)
     rc = _exact_threshold(d, sigma)
     return LimitDistribution(samples=z, kind=kind, d=d, r=r, r_ratio=r / rc, sigma=sigma, depth=depth, coords=coords,
-                             excess_kurtosis=np.asarray(kurt, dtype=float), kurtosis_p=kurt_p, normality_p=norm_p,
-                             modes=np.array(modes), stable_modes=np.array(stable), corr=corr, corr_p=corr_p,
+                             excess_kurtosis=np.asarray(kurt, dtype=float), kurtosis_p_value=kurt_p,
+                             normality_p_value=norm_p,
+                             modes=np.array(modes), stable_modes=np.array(stable), corr=corr, corr_test=corr_test,
                              dhsic=dh, dcor=dc, B=B, stability=stability)

@@ -23,9 +23,9 @@ Needs PyTorch (``import learncore`` alone does not import it).
 from ._gaussian_mixture import GaussianMixture
 from ._hprobz import HProbZ
 from .heads import HProbZHead, MixtureHead
-from .routes import simulate_routes
+from .routes import RouteSample, simulate_routes
 from .sets import TrajectorySets
 from .training import HProbZFit, fit
 
 __all__ = ["HProbZ", "GaussianMixture", "HProbZHead", "MixtureHead", "HProbZFit", "TrajectorySets", "fit",
-           "simulate_routes"]
+           "simulate_routes", "RouteSample"]

@@ -1,10 +1,63 @@
 """A seeded multimodal trajectory task: an agent choosing one of several routes (:func:`simulate_routes`)."""
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
+from statcore import Result
 from statcore.utils import check_positive_int, check_positive_real, check_seed
 
-__all__ = ["simulate_routes"]
+__all__ = ["simulate_routes", "RouteSample"]
+
+
+@dataclass(frozen=True, repr=False)
+class RouteSample(Result):
+    """Simulated agents of :func:`simulate_routes`; it unpacks as ``X, y, route = res``.
+
+    Attributes
+    ----------
+    X : ndarray (n, 2)
+        The covariates: heading and speed.
+    y : ndarray (n, T)
+        The trajectories (lateral position at each step).
+    route : ndarray (n,)
+        The route taken, 0 .. n_routes - 1.
+    n_routes : int
+        The number of routes.
+
+    Examples
+    --------
+    >>> from learncore.hprobz import simulate_routes
+    >>> res = simulate_routes(6, T=3, seed=0)
+    >>> res.y.shape, res.n_routes
+    ((6, 3), 3)
+    """
+
+    X: np.ndarray
+    y: np.ndarray
+    route: np.ndarray
+    n_routes: int
+
+    def __iter__(self):
+        return iter((self.X, self.y, self.route))
+
+    def _repr_parts(self):
+        return [("n", int(self.y.shape[0])), ("T", int(self.y.shape[1])), ("n_routes", self.n_routes)]
+
+    def summary(self) -> str:
+        counts = np.bincount(self.route, minlength=self.n_routes)
+        taken = ", ".join(f"route {k}: {int(c)}" for k, c in enumerate(counts))
+        return (f"\n\tSimulated route choices ({self.y.shape[0]} agents, {self.y.shape[1]} steps, "
+                f"{self.n_routes} routes)\n\n{taken}\n")
+
+    def to_frame(self):
+        """One row per agent: ``heading``, ``speed``, ``route`` and the trajectory ``y_1`` .. ``y_T``."""
+        import pandas as pd
+
+        cols = {"heading": self.X[:, 0], "speed": self.X[:, 1], "route": self.route}
+        cols.update({f"y_{t + 1}": self.y[:, t] for t in range(self.y.shape[1])})
+        return pd.DataFrame(cols)
+
 
 
 def simulate_routes(n, *, T=12, n_routes=3, drift=0.4, noise=0.05, seed=None):
@@ -38,9 +91,9 @@ def simulate_routes(n, *, T=12, n_routes=3, drift=0.4, noise=0.05, seed=None):
 
     Returns
     -------
-    tuple
-        ``(X, y, route)``: covariates (n, 2) [heading, speed], trajectories (n, T) and the route taken
-        (n,) (integers 0..n_routes-1).
+    RouteSample
+        ``X`` the covariates (n, 2) [heading, speed], ``y`` the trajectories (n, T) and ``route`` the
+        route taken (n,) (integers 0..n_routes-1); it unpacks as ``X, y, route``.
 
     References
     ----------
@@ -72,4 +125,4 @@ def simulate_routes(n, *, T=12, n_routes=3, drift=0.4, noise=0.05, seed=None):
     tau = (np.arange(T) + 1.0) / T
     mean = v[:, None] * (0.4 * theta[:, None] * tau + 1.5 * c[route][:, None] * tau ** 1.5)
     y = mean + drift * v[:, None] * (0.3 + tau) * u[:, None] + noise * rng.standard_normal((n, T))
-    return np.column_stack([theta, v]), y, route
+    return RouteSample(np.column_stack([theta, v]), y, route, n_routes)

@@ -147,16 +147,16 @@ class TrajectorySets(Result):
         return "\n".join(lines) + "\n"
 
     def to_frame(self) -> pd.DataFrame:
-        """One row per interval: ``element``, ``step``, ``interval`` (1, 2, ... within the set), ``lower``,
-        ``upper``, ``length``."""
+        """One row per interval: ``element``, ``step``, ``interval`` (1, 2, ... within the set),
+        ``pred_low``, ``pred_high`` (the attributes ``lower``, ``upper``), ``length``."""
         key = self.element * (max(self.steps) + 1) + self.step
         within = np.zeros(key.size, dtype=np.int64)
         if key.size:
             first = np.r_[True, key[1:] != key[:-1]]
             starts = np.maximum.accumulate(np.where(first, np.arange(key.size), 0))
             within = np.arange(key.size) - starts + 1
-        return pd.DataFrame({"element": self.element, "step": self.step, "interval": within, "lower": self.lower,
-                             "upper": self.upper, "length": self.upper - self.lower})
+        return pd.DataFrame({"element": self.element, "step": self.step, "interval": within, "pred_low": self.lower,
+                             "pred_high": self.upper, "length": self.upper - self.lower})
 
     def _repr_parts(self):
         n_el, n_st = self.length.shape

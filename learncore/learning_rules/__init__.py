@@ -29,7 +29,7 @@ from .cohort import fit_many
 from .fit import fit, replay_p_right
 from .heldout import HeldOutLoglik, heldout_loglik, session_folds
 from .io import IBLFormatWarning, from_ibl, from_psytrack, psytrack_sample_rat, read_ibl_trials
-from .results import LearningRuleFit
+from .results import LearningRuleFit, Replay
 from .simulate import IBL_CONTRASTS, contrast_schedule, simulate
 
 # ConvergenceWarning is statcore's (statcore.ConvergenceWarning): not listed here
@@ -37,4 +37,4 @@ __all__ = ["ARCHS", "RULES", "IBL_CONTRASTS", "BehaviourMetrics", "BehaviourWarn
            "LearningRule", "LearningRuleFit", "behaviour_metrics", "check_trials", "contrast_schedule", "fit", "fit_many",
            "from_ibl", "n_params", "plot_behaviour", "read_ibl_trials", "replay_p_right", "simulate",
            "CalibratedSelection", "calibrate_selection", "HeldOutLoglik", "heldout_loglik", "session_folds",
-           "from_psytrack", "psytrack_sample_rat"]
+           "from_psytrack", "psytrack_sample_rat", "Replay"]

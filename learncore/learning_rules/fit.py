@@ -17,7 +17,7 @@ from ._lbfgs import STATUS
 from ._model import (ARCH_CODE, RULE_CODE, LearningRule, check_arch, check_hidden, check_rule, n_params,
                      pack, rule_name, unpack, weight_shapes)
 from ._trials import TrialData, check_trials
-from .results import LearningRuleFit
+from .results import LearningRuleFit, Replay
 
 __all__ = ["fit", "replay_p_right"]
 
@@ -101,9 +101,9 @@ def replay_p_right(trials, arch: str, params: Mapping, *, rule: str = "rpe", bas
 
     Returns
     -------
-    tuple
-        ``(p_right, loglik)``: the model's probability of "right" on each trial (before that trial's
-        update), a float array, and the log-likelihood of the choices.
+    Replay
+        ``p_right``, the model's probability of "right" on each trial (before that trial's update),
+        and ``loglik``, the log-likelihood of the choices; it unpacks as ``p_right, loglik``.
 
     References
     ----------
@@ -136,7 +136,7 @@ def replay_p_right(trials, arch: str, params: Mapping, *, rule: str = "rpe", bas
         with torch.no_grad(), thread_limit(1):
             nll, p = unrolled_nll(torch.from_numpy(theta), arch, rule, hidden, torch.from_numpy(data.x),
                                   data.choice, data.reward, data.rewarded_side, float(baseline), return_p=True)
-        return p[0].numpy(), -float(nll[0])
+        return Replay(p[0].numpy(), -float(nll[0]), arch, type(rule).__name__)
     from . import _kernels as K
 
     nll = np.empty(1)
@@ -144,7 +144,7 @@ def replay_p_right(trials, arch: str, params: Mapping, *, rule: str = "rpe", bas
     pr = np.empty((1, data.n_trials))
     K.replay(theta, data.x, data.choice, data.reward, data.rewarded_side, ARCH_CODE[arch], RULE_CODE[rule],
              max(hidden, 1), float(baseline), False, nll, grad, pr)
-    return pr[0], -float(nll[0])
+    return Replay(pr[0], -float(nll[0]), arch, rule)
 
 
 def fit(trials, *, arch: str = "2NL", rule: str = "rpe", hidden: int = 3, restarts: int = 8, seed=None,

@@ -12,7 +12,7 @@ from statcore import Result
 
 from ._model import pack
 
-__all__ = ["LearningRuleFit"]
+__all__ = ["LearningRuleFit", "Replay"]
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -195,3 +195,51 @@ def _register_loglik() -> None:
 
 
 _register_loglik()
+
+
+@dataclass(frozen=True, repr=False)
+class Replay(Result):
+    """A model replayed through a trials table (:func:`replay_p_right`): its p(right) on each trial and
+    the log-likelihood of the choices. It unpacks as ``p_right, loglik = res``.
+
+    Attributes
+    ----------
+    p_right : ndarray (n_trials,)
+        The model's probability of "right" on each trial, before that trial's update.
+    loglik : float
+        The log-likelihood of the choices.
+    arch, rule : str
+        The architecture and the learning rule (a plug-in rule by its class name).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from learncore.learning_rules import replay_p_right, simulate
+    >>> params = {"W": np.zeros((2, 3)), "eta": 0.1, "beta": 5.0}
+    >>> res = replay_p_right(simulate("1L", params, 50, seed=0), "1L", params)
+    >>> res.p_right.shape, res.loglik < 0
+    ((50,), True)
+    """
+
+    p_right: np.ndarray
+    loglik: float
+    arch: str
+    rule: str
+
+    def __iter__(self):
+        return iter((self.p_right, self.loglik))
+
+    def _repr_parts(self):
+        return [("arch", self.arch), ("rule", self.rule), ("n_trials", int(self.p_right.size)),
+                ("loglik", self.loglik)]
+
+    def summary(self) -> str:
+        n = int(self.p_right.size)
+        return (f"\n\tReplay of the {self.arch} model ({self.rule} rule) through {n} trials\n\n"
+                f"log-likelihood of the choices: {self.loglik:.6g} ({self.loglik / max(n, 1):.4g} per trial)\n"
+                f"p(right): mean {float(np.mean(self.p_right)):.4g}, range [{float(np.min(self.p_right)):.4g}, "
+                f"{float(np.max(self.p_right)):.4g}]\n")
+
+    def to_frame(self):
+        """One row per trial: ``trial`` (0, 1, ...) and ``p_right``."""
+        return pd.DataFrame({"trial": np.arange(self.p_right.size), "p_right": self.p_right})

@@ -17,9 +17,10 @@ Needs PyTorch (``import learncore`` alone does not import it); ``transformers`` 
 (``pip install statcore[llm]``): any model with its interface works.
 """
 from .evaluate import ScoreEvaluation, evaluate_scores
-from .generate import SCORE_COLUMNS, GenerationTrace, greedy_generate, score_generations
+from .generate import SCORE_COLUMNS, GenerationScores, GenerationTrace, greedy_generate, score_generations
 from .model import ArithTransformer, CharTokenizer, addition_prompts, load_arith_model
 
-__all__ = ["score_generations", "greedy_generate", "GenerationTrace", "SCORE_COLUMNS", "evaluate_scores",
+__all__ = ["score_generations", "greedy_generate", "GenerationTrace", "GenerationScores", "SCORE_COLUMNS",
+           "evaluate_scores",
            "ScoreEvaluation", "ArithTransformer",
            "CharTokenizer", "load_arith_model", "addition_prompts"]

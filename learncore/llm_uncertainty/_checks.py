@@ -113,7 +113,7 @@ def as_score_table(table: Any, scores: Any, known: dict, name: str = "table") ->
     """The score columns of the table (finite floats) and each one's orientation (+1: higher is
     more confident)."""
     if not isinstance(table, pd.DataFrame):
-        raise TypeError(f"{name} must be a pandas DataFrame (the output of score_generations), got "
+        raise TypeError(f"{name} must be the result of score_generations or a pandas DataFrame, got "
                         f"{type(table).__name__}")
     if table.shape[0] == 0:
         raise ValueError(f"{name} has no rows")

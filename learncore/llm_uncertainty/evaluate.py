@@ -14,7 +14,7 @@ from statcore import HTest, Result
 from statcore.utils import check_choice, check_n_jobs, check_positive_int, check_progress
 
 from ._checks import as_correct, as_score_table
-from .generate import SCORE_COLUMNS
+from .generate import SCORE_COLUMNS, GenerationScores
 
 __all__ = ["evaluate_scores", "ScoreEvaluation"]
 
@@ -41,8 +41,11 @@ class ScoreEvaluation(Result):
         Coverage of the intervals.
     n, n_correct : int
         Answers, and correct ones among them.
-    spearman, spearman_p_value : float
-        Spearman's rank correlation of the two dependence columns and its p-value (NaN without them).
+    spearman_test : HTest or None
+        Spearman's rank correlation test of the two dependence columns (R's ``cor.test(method =
+        "spearman")`` layout: statistic S = (n^3 - n)(1 - rho) / 6, estimate rho; its p-value is
+        scipy's t approximation); ``spearman`` and ``spearman_p_value`` are its rho and p-value (NaN
+        without the columns).
     hsic : HTest or None
         :func:`statcore.hsic_test` of the two dependence columns.
     rocs : tuple of statcore.ROCCurve
@@ -75,12 +78,21 @@ class ScoreEvaluation(Result):
     conf_level: float
     n: int
     n_correct: int
-    spearman: float
-    spearman_p_value: float
+    spearman_test: Any
     hsic: Any
     rocs: tuple
     tests: tuple
     dependence: tuple
+
+    @property
+    def spearman(self) -> float:
+        """Spearman's rho of the two dependence columns (NaN without them)."""
+        return float("nan") if self.spearman_test is None else self.spearman_test.estimate["rho"]
+
+    @property
+    def spearman_p_value(self) -> float:
+        """Its p-value (NaN without them)."""
+        return float("nan") if self.spearman_test is None else self.spearman_test.p_value
 
     def _repr_parts(self):
         return [("reference", self.reference), ("auc_reference", float(self.auc[0])), ("n", self.n),
@@ -109,9 +121,8 @@ class ScoreEvaluation(Result):
                       f"by {self.p_adjust}."]
         if self.hsic is not None:
             a, b = self.dependence
-            lines += [f"Dependence of {a} and {b}: Spearman rho = {self.spearman:.3f} (p = "
-                      f"{_fmt_p(self.spearman_p_value)}); HSIC = {self.hsic.statistic:.4g} (p = "
-                      f"{_fmt_p(self.hsic.p_value)}, {self.hsic.method.strip()})"]
+            lines += ["", f"Dependence of {a} and {b}:", self.spearman_test.summary().rstrip("\n"),
+                      self.hsic.summary().rstrip("\n")]
         return "\n".join(lines + [""])
 
     def _plot(self, ax=None, **kwargs):
@@ -152,8 +163,8 @@ def evaluate_scores(table, correct, *, scores=None, reference="glu", conf_level=
 
     Parameters
     ----------
-    table : pandas.DataFrame
-        Scores, one row per answer (the output of :func:`score_generations`).
+    table : GenerationScores or pandas.DataFrame
+        Scores, one row per answer: the result of :func:`score_generations` or its ``to_frame()``.
     correct : array_like of bool or 0/1
         Whether each answer is correct (1) or wrong (0), aligned with the rows of ``table``.
     scores : None, list of str or dict
@@ -214,6 +225,8 @@ def evaluate_scores(table, correct, *, scores=None, reference="glu", conf_level=
     0         glu  0.757     0.689      0.825        NaN      NaN         NaN
     1  perplexity  0.650     0.574      0.726      2.052     0.04        0.04
     """
+    if isinstance(table, GenerationScores):
+        table = table.to_frame()
     data, orient = as_score_table(table, scores, SCORE_COLUMNS)
     y = as_correct(correct, data.shape[0])
     if not isinstance(reference, str) or reference not in orient:
@@ -243,14 +256,18 @@ def evaluate_scores(table, correct, *, scores=None, reference="glu", conf_level=
     p = np.array([t.p_value for t in tests], dtype=float)
     p_adj = np.asarray(statcore.p_adjust(p, method=p_adjust), dtype=float) if p.size else p
     nan = np.array([np.nan])
-    rho = rho_p = np.nan
-    hsic = None
+    rho_test = hsic = None
     if dependence is not None:
         a = pd.to_numeric(table[dependence[0]], errors="coerce").to_numpy(dtype=float)
         b = pd.to_numeric(table[dependence[1]], errors="coerce").to_numpy(dtype=float)
         if not (np.isfinite(a).all() and np.isfinite(b).all()):
             raise ValueError(f"dependence: columns {list(dependence)} must be finite numbers")
         rho, rho_p = (float(v) for v in spearmanr(a, b))
+        n = a.size
+        rho_test = HTest(statistic=(n ** 3 - n) * (1.0 - rho) / 6.0, statistic_name="S", p_value=rho_p,
+                         estimate={"rho": rho}, null_value={"rho": 0.0}, alternative="two.sided",
+                         method="Spearman's rank correlation rho (t approximation)",
+                         data_name=f"{dependence[0]} and {dependence[1]}")
         hsic = statcore.hsic_test(a, b, method=hsic_method, B=B, seed=seed, n_jobs=n_jobs, progress=progress)
     return ScoreEvaluation(
         scores=tuple(names), auc=np.array([float(r.auc) for r in rocs]),
@@ -259,7 +276,7 @@ def evaluate_scores(table, correct, *, scores=None, reference="glu", conf_level=
         statistic=np.concatenate([nan, [float(t.statistic) for t in tests]]),
         p_value=np.concatenate([nan, p]), p_adjusted=np.concatenate([nan, p_adj]),
         reference=reference, p_adjust=p_adjust, conf_level=conf_level, n=int(y.size), n_correct=int(y.sum()),
-        spearman=rho, spearman_p_value=rho_p, hsic=hsic, rocs=tuple(rocs), tests=tuple(tests),
+        spearman_test=rho_test, hsic=hsic, rocs=tuple(rocs), tests=tuple(tests),
         dependence=tuple(dependence) if dependence is not None else ())
 
 

@@ -17,12 +17,55 @@ from statcore.utils import check_positive_int, progress_bar
 
 from ._checks import as_prompt_ids, check_causal_lm, check_renyi_order, resolve_eos, resolve_tokenizer
 
-__all__ = ["greedy_generate", "score_generations", "GenerationTrace", "SCORE_COLUMNS"]
+__all__ = ["greedy_generate", "score_generations", "GenerationTrace", "GenerationScores", "SCORE_COLUMNS"]
 
 #: the score columns of :func:`score_generations` and their orientation: +1 when a higher value
 #: means more confident (more likely correct), -1 when a higher value means more uncertain
 SCORE_COLUMNS = {"glu": 1, "global_term": -1, "local_term": 1, "mean_entropy": -1, "max_prob": 1,
                  "loglik": 1, "perplexity": -1}
+
+
+@dataclass(frozen=True, repr=False)
+class GenerationScores(Result):
+    """GLU and the baselines for one greedy answer per prompt (:func:`score_generations`).
+
+    Attributes
+    ----------
+    table : pandas.DataFrame
+        One row per prompt (the index of a Series of prompts): ``prompt``, ``response``,
+        ``n_tokens`` and the score columns (``to_frame()`` returns it; :func:`evaluate_scores` takes
+        the result or the table).
+    k : int
+        The top-k logits kept per token.
+    alpha : float
+        The Renyi order of GLU's global term.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> res = GenerationScores(pd.DataFrame({"prompt": ["1+1="], "response": ["2"], "n_tokens": [1],
+    ...                                      "glu": [0.5]}), k=10, alpha=2.0)
+    >>> res.to_frame()["glu"].tolist()
+    [0.5]
+    """
+
+    table: pd.DataFrame
+    k: int
+    alpha: float
+
+    def _repr_parts(self):
+        return [("n_prompts", int(self.table.shape[0])), ("k", self.k), ("alpha", self.alpha)]
+
+    def summary(self) -> str:
+        cols = [c for c in SCORE_COLUMNS if c in self.table.columns]
+        means = self.table[cols].mean().to_frame("mean").T if cols else pd.DataFrame()
+        return (f"\n\tUncertainty scores of {self.table.shape[0]} greedy answers (GLU with k = {self.k}, "
+                f"Renyi order {self.alpha:g})\n\nmean tokens per answer: {self.table['n_tokens'].mean():.4g}\n"
+                + means.to_string(float_format=lambda v: f"{v:.4g}") + "\n")
+
+    def to_frame(self) -> pd.DataFrame:
+        """The table: one row per prompt."""
+        return self.table
 
 
 @dataclass(frozen=True, repr=False)
@@ -277,9 +320,9 @@ def score_generations(model, inputs, *, tokenizer=None, max_new_tokens, k=10, or
 
     Returns
     -------
-    pandas.DataFrame
-        One row per prompt: ``prompt``, ``response`` (None without a tokenizer), ``n_tokens`` and
-        the score columns above.
+    GenerationScores
+        Its ``to_frame()`` (the ``table``) has one row per prompt: ``prompt``, ``response`` (None
+        without a tokenizer), ``n_tokens`` and the score columns above.
 
     See Also
     --------
@@ -296,7 +339,7 @@ def score_generations(model, inputs, *, tokenizer=None, max_new_tokens, k=10, or
     --------
     >>> from learncore.llm_uncertainty import addition_prompts, load_arith_model, score_generations
     >>> prompts, answers = addition_prompts(3, seed=0)
-    >>> table = score_generations(load_arith_model(), prompts, max_new_tokens=5)
+    >>> table = score_generations(load_arith_model(), prompts, max_new_tokens=5).to_frame()
     >>> list(table.columns)[:4]
     ['prompt', 'response', 'n_tokens', 'glu']
     """
@@ -323,4 +366,4 @@ def score_generations(model, inputs, *, tokenizer=None, max_new_tokens, k=10, or
             rows.append({"prompt": prompts[i] if isinstance(prompts[i], str) else list(map(int, prompts[i])),
                          **_row(trace, k, alpha)})
             bar.update(1)
-    return pd.DataFrame(rows, index=index)
+    return GenerationScores(pd.DataFrame(rows, index=index), k=k, alpha=float(alpha))

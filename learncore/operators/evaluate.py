@@ -20,7 +20,53 @@ from statcore.utils import check_probability
 from .._torch import module_dtype
 from ._model_checks import check_choice, check_dataset, check_positive_int, check_seed, check_split
 
-__all__ = ["evaluate", "latent_signature", "LatentSignature"]
+__all__ = ["evaluate", "latent_signature", "LatentSignature", "OperatorErrors"]
+
+
+@dataclass(frozen=True, repr=False)
+class OperatorErrors(Result):
+    """Relative L2 errors of an operator on clean and corrupted sensor readings (:func:`evaluate`).
+
+    Attributes
+    ----------
+    table : pandas.DataFrame
+        One row per sample, corruption and level: ``sample`` (the dataset's sample index),
+        ``corruption`` ("none" for the clean readings), ``level``, ``rel_l2``; clean rows first, then
+        by corruption and level in the order asked (``to_frame()`` returns it).
+    split : str
+        The split evaluated.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> res = OperatorErrors(pd.DataFrame({"sample": [0, 1], "corruption": "none", "level": 0.0,
+    ...                                    "rel_l2": [0.1, 0.3]}), "test")
+    >>> res.mean_errors()["rel_l2"].tolist()
+    [0.2]
+    """
+
+    table: pd.DataFrame
+    split: str
+
+    def _repr_parts(self):
+        return [("split", self.split), ("n_samples", int(self.table["sample"].nunique())),
+                ("n_conditions", int(len(self.mean_errors()))),
+                ("clean_rel_l2", float(self.table.loc[self.table["corruption"] == "none", "rel_l2"].mean())
+                 if (self.table["corruption"] == "none").any() else float("nan"))]
+
+    def mean_errors(self) -> pd.DataFrame:
+        """The mean relative L2 error per corruption and level (in the order evaluated)."""
+        return self.table.groupby(["corruption", "level"], sort=False)["rel_l2"].mean().reset_index()
+
+    def summary(self) -> str:
+        means = self.mean_errors()
+        return (f"\n\tRelative L2 errors under sensor corruptions ({self.split} split, "
+                f"{self.table['sample'].nunique()} samples)\n\n"
+                + means.to_string(index=False, float_format=lambda v: f"{v:.4g}") + "\n")
+
+    def to_frame(self) -> pd.DataFrame:
+        """The table: ``sample``, ``corruption``, ``level``, ``rel_l2``."""
+        return self.table
 
 
 def _corruption_table(corruptions) -> dict:
@@ -113,7 +159,7 @@ def _split_data(ds, split) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarr
 
 
 def evaluate(model, ds, *, corruptions=None, levels=(0.05, 0.1, 0.2), seed=None, split: str = "test",
-             clean: bool = True, batch_size: int = 256) -> pd.DataFrame:
+             clean: bool = True, batch_size: int = 256) -> OperatorErrors:
     """Relative L2 errors of an operator on clean and corrupted sensor readings, one row per sample,
     corruption and level.
 
@@ -147,9 +193,10 @@ def evaluate(model, ds, *, corruptions=None, levels=(0.05, 0.1, 0.2), seed=None,
 
     Returns
     -------
-    pandas.DataFrame
-        Columns ``sample`` (the dataset's sample index), ``corruption``, ``level``, ``rel_l2``; clean
-        rows first, then by corruption and level in the order asked.
+    OperatorErrors
+        Its ``to_frame()`` (the ``table``) has the columns ``sample`` (the dataset's sample index),
+        ``corruption``, ``level``, ``rel_l2``; clean rows first, then by corruption and level in the
+        order asked. ``mean_errors()`` averages over the samples.
 
     References
     ----------
@@ -168,8 +215,8 @@ def evaluate(model, ds, *, corruptions=None, levels=(0.05, 0.1, 0.2), seed=None,
     ...                      sensor_idx=np.arange(0, 16, 3), train_idx=np.arange(30), test_idx=np.arange(30, 40))
     >>> net = DeepONet.from_dataset(ds, p=4, branch_hidden=(8,), trunk_hidden=(8,))
     >>> noise = {"gauss": lambda s, level, *, sensor_coords, seed: s + level * seed.normal(size=s.shape)}
-    >>> tab = evaluate(net, ds, corruptions=noise, levels=(0.1, 0.5), seed=1)
-    >>> tab.groupby(["corruption", "level"]).size().to_dict()
+    >>> res = evaluate(net, ds, corruptions=noise, levels=(0.1, 0.5), seed=1)
+    >>> res.to_frame().groupby(["corruption", "level"]).size().to_dict()
     {('gauss', 0.1): 10, ('gauss', 0.5): 10, ('none', 0.0): 10}
     """
     run, _ = _model_io(model)
@@ -201,7 +248,7 @@ def evaluate(model, ds, *, corruptions=None, levels=(0.05, 0.1, 0.2), seed=None,
                                         "rel_l2": _rel_l2(pred, y)}))
     if not frames:
         raise ValueError("nothing to evaluate: no corruption given and clean=False")
-    return pd.concat(frames, ignore_index=True)
+    return OperatorErrors(pd.concat(frames, ignore_index=True), split)
 
 
 # ----------------------------------------------------------------------------------------------

@@ -11,10 +11,11 @@ from ..multitest.combine import _LEGACY_METHODS as COMBINE_METHODS, combine_pval
 from .gcm import GCMWarning, gcm_test
 from .regress import (REGRESSIONS, ForestSmoother, RegressionFit, SpectralSmoother, fit_residualizer,
                       fit_residualizers, residualize)
+from ._parcor_result import PartialCorrelationTests
 from .rpcit import parcor_pvalues, random_directions, rpcit
 
 __all__ = ["gcm_test", "GCMWarning", "rpcit", "random_directions", "combine_pvalues", "COMBINE_METHODS",
-           "parcor_pvalues", "residualize", "fit_residualizer", "fit_residualizers", "RegressionFit",
+           "parcor_pvalues", "PartialCorrelationTests", "residualize", "fit_residualizer", "fit_residualizers", "RegressionFit",
            "SpectralSmoother", "ForestSmoother", "REGRESSIONS"]
 
 # skeleton learning (PC-stable with grouped nodes); the causal-learn adapter stays in

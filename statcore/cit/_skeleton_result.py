@@ -54,11 +54,11 @@ class SkeletonResult(Result):
     >>> res = pc_skeleton(pd.DataFrame({"A": a, "B": b, "C": c}), alpha=0.01, test="gcm")
     >>> res
     SkeletonResult(nodes=3, edges=2, tests=6, alpha=0.01, test='gcm')
-    >>> res.to_frame()[["from", "to", "adjacent"]]
-      from to  adjacent
-    0    A  B      True
-    1    A  C     False
-    2    B  C      True
+    >>> res.to_frame()[["var1", "var2", "adjacent"]]
+      var1 var2  adjacent
+    0    A    B      True
+    1    A    C     False
+    2    B    C      True
     """
 
     nodes: tuple
@@ -132,7 +132,7 @@ class SkeletonResult(Result):
 
     # ---- output --------------------------------------------------------------------------------
     def to_frame(self):
-        """One row per pair of nodes: ``adjacent``, ``p_max``, ``sepset`` (None when adjacent)."""
+        """One row per pair of nodes ``var1``, ``var2`` (the naming table's pairwise columns): ``adjacent``, ``p_max``, ``sepset`` (None when adjacent)."""
         import pandas as pd
 
         m = len(self.nodes)
@@ -142,7 +142,7 @@ class SkeletonResult(Result):
                 a, b = self.nodes[i], self.nodes[j]
                 rows.append((a, b, bool(self.adjacency.iat[i, j]), float(self.p_max.iat[i, j]),
                              self.sepsets.get((a, b))))
-        return pd.DataFrame(rows, columns=["from", "to", "adjacent", "p_max", "sepset"])
+        return pd.DataFrame(rows, columns=["var1", "var2", "adjacent", "p_max", "sepset"])
 
     def summary(self, *, digits: int = R_DIGITS, max_print: int = 30) -> str:
         """The printout: test and level, counts, then the edges kept and removed (largest p-value,
@@ -163,7 +163,7 @@ class SkeletonResult(Result):
                 lines.append("<none>")
                 continue
             shown = part.iloc[:max_print]
-            cols = {"from": [str(v) for v in shown["from"]], "to": [str(v) for v in shown["to"]],
+            cols = {"var1": [str(v) for v in shown["var1"]], "var2": [str(v) for v in shown["var2"]],
                     "p.max": [float(v) for v in shown["p_max"]]}
             if title.startswith("Removed"):
                 cols["sepset"] = ["{" + ", ".join(map(str, s)) + "}" for s in shown["sepset"]]

@@ -22,6 +22,7 @@ from .._checks import (as_cit_data, as_directions, as_float_array, check_choice,
                        check_nan_policy, check_positive_int, check_rank, check_seed)
 from .._checks.public import public_function
 from .._result import HTest
+from ._parcor_result import PartialCorrelationTests
 from ..multitest.combine import _LEGACY_METHODS as COMBINE_METHODS, _combine_array as combine_pvalues
 from ._gcm_core import (_VARIANCES, _special, max_bootstrap_pvalue, normal_pvalue, residual_pair,
                         standardised_products, variance_inflation, warn_if_krr_rpcit_small_n, warn_if_small_n)
@@ -85,7 +86,7 @@ def random_directions(d: int, k: int, *, seed: Any = None) -> np.ndarray:
 
 @public_function(data=("rx", "ry", "wx", "wy"), nan_policy=("raise", "omit"), rows=("rx", "ry"))
 def parcor_pvalues(rx: Any, ry: Any, wx: Any, wy: Any, *, q: int, method: str = "t",
-                   nan_policy: str = "raise") -> tuple[np.ndarray, np.ndarray]:
+                   nan_policy: str = "raise") -> PartialCorrelationTests:
     """Partial correlations of the k projected pairs and their p-values, from sufficient statistics.
 
     With residual cross-products Cxx = rx'rx, Cyy, Cxy the j-th partial correlation is
@@ -110,10 +111,10 @@ def parcor_pvalues(rx: Any, ry: Any, wx: Any, wy: Any, *, q: int, method: str = 
 
     Returns
     -------
-    rho : ndarray (k,)
-        Partial correlation of ``x @ wx[:, j]`` and ``y @ wy[:, j]`` given z.
-    p : ndarray (k,)
-        Two-sided p-values.
+    PartialCorrelationTests
+        The k tests, a vectorised HTest: ``rho`` (k,), the partial correlation of ``x @ wx[:, j]``
+        and ``y @ wy[:, j]`` given z; ``statistic`` (t or z) and two-sided ``p_value`` (k,); it
+        unpacks as ``statistic, p_value`` like every HTest.
 
     Examples
     --------
@@ -125,7 +126,8 @@ def parcor_pvalues(rx: Any, ry: Any, wx: Any, wy: Any, *, q: int, method: str = 
     >>> y = z @ [[0.5, 1.0], [1.0, 0.0]] + rng.normal(size=(100, 2))
     >>> rx, ry = residualize(x, z), residualize(y, z)
     >>> wx, wy = random_directions(3, 5, seed=rng), random_directions(2, 5, seed=rng)
-    >>> rho, p = parcor_pvalues(rx, ry, wx, wy, q=2)
+    >>> res = parcor_pvalues(rx, ry, wx, wy, q=2)
+    >>> rho, p = res.rho, res.p_value
     >>> bool(np.isclose(rho[0], np.corrcoef(rx @ wx[:, 0], ry @ wy[:, 0])[0, 1]))
     True
     >>> p.shape, bool(np.all((0 <= p) & (p <= 1)))
@@ -146,7 +148,18 @@ def parcor_pvalues(rx: Any, ry: Any, wx: Any, wy: Any, *, q: int, method: str = 
     if wx.shape[1] != wy.shape[1]:
         raise ValueError(f"wx and wy must hold the same number k of directions (columns), got {wx.shape[1]} "
                          f"and {wy.shape[1]}")
-    return _parcor(rx, ry, wx, wy, q, method)
+    rho, p = _parcor(rx, ry, wx, wy, q, method)
+    n = rx.shape[0]
+    with np.errstate(divide="ignore"):
+        if method == "t":
+            df = n - 2 - q
+            stat, label, kind_df = rho * np.sqrt(df / (1.0 - rho ** 2)), "t-test", float(df)
+        else:
+            stat, label, kind_df = np.arctanh(rho) * np.sqrt(n - q - 3), "Fisher's z test", None
+    return PartialCorrelationTests(statistic=stat, p_value=p, rho=rho, kind=method, df=kind_df, q=q,
+                                   statistic_name="t" if method == "t" else "z", alternative="two.sided",
+                                   method=f"Partial correlation {label} of {rho.size} projected pairs",
+                                   data_name=f"x @ wx and y @ wy given {q} conditioning columns, n = {n}")
 
 
 def _parcor(rx: np.ndarray, ry: np.ndarray, wx: np.ndarray, wy: np.ndarray, q: int,

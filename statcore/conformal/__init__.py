@@ -12,8 +12,8 @@
 __all__: list[str] = []
 
 # --- the quantile and the coverage checks (quantile.py) ---
-from .quantile import conformal_quantile, coverage_band, coverage_test  # noqa: E402
-__all__ += ["conformal_quantile", "coverage_band", "coverage_test"]
+from .quantile import CoverageBand, conformal_quantile, coverage_band, coverage_test  # noqa: E402
+__all__ += ["conformal_quantile", "coverage_band", "coverage_test", "CoverageBand"]
 
 # --- highest-density sets from a predictive density (density.py) ---
 from .density import ConformalSet, conformal_density_scores, conformal_set  # noqa: E402

@@ -172,12 +172,13 @@ class ConformalSet(Result):
 
     def to_frame(self):
         """One row per interval: ``row`` (the density), ``interval`` (1, 2, ... within it),
-        ``lower``, ``upper``, ``length``; an empty set has no row."""
+        ``pred_low``, ``pred_high`` (its ends: the attributes ``lower``, ``upper``), ``length``; an empty
+        set has no row."""
         import pandas as pd
 
         stops = np.cumsum(self.n_intervals)
         within = np.arange(self.row.size) - (stops - self.n_intervals)[self.row] + 1
-        return pd.DataFrame({"row": self.row, "interval": within, "lower": self.lower, "upper": self.upper,
+        return pd.DataFrame({"row": self.row, "interval": within, "pred_low": self.lower, "pred_high": self.upper,
                              "length": self.upper - self.lower})
 
     def _repr_parts(self):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -11,9 +12,55 @@ from .._checks import (show_value, as_float_array, as_scores, check_choice, chec
                        check_positive_int, check_probability, conformal_rank, min_calibration_size)
 from .._checks.public import public_function
 from .._checks.core import _is_pandas
-from .._result import HTest
+from .._result import HTest, Result
 
-__all__ = ["conformal_quantile", "coverage_band", "coverage_test"]
+__all__ = ["conformal_quantile", "coverage_band", "coverage_test", "CoverageBand"]
+
+
+@dataclass(frozen=True, repr=False)
+class CoverageBand(Result):
+    """The exact band of split-conformal marginal coverage (:func:`coverage_band`); it unpacks as
+    ``lower, upper = res``.
+
+    Attributes
+    ----------
+    lower, upper : float
+        The bounds of the coverage: 1 - alpha and min(1, 1 - alpha + 1/(n + 1)).
+    n : int
+        Calibration scores.
+    alpha : float
+        The miscoverage.
+    k : int
+        The conformal rank ceil((n + 1)(1 - alpha)); k > n means an infinite set (coverage 1).
+
+    Examples
+    --------
+    >>> from statcore import coverage_band
+    >>> coverage_band(9, alpha=0.1)
+    CoverageBand(lower=0.9, upper=1, n=9, alpha=0.1, k=9)
+    """
+
+    lower: float
+    upper: float
+    n: int
+    alpha: float
+    k: int
+
+    def __iter__(self):
+        return iter((self.lower, self.upper))
+
+    def summary(self) -> str:
+        exact = "" if self.k > self.n else f"; with distinct scores exactly {self.k}/{self.n + 1}"
+        return (f"\n\tSplit-conformal marginal coverage band\n\n"
+                f"n = {self.n} calibration scores, alpha = {self.alpha:g}, rank k = {self.k}\n"
+                f"coverage in [{self.lower:.6g}, {self.upper:.6g}]{exact}\n")
+
+    def to_frame(self):
+        """One row: ``lower``, ``upper``, ``n``, ``alpha``, ``k``."""
+        import pandas as pd
+
+        return pd.DataFrame([{"lower": self.lower, "upper": self.upper, "n": self.n, "alpha": self.alpha,
+                              "k": self.k}])
 
 
 def _too_small(n: int, alpha: float, where: str = "") -> ValueError:
@@ -122,7 +169,8 @@ def coverage_band(n, *, alpha):
 
     For exchangeable scores, P(y_{n+1} in the set) = k/(n + 1) with k = ceil((n + 1)(1 - alpha))
     when the scores are almost surely distinct (at least that with ties), so it lies in
-    [1 - alpha, 1 - alpha + 1/(n + 1)).
+    [1 - alpha, 1 - alpha + 1/(n + 1)). A coverage is at most 1, so the upper end is capped there:
+    when k > n (n < 1/alpha - 1) the set is the whole line and covers always.
 
     Parameters
     ----------
@@ -133,8 +181,9 @@ def coverage_band(n, *, alpha):
 
     Returns
     -------
-    tuple of float
-        ``(1 - alpha, 1 - alpha + 1/(n + 1))``.
+    CoverageBand
+        ``lower`` = 1 - alpha, ``upper`` = min(1, 1 - alpha + 1/(n + 1)), ``n``, ``alpha`` and the
+        rank ``k``; it unpacks as ``lower, upper``.
 
     References
     ----------
@@ -151,7 +200,8 @@ def coverage_band(n, *, alpha):
     """
     n = check_positive_int(n, "n")
     alpha = check_miscoverage(alpha)
-    return (1.0 - alpha, 1.0 - alpha + 1.0 / (n + 1))
+    return CoverageBand(lower=1.0 - alpha, upper=min(1.0, 1.0 - alpha + 1.0 / (n + 1)), n=n, alpha=alpha,
+                        k=int(conformal_rank(n, alpha)))
 
 
 # ----------------------------------------------------------------------------------------------

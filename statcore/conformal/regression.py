@@ -113,11 +113,12 @@ class ConformalIntervals(CalibrationRecord, Result):
         return "\n".join(lines) + "\n"
 
     def to_frame(self):
-        """One row per test point: ``lower``, ``upper``, ``length``, ``q`` and, with Mondrian
+        """One row per test point: ``pred_low``, ``pred_high`` (the attributes ``lower``, ``upper``),
+        ``length``, ``q`` and, with Mondrian
         calibration, ``group`` (the index of the Series passed as test predictions)."""
         import pandas as pd
 
-        cols = {"lower": self.lower, "upper": self.upper, "length": self.length, "q": self.q}
+        cols = {"pred_low": self.lower, "pred_high": self.upper, "length": self.length, "q": self.q}
         if self.test_groups is not None:
             cols["group"] = self.test_groups
         return pd.DataFrame(cols, index=self.index)

@@ -8,6 +8,7 @@ import numpy as np
 from .._checks import check_correlation, check_positive_int, interval_inputs
 from ._design import _cell_weights, _Design
 from ._functions import _F
+from ._results import IdentifiedSetInterval
 
 # ----------------------------------------------------------------------------------------------
 # inference
@@ -53,7 +54,7 @@ def _bvn_upper_lower(a: float, b: float, rho: float) -> float:
 
 
 def imbens_manski_interval(lower: float, upper: float, se_lower: float, se_upper: float, *,
-                           conf_level: float = 0.95) -> tuple[float, float]:
+                           conf_level: float = 0.95) -> IdentifiedSetInterval:
     """Imbens & Manski (2004) confidence interval for a parameter known to lie in [lower, upper].
 
     The interval [l - c se_l, u + c se_u] with c solving Phi(c + D / max(se_l, se_u)) - Phi(-c) =
@@ -74,8 +75,9 @@ def imbens_manski_interval(lower: float, upper: float, se_lower: float, se_upper
 
     Returns
     -------
-    tuple of float
-        (lower end, upper end) of the interval.
+    IdentifiedSetInterval
+        ``conf_low``, ``conf_high`` (it unpacks as ``lo, hi = res``; ``conf_int`` is the pair), the
+        inputs, ``ci`` and the critical values ``c_lower``, ``c_upper``.
 
     Examples
     --------
@@ -102,13 +104,13 @@ def imbens_manski_interval(lower: float, upper: float, se_lower: float, se_upper
     delta = max(upper - lower, 0.0)
     s = max(se_lower, se_upper)
     if s <= 0:
-        return lower, upper
+        return _interval(lower, upper, se_lower, se_upper, conf_level, "imbens-manski", None, np.nan, np.nan)
     c = brentq(lambda c: norm.cdf(c + delta / s) - norm.cdf(-c) - conf_level, 0.0, 10.0)
-    return lower - c * se_lower, upper + c * se_upper
+    return _interval(lower, upper, se_lower, se_upper, conf_level, "imbens-manski", None, c, c)
 
 
 def stoye_interval(lower: float, upper: float, se_lower: float, se_upper: float, *, rho: float,
-                   conf_level: float = 0.95, n: int) -> tuple[float, float]:
+                   conf_level: float = 0.95, n: int) -> IdentifiedSetInterval:
     """Stoye (2009) confidence interval for a parameter known to lie in [lower, upper].
 
     The shortest [l - c_l se_l, u + c_u se_u] (smallest c_l se_l + c_u se_u) that covers the true
@@ -136,8 +138,9 @@ def stoye_interval(lower: float, upper: float, se_lower: float, se_upper: float,
 
     Returns
     -------
-    tuple of float
-        (lower end, upper end) of the interval.
+    IdentifiedSetInterval
+        ``conf_low``, ``conf_high`` (it unpacks as ``lo, hi = res``; ``conf_int`` is the pair), the
+        inputs, ``ci`` and the critical values ``c_lower``, ``c_upper``.
 
     Examples
     --------
@@ -164,7 +167,8 @@ def stoye_interval(lower: float, upper: float, se_lower: float, se_upper: float,
     rho = check_correlation(rho)
     n = check_positive_int(n, "n")
     if se_lower <= 0 or se_upper <= 0:
-        return imbens_manski_interval(lower, upper, se_lower, se_upper, conf_level=conf_level)
+        im = imbens_manski_interval(lower, upper, se_lower, se_upper, conf_level=conf_level)
+        return _interval(lower, upper, se_lower, se_upper, conf_level, "stoye", rho, im.c_lower, im.c_upper)
     delta = max(upper - lower, 0.0)
     if delta <= max(se_lower, se_upper) * math.sqrt(math.log(max(n, 3))):
         delta = 0.0
@@ -188,11 +192,11 @@ def stoye_interval(lower: float, upper: float, se_lower: float, se_upper: float,
                           method="bounded", options={"xatol": 1e-6})
     cl = float(res.x)
     cu = cu_for(cl)
-    return lower - cl * se_lower, upper + cu * se_upper
+    return _interval(lower, upper, se_lower, se_upper, conf_level, "stoye", rho, cl, cu)
 
 
 def identified_set_interval(lower: float, upper: float, se_lower: float, se_upper: float, *, rho: float,
-                            conf_level: float = 0.95) -> tuple[float, float]:
+                            conf_level: float = 0.95) -> IdentifiedSetInterval:
     """Confidence interval that covers the whole identified set [lower, upper] at once.
 
     [l - c se_l, u + c se_u] with c solving P(Z_l <= c, Z_u >= -c) = ``conf_level``, the
@@ -218,8 +222,9 @@ def identified_set_interval(lower: float, upper: float, se_lower: float, se_uppe
 
     Returns
     -------
-    tuple of float
-        (lower end, upper end) of the interval.
+    IdentifiedSetInterval
+        ``conf_low``, ``conf_high`` (it unpacks as ``lo, hi = res``; ``conf_int`` is the pair), the
+        inputs, ``ci`` and the critical values ``c_lower``, ``c_upper``.
 
     Examples
     --------
@@ -245,7 +250,7 @@ def identified_set_interval(lower: float, upper: float, se_lower: float, se_uppe
     lower, upper, se_lower, se_upper, conf_level = interval_inputs(lower, upper, se_lower, se_upper, conf_level)
     rho = check_correlation(rho)
     if se_lower <= 0 and se_upper <= 0:
-        return lower, upper
+        return _interval(lower, upper, se_lower, se_upper, conf_level, "whole-set", rho, np.nan, np.nan)
     if se_lower <= 0 or se_upper <= 0:
         c = float(norm.ppf(conf_level))
     else:
@@ -256,7 +261,18 @@ def identified_set_interval(lower: float, upper: float, se_lower: float, se_uppe
             c = a
         else:
             c = brentq(lambda c: _bvn_upper_lower(c, c, rho) - conf_level, a - 1e-9, b + 1e-9, xtol=1e-12)
-    return lower - c * se_lower, upper + c * se_upper
+    return _interval(lower, upper, se_lower, se_upper, conf_level, "whole-set", rho, c, c)
+
+
+def _interval(lower, upper, se_lower, se_upper, conf_level, ci, rho, c_lower, c_upper) -> IdentifiedSetInterval:
+    """The result: [lower - c_lower se_lower, upper + c_upper se_upper] (the ends themselves when the
+    critical values are NaN: both standard errors zero)."""
+    lo = lower if not np.isfinite(c_lower) else lower - c_lower * se_lower
+    hi = upper if not np.isfinite(c_upper) else upper + c_upper * se_upper
+    return IdentifiedSetInterval(conf_low=float(lo), conf_high=float(hi), lower=float(lower), upper=float(upper),
+                                 se_lower=float(se_lower), se_upper=float(se_upper), conf_level=float(conf_level),
+                                 ci=ci, rho=None if rho is None else float(rho), c_lower=float(c_lower),
+                                 c_upper=float(c_upper))
 
 
 def _kink_boundaries(y: np.ndarray, w: np.ndarray) -> np.ndarray:

@@ -10,7 +10,7 @@ from .._r.rformat import R_DIGITS, format_numbers, format_table
 from .._result import Result, freeze
 from ._functions import _eval_f
 
-__all__ = ["JointBounds"]
+__all__ = ["JointBounds", "IdentifiedSetInterval"]
 
 #: the to_frame() row of each quantity (snake_case)
 _ROWS = {"lower": "lower", "upper": "upper", "comonotone": "comonotone", "countercomonotone": "countercomonotone",
@@ -242,3 +242,89 @@ class JointBounds(Result):
         return np.asarray(axes)
 
 
+
+
+_CI_TITLES = {"imbens-manski": "Imbens-Manski confidence interval (covers each point of the identified set)",
+              "stoye": "Stoye confidence interval (covers each point of the identified set)",
+              "whole-set": "Confidence interval covering the whole identified set"}
+
+
+@dataclass(frozen=True, repr=False)
+class IdentifiedSetInterval(Result):
+    """A confidence interval for a partially identified parameter, from estimates of the two ends of
+    its identified set (:func:`imbens_manski_interval`, :func:`stoye_interval`,
+    :func:`identified_set_interval`).
+
+    Attributes
+    ----------
+    conf_low, conf_high : float
+        The interval; ``conf_int`` is the pair, and the result unpacks as ``lo, hi = res``.
+    lower, upper, se_lower, se_upper : float
+        The estimated ends of the identified set and their standard errors.
+    conf_level : float
+    ci : str
+        "imbens-manski" or "stoye" (covering each point of the set), "whole-set" (the set at once).
+    rho : float or None
+        The correlation of the two ends' estimates used (None for Imbens-Manski).
+    c_lower, c_upper : float
+        The critical values: the interval is [lower - c_lower se_lower, upper + c_upper se_upper]
+        (NaN when both standard errors are zero and the ends are returned as they are).
+
+    Examples
+    --------
+    >>> from statcore.coupling import imbens_manski_interval
+    >>> res = imbens_manski_interval(0.0, 1.0, 0.1, 0.1, conf_level=0.95)
+    >>> print(res.summary().strip())
+    Imbens-Manski confidence interval (covers each point of the identified set)
+    <BLANKLINE>
+    identified set: [0, 1], standard errors 0.1 and 0.1
+    critical values: 1.645 (lower end), 1.645 (upper end)
+    95 percent confidence interval:
+     -0.1644854  1.1644854
+    """
+
+    conf_low: float
+    conf_high: float
+    lower: float
+    upper: float
+    se_lower: float
+    se_upper: float
+    conf_level: float
+    ci: str
+    rho: float | None = None
+    c_lower: float = float("nan")
+    c_upper: float = float("nan")
+
+    @property
+    def conf_int(self) -> tuple[float, float]:
+        """``(conf_low, conf_high)``."""
+        return (self.conf_low, self.conf_high)
+
+    def __iter__(self):
+        return iter(self.conf_int)
+
+    def _repr_parts(self):
+        return [("ci", self.ci), ("conf_low", self.conf_low), ("conf_high", self.conf_high),
+                ("conf_level", self.conf_level)]
+
+    def summary(self, digits: int = R_DIGITS) -> str:
+        """The interval as R's ``print.htest`` prints one, after the identified set and critical values."""
+        ends = format_numbers([self.lower, self.upper], digits)
+        ses = format_numbers([self.se_lower, self.se_upper], digits)
+        lines = ["", "\t" + _CI_TITLES[self.ci], "",
+                 f"identified set: [{ends[0].strip()}, {ends[1].strip()}], standard errors {ses[0].strip()} and "
+                 f"{ses[1].strip()}" + ("" if self.rho is None else f", correlation {self.rho:.4g}")]
+        if np.isfinite(self.c_lower) or np.isfinite(self.c_upper):
+            lines.append(f"critical values: {self.c_lower:.4g} (lower end), {self.c_upper:.4g} (upper end)")
+        lines += [f"{100 * self.conf_level:g} percent confidence interval:",
+                  " " + " ".join(format_numbers([self.conf_low, self.conf_high], digits))]
+        return "\n".join(lines) + "\n"
+
+    def to_frame(self):
+        """One row: ``lower``, ``upper``, ``se_lower``, ``se_upper``, ``conf_low``, ``conf_high``,
+        ``conf_level``, ``ci``, ``rho``."""
+        import pandas as pd
+
+        return pd.DataFrame([{"lower": self.lower, "upper": self.upper, "se_lower": self.se_lower,
+                              "se_upper": self.se_upper, "conf_low": self.conf_low, "conf_high": self.conf_high,
+                              "conf_level": self.conf_level, "ci": self.ci, "rho": self.rho}])

@@ -209,7 +209,7 @@ def _bounds(y, treat, fx: _F, *, X, propensity, strata, assumption, f_class, con
                 if c_lo > c_hi:
                     c_lo = c_hi = 0.5 * (c_lo + c_hi)
             if ci == "imbens-manski":
-                set_ci = imbens_manski_interval(c_lo, c_hi, se["lower"], se["upper"], conf_level=conf_level)
+                set_ci = imbens_manski_interval(c_lo, c_hi, se["lower"], se["upper"], conf_level=conf_level).conf_int
             else:
                 rho = float(np.corrcoef(boot["lower"], boot["upper"])[0, 1]) if B > 2 else 0.0
                 # rho unknown (B <= 2 or a constant end): 1 is the conservative value for the whole set
@@ -217,7 +217,7 @@ def _bounds(y, treat, fx: _F, *, X, propensity, strata, assumption, f_class, con
                 set_ci = (identified_set_interval(c_lo, c_hi, se["lower"], se["upper"], rho=rho,
                                                   conf_level=conf_level) if ci == "whole-set"
                           else stoye_interval(c_lo, c_hi, se["lower"], se["upper"], rho=rho, conf_level=conf_level,
-                                              n=n1 + n0))
+                                              n=n1 + n0)).conf_int
             if assumption:
                 from scipy.stats import norm
 

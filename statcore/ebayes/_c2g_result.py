@@ -9,7 +9,7 @@ import numpy as np
 
 from .._checks import InputWrapper, c2g_new_covariates, check_probability
 from .._r.rformat import format_number, format_numbers
-from .._result import Result
+from .._result import HTest, Result
 from .._warnings import StatcoreWarning
 
 __all__ = ["C2GResult"]
@@ -60,10 +60,10 @@ class C2GResult(Result):
         at most 1e-4 per treated unit between two iterations (rather than at the 200-iteration cap);
         ``n_iter`` the iterations run. A run that did not converge warns.
     n_iter : int or None
-    response_p_value : float or None
-        Additive model: one-sided p-value of the split-sample test of "somebody responded" (the
-        held-out log-likelihood gain of the mixture over the null model); every q-value is at
-        least this, which holds the FDR when nobody responded.
+    response_test : HTest or None
+        Additive model: the split-sample test of "somebody responded" (z, the held-out
+        log-likelihood gain of the mixture over the null model, one-sided); ``response_p_value`` is
+        its p-value: every q-value is at least this, which holds the FDR when nobody responded.
 
     Examples
     --------
@@ -95,7 +95,7 @@ class C2GResult(Result):
     loglik: float | None = None
     converged: bool | None = None
     n_iter: int | None = None
-    response_p_value: float | None = None
+    response_test: HTest | None = None
     loglik_trace: np.ndarray | None = field(default=None, repr=False)
     _y: np.ndarray = field(default=None, repr=False)
     _treat: np.ndarray = field(default=None, repr=False)
@@ -104,6 +104,11 @@ class C2GResult(Result):
     _center: np.ndarray | None = field(default=None, repr=False)
     _scale: np.ndarray | None = field(default=None, repr=False)
     _columns: tuple | None = field(default=None, repr=False)
+
+    @property
+    def response_p_value(self) -> float | None:
+        """The p-value of ``response_test`` (None for the nonparametric model)."""
+        return None if self.response_test is None else self.response_test.p_value
 
     @classmethod
     def _build(cls, *, model, y, treat, lfdr, lfdr_model, q_values, selected, alpha, control, erpf, fit,
@@ -126,7 +131,12 @@ class C2GResult(Result):
             trace = np.array(em.loglik, dtype=float)
             trace.flags.writeable = False
             conv = dict(loglik=float(trace[-1]) if trace.size else None, converged=bool(em.converged),
-                        n_iter=int(em.n_iter), response_p_value=float(em.gate_p_value), loglik_trace=trace)
+                        n_iter=int(em.n_iter), loglik_trace=trace,
+                        response_test=HTest(statistic=float(em.gate_statistic), statistic_name="z",
+                                            p_value=float(em.gate_p_value), alternative="greater",
+                                            null_value={"held-out log-likelihood gain": 0.0},
+                                            method="Split-sample test of any response (C2G additive model)",
+                                            data_name="y by treat"))
         return cls(**conv,model=model, control=control, alpha=alpha, erpf=erpf, n_treated=int(treat.sum()),
                    n_controls=int(treat.size - treat.sum()), lfdr=wrap(lfdr, "lfdr"),
                    q_values=wrap(q_values, "q_value"), selected=wrap(selected, "selected"),
@@ -231,8 +241,7 @@ class C2GResult(Result):
             lines.append(f"EM: {em.n_iter} iterations{'' if em.converged else ' (not converged)'}, "
                          f"observed-data log-likelihood {format_number(self.loglik, digits + 3)}; "
                          f"held-out gain over no response: {format_number(em.evidence, 3)} s.e.")
-            lines.append("test of any response (split sample): p-value "
-                         + format_number(self.response_p_value, digits))
+            lines.append(self.response_test.summary().rstrip("\n"))
             if em.null_chosen:
                 lines.append("no evidence of response (gain within one s.e.): pi(x) set to 0")
         else:

@@ -68,6 +68,9 @@ def _nobs_differ(lls: Sequence[LogLik]) -> bool:
 class ICTable(Result):
     """The table of ``AIC(m1, m2, ...)``: one row per model, columns ``df`` and the criterion.
 
+    ``aic``, ``bic`` and ``aicc`` always return one (one row for one model): ``float(tab)`` is the
+    number of a one-model table (R's ``AIC(m)``), ``tab["name"]`` the value of a named row.
+
     Attributes
     ----------
     names : tuple of str
@@ -92,6 +95,8 @@ class ICTable(Result):
     <BLANKLINE>
     >>> tab["large"]
     94.2
+    >>> float(aic(LogLik(-45.2, 3, 40)))
+    96.4
     """
 
     names: tuple[str, ...]
@@ -117,6 +122,13 @@ class ICTable(Result):
     def __getitem__(self, name: str) -> float:
         return self.values[self.names.index(name)]
 
+    def __float__(self) -> float:
+        """The criterion of a one-model table (R's ``AIC(m)``); a table of several has no one number."""
+        if len(self.values) != 1:
+            raise TypeError(f"a table of {len(self.values)} models has no single {self.criterion}; index it by "
+                            f"name (tab[{self.names[0]!r}]) or use tab.values")
+        return float(self.values[0])
+
     def __len__(self) -> int:
         return len(self.names)
 
@@ -124,8 +136,6 @@ class ICTable(Result):
 def _criterion_table(models, named, criterion: str, k: float = 2.0):
     names, lls = _named_logliks(models, named)
     vals = _criterion_values(lls, criterion, k)
-    if len(lls) == 1:
-        return float(vals[0])
     if _nobs_differ(lls):
         warnings.warn("models are not all fitted to the same number of observations", NobsWarning,
                       stacklevel=3)
@@ -133,8 +143,11 @@ def _criterion_table(models, named, criterion: str, k: float = 2.0):
 
 
 _SHAPES = """
-    As in R, one model gives a number and several give a table (the argument count, not a flag,
-    decides). Rows are named by keyword (``aic(linear=m1, quadratic=m2)``) or ``model1``,
+    One return type: an :class:`ICTable` for one model as for several, one row per model. R's
+    ``AIC(m)`` gives a number and ``AIC(m1, m2)`` a data frame; a Python caller looping over model
+    sets should not have to branch on the count, so here ``float(aic(m))`` is R's number (and
+    statsmodels' ``m.aic`` for an OLS or GLM fit, which is AIC as well), and the table prints as R's
+    ``AIC(m1, m2)``. Rows are named by keyword (``aic(linear=m1, quadratic=m2)``) or ``model1``,
     ``model2``, ... by position. Models fitted to different numbers of observations are compared with
     a :class:`NobsWarning`, as R warns (:func:`compare_models` refuses them). The functions take
     fitted models, not data vectors, so they have no ``nan_policy``.
@@ -155,8 +168,8 @@ def aic(*models: Any, k: float = 2.0, **named: Any):
 
     Returns
     -------
-    float or ICTable
-        The criterion of one model, or the table of several (columns ``df`` and ``AIC``).
+    ICTable
+        One row per model (columns ``df`` and ``AIC``); ``float()`` of a one-model table is its AIC.
 
     References
     ----------
@@ -170,7 +183,7 @@ def aic(*models: Any, k: float = 2.0, **named: Any):
     >>> x = np.arange(10.0); y = np.array([1.2, 1.9, 3.2, 3.8, 5.3, 5.9, 7.1, 8.2, 8.8, 10.1])
     >>> m1 = sm.OLS(y, sm.add_constant(x)).fit()
     >>> m2 = sm.OLS(y, np.column_stack([np.ones(10), x, x ** 2])).fit()
-    >>> round(aic(m1), 6)                    # R: AIC(lm(y ~ x))
+    >>> round(float(aic(m1)), 6)             # R: AIC(lm(y ~ x))
     -0.642462
     >>> print(aic(linear=m1, quadratic=m2))  # R: AIC(linear, quadratic)
               df        AIC
@@ -193,8 +206,8 @@ def bic(*models: Any, **named: Any):
 
     Returns
     -------
-    float or ICTable
-        The criterion of one model, or the table of several (columns ``df`` and ``BIC``).
+    ICTable
+        One row per model (columns ``df`` and ``BIC``); ``float()`` of a one-model table is its BIC.
 
     References
     ----------
@@ -204,7 +217,7 @@ def bic(*models: Any, **named: Any):
     Examples
     --------
     >>> from statcore import LogLik
-    >>> round(bic(LogLik(-45.2, 3, 40)), 4)
+    >>> round(float(bic(LogLik(-45.2, 3, 40))), 4)
     101.4666
     """
     return _criterion_table(models, named, "BIC")
@@ -223,8 +236,8 @@ def aicc(*models: Any, **named: Any):
 
     Returns
     -------
-    float or ICTable
-        The criterion of one model, or the table of several (columns ``df`` and ``AICc``).
+    ICTable
+        One row per model (columns ``df`` and ``AICc``); ``float()`` of a one-model table is its AICc.
 
     References
     ----------
@@ -234,7 +247,7 @@ def aicc(*models: Any, **named: Any):
     Examples
     --------
     >>> from statcore import LogLik
-    >>> round(aicc(LogLik(-45.2, 3, 40)), 4)
+    >>> round(float(aicc(LogLik(-45.2, 3, 40))), 4)
     97.0667
     """
     return _criterion_table(models, named, "AICc")

@@ -16,9 +16,9 @@ import numpy as np
 from scipy import special
 
 from .._checks import (apply_nan_policy, as_pvalues, check_axis, check_choice, check_combine_weights,
-                       check_nan_policy, check_rank)
-from .._r.rformat import R_DIGITS, format_number, format_numbers, format_pval, format_table
-from .._result import Result
+                       check_flag, check_nan_policy, check_rank)
+from .._r.rformat import R_DIGITS, format_numbers, format_table
+from .._result import HTest, Result
 
 __all__ = ["combine_pvalues", "CombinedPValues", "COMBINE_METHODS"]
 
@@ -159,9 +159,9 @@ _AXIS0 = _DefaultAxis(0)
 # the result
 # ----------------------------------------------------------------------------------------------
 
-@dataclass(frozen=True, eq=False, repr=False)
-class CombinedPValues(Result):
-    """A combined p-value (or one per family), like scipy's ``SignificanceResult``.
+@dataclass(frozen=True, repr=False)
+class CombinedPValues(HTest):
+    """A combined p-value (or one per family): a vectorised ``HTest``, like scipy's ``SignificanceResult``.
 
     Attributes
     ----------
@@ -169,22 +169,24 @@ class CombinedPValues(Result):
         The combination's statistic (see :func:`combine_pvalues`); an array for batched input.
     p_value : float or ndarray
         The combined p-value; ``pvalue`` is scipy's spelling.
-    method : str
-        The rule used.
+    rule : str
+        The rule used (``"fisher"``, ``"topr"``, ...); ``method`` is its description, as in R's htest.
     k : int or ndarray
         The number of p-values combined (per family with ``nan_policy="omit"``).
     r : int or None
         The rank of the top-r rule.
 
-    The result unpacks like scipy's: ``stat, p = res``.
+    The result unpacks and indexes like scipy's: ``stat, p = res``, ``res[1]`` is the p-value.
 
     Examples
     --------
     >>> from statcore.multitest import combine_pvalues
     >>> res = combine_pvalues([0.01, 0.2, 0.3], method="fisher")
     >>> res
-    CombinedPValues(method='fisher', statistic=14.84, p_value=0.02156, k=3)
+    CombinedPValues(rule='fisher', statistic=14.84, p_value=0.02156, k=3)
     >>> stat, p = res
+    >>> res[1] == p
+    True
     >>> print(res.summary().strip())
     Fisher's combination of p-values
     <BLANKLINE>
@@ -192,60 +194,64 @@ class CombinedPValues(Result):
     statistic = 14.837, p-value = 0.02156
     """
 
-    statistic: Any
-    p_value: Any
-    method: str
-    k: Any
+    k: Any = None
     r: int | None = None
+    rule: str = ""
 
-    @property
-    def pvalue(self):
-        """scipy's name of ``p_value``."""
-        return self.p_value
+    # scipy's result is a (statistic, pvalue) tuple: it indexes and has a length, as well as unpacking
+    def __getitem__(self, index):
+        return (self.statistic, self.p_value)[index]
 
-    def __iter__(self):
-        return iter((self.statistic, self.p_value))
+    def __len__(self) -> int:
+        return 2
 
     def _repr_parts(self):
-        parts = [("method", self.method), ("statistic", self.statistic), ("p_value", self.p_value),
-                 ("k", self.k)]
+        parts = [("rule", self.rule), ("statistic", self.statistic), ("p_value", self.p_value), ("k", self.k)]
         if self.r is not None:
             parts.append(("r", self.r))
         return parts
 
-    def _html_title(self) -> str:
-        return _LABELS.get(self.method, self.method)
+    def __repr__(self) -> str:
+        return Result.__repr__(self)
 
     def summary(self, digits: int = R_DIGITS) -> str:
-        """R's ``print.htest`` layout for one family; a table of the families for batched input."""
-        label = _LABELS.get(self.method, self.method)
-        rank = "" if self.r is None else f", r = {self.r}"
+        """R's ``print.htest`` (the one HTest printer) for one family; its heading and a table of the
+        families for batched input."""
         if np.ndim(self.p_value) == 0:
-            fp = format_pval(float(self.p_value), max(1, digits - 3))
-            return (f"\n\t{label}\n\ndata:  {int(self.k)} p-values{rank}\n"
-                    f"statistic = {format_number(float(self.statistic), max(1, digits - 2))}, "
-                    f"p-value {fp if fp.startswith('<') else '= ' + fp}\n")
+            return super().summary(digits)
         frame = self.to_frame()
         shown = frame.head(10)
         body = format_table([str(i) for i in shown.index],
                             {"statistic": list(shown["statistic"]), "p_value": list(shown["p_value"])}, digits)
         more = f"\n... {len(frame) - 10} more families" if len(frame) > 10 else ""
-        k = np.asarray(self.k)
-        ks = str(int(k)) if k.ndim == 0 else f"{int(k.min())} to {int(k.max())}"
-        return f"\n\t{label}\n\ndata:  {len(frame)} families of {ks} p-values{rank}\n\n{body}{more}\n"
+        return f"\n\t{self.method}\n\ndata:  {self.data_name}\n\n{body}{more}\n"
 
     def to_frame(self):
-        """One row per family: ``statistic``, ``p_value``, ``k``, ``method`` (and ``r`` for top-r)."""
+        """One row per family: ``statistic``, ``p_value``, ``k``, ``rule`` (and ``r`` for top-r), ``method``."""
         import pandas as pd
 
         stat = np.atleast_1d(np.asarray(self.statistic, dtype=float)).ravel()
         cols = {"statistic": stat, "p_value": np.atleast_1d(np.asarray(self.p_value, dtype=float)).ravel(),
                 "k": np.broadcast_to(np.asarray(self.k), np.shape(self.p_value)).ravel()
                 if np.ndim(self.p_value) else [int(self.k)],
-                "method": [self.method] * stat.size}
+                "rule": [self.rule] * stat.size}
         if self.r is not None:
             cols["r"] = [self.r] * stat.size
+        cols["method"] = [self.method] * stat.size
         return pd.DataFrame(cols)
+
+
+def _combined(stat: Any, pval: Any, rule: str, k: Any, r: int | None) -> CombinedPValues:
+    """The result, its R-htest fields filled in: the rule's description and what was combined."""
+    rank = "" if r is None else f", r = {r}"
+    if np.ndim(pval) == 0:
+        data = f"{int(k)} p-values{rank}"
+    else:
+        ks = np.asarray(k)
+        count = str(int(ks)) if ks.ndim == 0 else f"{int(ks.min())} to {int(ks.max())}"
+        data = f"{int(np.size(pval))} families of {count} p-values{rank}"
+    return CombinedPValues(statistic=stat, p_value=pval, method=_LABELS.get(rule, rule), data_name=data,
+                           alternative=None, k=k, r=r, rule=rule)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -323,7 +329,7 @@ def _combine(arr: np.ndarray, method: str, r: Any, weights: Any, axis: int | Non
 
 
 def combine_pvalues(p: Any, method: str | None = None, *, weights: Any = None, axis: int | None = _AXIS0,
-                    r: int | None = None, nan_policy: str = "propagate") -> CombinedPValues:
+                    r: int | None = None, nan_policy: str = "propagate", keepdims: bool = False) -> CombinedPValues:
     """Combine k p-values of the same null hypothesis into one: scipy's methods and more.
 
     A superset of :func:`scipy.stats.combine_pvalues`: its five methods give its numbers, and
@@ -362,12 +368,16 @@ def combine_pvalues(p: Any, method: str | None = None, *, weights: Any = None, a
     nan_policy : {"propagate", "omit", "raise"}, keyword-only
         scipy's default "propagate" gives a NaN result for a family with a NaN (in ``p`` or
         ``weights``); "omit" combines the non-NaN p-values (k counts them); "raise" refuses NaN.
+    keepdims : bool, keyword-only
+        scipy's ``keepdims``: keep the combined axis (all axes with ``axis=None``) with length one, so
+        that ``statistic``, ``p_value`` (and ``k`` when it varies) broadcast against ``p``.
 
     Returns
     -------
     CombinedPValues
         ``statistic`` and ``p_value`` (floats for one family, arrays for batched input), ``method``,
-        ``k``; it unpacks as ``(statistic, p_value)`` and has scipy's ``pvalue``. The statistic is
+        ``k``; a vectorised ``HTest`` (``rule`` the method's name, ``method`` its description) that
+        unpacks and indexes as ``(statistic, p_value)`` and has scipy's ``pvalue``. The statistic is
         scipy's for its methods, min p (bonferroni), p_(r) (topr), min_i k p_(i) / i (simes,
         hommel_global) and the mean tangent T (cauchy).
 
@@ -421,9 +431,22 @@ def combine_pvalues(p: Any, method: str | None = None, *, weights: Any = None, a
                       "release; the default becomes scipy's axis=0 in the next. Pass axis= explicitly",
                       FutureWarning, stacklevel=3)
         axis = -1
+    keepdims = check_flag(keepdims, "keepdims")
     stat, pval, k, r = _combine(arr, method, r, weights, axis, nan_policy,
                                 None if masked is None or not masked.any() else masked)
-    return CombinedPValues(statistic=stat, p_value=pval, method=method, k=k, r=r)
+    if keepdims:
+        shape = _kept_shape(arr.shape, axis)
+        stat, pval = np.reshape(stat, shape), np.reshape(pval, shape)
+        k = np.reshape(k, shape) if np.ndim(k) else k
+    return _combined(stat, pval, method, k, r)
+
+
+def _kept_shape(shape: tuple, axis: Any) -> tuple:
+    """The shape of a reduction of ``shape`` along ``axis`` (None: all axes) with scipy's keepdims."""
+    if axis is None:
+        return (1,) * len(shape)
+    axis = check_axis(axis, len(shape), allow_none=False)
+    return tuple(1 if i == axis else n for i, n in enumerate(shape))
 
 
 def _combine_array(p: Any, method: str, r: int | None = None) -> Any:

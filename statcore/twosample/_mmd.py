@@ -62,10 +62,10 @@ class KIDResult(Result):
     ----------
     estimate : float
         The mean of the subset estimates (KID).
-    sd : float
+    std_dev : float
         Their standard deviation with the 1/subsets denominator, as torch-fidelity
         (``kernel_inception_distance_std``) and torchmetrics report it: the spread of one subset's
-        estimate, not the standard error of the mean (that is ``sd / sqrt(subsets - 1)``).
+        estimate, not the standard error of the mean (that is ``std_dev / sqrt(subsets - 1)``).
     values : numpy.ndarray
         The unbiased MMD^2 of every subset.
     indices : numpy.ndarray, shape (subsets, 2, subset_size)
@@ -83,7 +83,7 @@ class KIDResult(Result):
     """
 
     estimate: float
-    sd: float
+    std_dev: float
     subsets: int
     subset_size: int
     values: Any = field(repr=False)
@@ -92,11 +92,11 @@ class KIDResult(Result):
     def summary(self) -> str:
         return ("\n\tKernel Inception Distance (unbiased MMD^2, kernel (x.y/d + 1)^3)\n\n"
                 f"data:  {self.subsets} subsets of size {self.subset_size}\n"
-                f"KID = {self.estimate:.6g}, sd over subsets = {self.sd:.4g}\n")
+                f"KID = {self.estimate:.6g}, sd over subsets = {self.std_dev:.4g}\n")
 
     def to_frame(self):
         import pandas as pd
-        return pd.DataFrame([{"estimate": self.estimate, "sd": self.sd, "subsets": self.subsets,
+        return pd.DataFrame([{"estimate": self.estimate, "std_dev": self.std_dev, "subsets": self.subsets,
                               "subset_size": self.subset_size}])
 
     def _plot(self, ax=None, **kwargs):
@@ -139,7 +139,7 @@ def kid(x, y, *, subsets=100, subset_size=1000, seed=None, n_jobs=1, progress=No
     Returns
     -------
     KIDResult
-        ``estimate`` (KID), ``sd`` (over subsets), the subset ``values`` and their ``indices``.
+        ``estimate`` (KID), ``std_dev`` (over subsets), the subset ``values`` and their ``indices``.
 
     References
     ----------
@@ -168,7 +168,7 @@ def kid(x, y, *, subsets=100, subset_size=1000, seed=None, n_jobs=1, progress=No
                        unit="subset")
     idx = np.concatenate([p[0] for p in parts])
     vals = np.concatenate([p[1] for p in parts])
-    return KIDResult(estimate=float(vals.mean()), sd=float(vals.std()), subsets=subsets, subset_size=m,
+    return KIDResult(estimate=float(vals.mean()), std_dev=float(vals.std()), subsets=subsets, subset_size=m,
                      values=vals, indices=idx)
 
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from .._checks import as_float_array, check_flag, check_n_jobs, check_positive_int, check_progress, check_seed
 from .._checks.public import public_function
-from .._result import Result
+from .._result import HTest, Result
 
 __all__ = ["RankStabilityResult", "rank_stability"]
 
@@ -47,9 +47,12 @@ class RankStabilityResult(Result):
         Models x protocols: the scores and the ranks within each protocol (1 = best, ties averaged).
     tau : pandas.DataFrame
         Protocols x protocols Kendall tau_b between the rankings.
-    w, statistic, df, p_value : float, float, int, float
-        Kendall's W (tie-corrected), its chi-square statistic m (n - 1) W on n - 1 degrees of freedom and
-        the p-value of "no agreement" (equal to Friedman's test with protocols as blocks).
+    w : float
+        Kendall's W (tie-corrected).
+    w_test : HTest
+        Its test of "no agreement": the chi-square statistic m (n - 1) W on n - 1 degrees of freedom
+        (equal to Friedman's test with protocols as blocks), as R's ``DescTools::KendallW(test = TRUE)``;
+        ``statistic``, ``df`` and ``p_value`` are its statistic, degrees of freedom and p-value.
     swap : pandas.DataFrame or None
         One row per pair of models and protocol: ``model_a`` (ranked ahead), ``model_b``, ``protocol``,
         ``p_swap`` (bootstrap probability that b scores strictly ahead of a); None without a ``score``
@@ -73,11 +76,27 @@ class RankStabilityResult(Result):
     ranks: Any = field(repr=False)
     tau: Any = field(repr=False)
     w: float
-    statistic: float
-    df: int
-    p_value: float
+    w_test: HTest = field(repr=False)
     swap: Any = field(repr=False, default=None)
     B: int = 0
+
+    @property
+    def statistic(self) -> float:
+        """Kendall's chi-squared, m (n - 1) W (``w_test.statistic``)."""
+        return self.w_test.statistic
+
+    @property
+    def df(self) -> int:
+        """Its degrees of freedom, n - 1."""
+        return int(self.w_test.parameter["df"])
+
+    @property
+    def p_value(self) -> float:
+        """The p-value of "no agreement" (``w_test.p_value``)."""
+        return self.w_test.p_value
+
+    def _repr_parts(self):
+        return [("w", self.w), ("p_value", self.p_value), ("B", self.B)]
 
     def rank_range(self):
         """Per model: mean, best and worst rank over the protocols and the range (worst - best)."""
@@ -88,10 +107,8 @@ class RankStabilityResult(Result):
 
     def summary(self) -> str:
         import pandas as pd
-        lines = ["", "\tRank stability across evaluation protocols", "",
-                 f"data:  {self.ranks.shape[0]} models x {self.ranks.shape[1]} protocols",
-                 f"Kendall's W = {self.w:.4f}, chi-squared = {self.statistic:.4g}, df = {self.df}, "
-                 f"p-value = {self.p_value:.4g}", "", "Ranks (1 = best):",
+        lines = ["", "\tRank stability across evaluation protocols",
+                 self.w_test.summary().rstrip("\n"), "", "Ranks (1 = best):",
                  pd.concat([self.ranks, self.rank_range()[["rank_range"]]], axis=1).to_string(), "",
                  "Kendall's tau_b between protocols:", self.tau.round(3).to_string()]
         if self.swap is not None and len(self.swap):
@@ -185,7 +202,8 @@ def rank_stability(scores, *, score=None, n_samples=None, B=200, seed=None, lowe
     Returns
     -------
     RankStabilityResult
-        ``ranks``, ``tau``, Kendall's ``w`` with ``statistic``, ``df``, ``p_value``, ``rank_range()``,
+        ``ranks``, ``tau``, Kendall's ``w`` and its test ``w_test`` (an HTest: ``statistic``, ``df``,
+        ``p_value``), ``rank_range()``,
         ``swap``; ``plot()`` draws a bump chart.
 
     References
@@ -265,4 +283,8 @@ def rank_stability(scores, *, score=None, n_samples=None, B=200, seed=None, lowe
         scores=pd.DataFrame(values, index=labels_m, columns=labels_p),
         ranks=pd.DataFrame(ranks, index=labels_m, columns=labels_p),
         tau=pd.DataFrame(tau, index=labels_p, columns=labels_p),
-        w=float(w), statistic=float(stat), df=int(df), p_value=p, swap=swap, B=B_used)
+        w=float(w), w_test=HTest(statistic=float(stat), statistic_name="Kendall chi-squared", parameter={"df": int(df)},
+                                 p_value=p, estimate={"W": float(w)}, null_value={"W": 0.0}, alternative="greater",
+                                 method="Kendall's coefficient of concordance W (tie-corrected)",
+                                 data_name=f"{n} models x {m} protocols"),
+        swap=swap, B=B_used)

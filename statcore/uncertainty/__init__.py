@@ -4,6 +4,7 @@ states, evidential token-level uncertainty, and their fusion GLU (Medina et al.,
 numpy/scipy only: the scores take arrays (hidden states, logits); ``learncore.llm_uncertainty``
 collects them from a language model during generation.
 """
+from ._token_result import TokenUncertainty
 from .glu import GLUScore, evidential_token_uncertainty, glu_score, renyi_matrix_entropy
 
-__all__ = ["renyi_matrix_entropy", "evidential_token_uncertainty", "glu_score", "GLUScore"]
+__all__ = ["renyi_matrix_entropy", "evidential_token_uncertainty", "glu_score", "GLUScore", "TokenUncertainty"]

@@ -19,6 +19,7 @@ from .._checks import (as_hidden_matrix, as_hidden_stack, as_logit_matrix, check
                        check_top_k)
 from .._checks.public import public_function
 from .._result import Result
+from ._token_result import TokenUncertainty
 
 __all__ = ["renyi_matrix_entropy", "evidential_token_uncertainty", "glu_score", "GLUScore"]
 
@@ -182,8 +183,9 @@ def evidential_token_uncertainty(logits, *, k=10):
 
     Returns
     -------
-    pandas.DataFrame
-        One row per token, columns ``epistemic``, ``aleatoric``, ``entropy``, ``weighted_entropy``.
+    TokenUncertainty
+        One value per token in ``epistemic``, ``aleatoric``, ``entropy``, ``weighted_entropy``;
+        ``to_frame()`` is the table with these columns.
 
     See Also
     --------
@@ -201,15 +203,15 @@ def evidential_token_uncertainty(logits, *, k=10):
     --------
     >>> import numpy as np
     >>> from statcore import evidential_token_uncertainty
-    >>> tab = evidential_token_uncertainty(np.array([[5.0, 5.0, 5.0, 5.0, -1.0], [-2.0, -3.0, -4.0, -5.0, -6.0]]), k=4)
-    >>> tab.round(4)
+    >>> res = evidential_token_uncertainty(np.array([[5.0, 5.0, 5.0, 5.0, -1.0], [-2.0, -3.0, -4.0, -5.0, -6.0]]), k=4)
+    >>> res.to_frame().round(4)
        epistemic  aleatoric  entropy  weighted_entropy
     0     0.1667     1.3144    2.000            0.3333
     1     1.0000     1.3863    1.367            1.3670
     """
     logits = as_logit_matrix(logits, "logits")
     k = check_top_k(k, logits.shape[1])
-    return pd.DataFrame(_evidential(logits, k))
+    return TokenUncertainty(**_evidential(logits, k), k=k)
 
 
 @dataclass(frozen=True, repr=False)

@@ -71,8 +71,7 @@ def test_equality_repr_unpack_frame():
     html = a._repr_html_()
     assert "<table" in html and "<pre>" not in html and "Welch Two Sample t-test" in html
     assert a.summary() == str(a)
-    with pytest.raises(TypeError):
-        hash(a)
+    assert hash(a) == hash(b) and len({a, b}) == 1  # hashable, consistently with ==
 
 
 def test_extras_compare_arrays():
@@ -143,3 +142,118 @@ def test_print_matches_live_r_for_many_tests():
         assert h.summary() == printed, f"{h.method}\n--- ours\n{h.summary()}\n--- R\n{printed}"
         n += 1
     assert n == 15
+
+
+# -- the one equality, the hash, frozen pandas fields (docs/conventions.md, section 2) --------------
+
+import warnings  # noqa: E402
+from dataclasses import dataclass, field  # noqa: E402
+
+from statcore._result import Result  # noqa: E402
+
+
+@dataclass(frozen=True, repr=False)  # eq=True by default: Result's __eq__ must survive it
+class _Probe(Result):
+    estimate: float
+    values: np.ndarray
+    table: pd.DataFrame
+    named: dict = field(default_factory=dict)
+    fit: object = None
+
+    def summary(self):
+        return f"probe {self.estimate} {self.table['a'].sum()} {list(self.table.columns)}"
+
+    def to_frame(self):
+        return self.table
+
+
+def _probe(estimate=1.0, values=(1.0, np.nan), table=None, named=None, fit=None):
+    table = pd.DataFrame({"a": [1.0, 2.0], "b": ["x", "y"]}) if table is None else table
+    return _Probe(estimate, np.array(values), table, {"w": np.array([0.5, np.nan])} if named is None else named, fit)
+
+
+def test_equality_is_by_value_and_never_raises():
+    a, b = _probe(), _probe()
+    assert a == b and not (a != b) and a is not b  # arrays with NaN, a table, a dict of arrays
+    assert a != _probe(estimate=2.0)
+    assert a != _probe(values=(1.0, 2.0))
+    assert a != _probe(values=(1.0, np.nan, 3.0))  # another shape
+    assert a != _probe(table=pd.DataFrame({"a": [1.0, 2.5], "b": ["x", "y"]}))
+    assert a != _probe(named={"w": np.array([0.5, 0.6])}) and a != _probe(named={"v": np.array([0.5, np.nan])})
+    assert _probe(estimate=np.nan) == _probe(estimate=np.nan)
+    assert a != "probe" and a != sc.HTest(statistic=1.0)  # another type: unequal, no error
+    model = object()  # a fitted model compares by identity
+    assert _probe(fit=model) == _probe(fit=model) and _probe(fit=model) != _probe(fit=object())
+
+
+def test_hash_is_consistent_with_equality():
+    a, b = _probe(), _probe()
+    assert hash(a) == hash(b) and len({a, b}) == 1
+    assert hash(_probe(estimate=np.nan)) == hash(_probe(estimate=np.nan))
+    assert hash(a) != hash(_probe(estimate=2.0))
+    h1 = sc.HTest(statistic=1.0, p_value=float("nan"), extras={"x": np.arange(3)})
+    h2 = sc.HTest(statistic=1.0, p_value=float("nan"), extras={"x": np.arange(3)})
+    assert h1 == h2 and hash(h1) == hash(h2)
+
+
+def test_a_subclass_cannot_bring_its_own_equality():
+    with pytest.raises(TypeError, match="__eq__"):
+        class _Own(Result):
+            def __eq__(self, other):
+                return True
+    with pytest.raises(TypeError, match="__hash__"):
+        class _OwnHash(Result):
+            def __hash__(self):
+                return 0
+
+
+def test_pandas_fields_cannot_be_edited_in_place():
+    table = pd.DataFrame({"a": [1.0, 2.0], "b": ["x", "y"]})
+    res = _probe(table=table)
+    before = res.summary()
+    with warnings.catch_warnings():  # pandas warns of the chained assignment; it must not reach the result
+        warnings.simplefilter("ignore")
+        res.table.iloc[0, 0] = 99.0  # the reviewer's edit
+    held = res.table  # an edit through a name held on to reaches that copy only
+    held.iloc[0, 0] = 99.0
+    held["c"] = 1
+    held.index.name = "edited"
+    held.columns.name = "edited"
+    assert res.summary() == before and list(res.table.columns) == ["a", "b"]
+    assert res.table.index.name is None and res.table.columns.name is None
+    table.iloc[1, 0] = -5.0  # nor does an edit of the caller's frame
+    assert res.table.iloc[1, 0] == 2.0 and res.summary() == before
+    assert res == _probe() and res.table.equals(_probe().table)
+
+
+# -- the API check's result-protocol additions catch what they are for ------------------------------
+
+def _bad_result(frame=None, text="probe", held=None, extra=None):
+    @dataclass(frozen=True, repr=False)
+    class _Bad(Result):
+        estimate: float
+        held: object = None
+        extra: object = None
+
+        def summary(self):
+            return text
+
+        def to_frame(self):
+            return pd.DataFrame({"estimate": [self.estimate]}) if frame is None else frame
+
+    return _Bad(1.0, held, extra)
+
+
+def test_result_check_catches_the_breaches():
+    from apicheck import check_result_protocol
+
+    check_result_protocol(_bad_result(), plot=False)  # the well-behaved one passes
+    for col in ("from", "sd", "kurtosis_p", "pvalue", "drift_se"):
+        with pytest.raises(AssertionError, match="naming table"):
+            check_result_protocol(_bad_result(frame=pd.DataFrame({col: [1.0]})), plot=False)
+    with pytest.raises(AssertionError, match="p-value of its own"):
+        check_result_protocol(_bad_result(text="W = 0.75, p-value = 0.2231"), plot=False)
+    test = sc.HTest(statistic=1.0, p_value=0.25, method="A test", data_name="x")
+    check_result_protocol(_bad_result(text="header\n" + test.summary(), held=test), plot=False)
+    with pytest.raises(AssertionError, match="inside a container"):
+        check_result_protocol(_bad_result(extra={"table": pd.DataFrame({"a": [1.0]})}), plot=False)

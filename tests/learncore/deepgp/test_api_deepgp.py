@@ -3,7 +3,7 @@ of every result class (docs/conventions.md)."""
 import numpy as np
 import pytest
 
-from helpers import require_torch
+from helpers import require_torch, requires_r, run_r
 
 torch = require_torch()
 torch.set_num_threads(1)
@@ -40,6 +40,7 @@ RESULT_EXAMPLES = {
     "BandwidthThreshold": lambda: bandwidth_threshold(3, method="monte_carlo", n_chains=50, depth=10, seed=0),
     "ThresholdScan": lambda: threshold_scan([1, 2], [0.8, 1.25], relative=True, depth=20, n_chains=10, seed=0),
     "LimitDistribution": lambda: limit_distribution(0.7, 2, depth=5, n_samples=40, B=9, seed=0),
+    "ModeCount": lambda: count_modes(SAMPLE, B=9, seed=0),
 }
 
 
@@ -88,3 +89,33 @@ def test_inputs_are_not_modified_and_tensors_accepted():
     before = Xt.clone()
     res = sample_deep_gp(Xt, depth=2, r=0.7, seed=0)
     assert torch.equal(Xt, before) and res.images.shape == (1, 3, 2)
+
+
+def test_limit_distribution_tests_are_htests():
+    from statcore import HTest
+
+    res = RESULT_EXAMPLES["LimitDistribution"]()
+    for test in (res.corr_test, res.dhsic, res.dcor):
+        assert isinstance(test, HTest) and test.summary().strip("\n") in res.summary()
+    z = res.samples[:, :2]
+    assert res.corr_test.estimate["cor"] == pytest.approx(np.corrcoef(z, rowvar=False)[0, 1], rel=1e-12)
+    assert res.corr_p == res.corr_test.p_value
+    assert list(res.to_frame().columns[2:4]) == ["kurtosis_p_value", "normality_p_value"]
+
+
+@requires_r()
+@pytest.mark.r
+def test_limit_distribution_correlation_test_matches_r_cor_test():
+    from learncore.deepgp.limit import _cor_test
+
+    rng = np.random.default_rng(11)
+    x = rng.normal(size=57)
+    y = 0.3 * x + rng.normal(size=57)
+    ours = _cor_test(float(np.corrcoef(x, y)[0, 1]), x.size)
+    out = run_r("x <- c(" + ",".join(f"{v:.17g}" for v in x) + "); y <- c(" + ",".join(f"{v:.17g}" for v in y) + ")\n"
+                "h <- cor.test(x, y); cat(sprintf('%.17g', c(h$statistic, h$parameter, h$p.value, h$estimate, "
+                "h$conf.int)), sep = '\\n')")
+    t, df, p, est, lo, hi = (float(v) for v in out.split())
+    assert ours.statistic == pytest.approx(t, rel=1e-10) and ours.parameter["df"] == df
+    assert ours.p_value == pytest.approx(p, rel=1e-8) and ours.estimate["cor"] == pytest.approx(est, rel=1e-12)
+    assert ours.conf_int == pytest.approx((lo, hi), rel=1e-10)

@@ -110,7 +110,7 @@ def test_threshold_scan_classifies_cells_at_0_8_and_1_25_r_c():
     below, above = f[f.r_ratio < 1], f[f.r_ratio > 1]
     assert (below.median_log_distance > -8).all()          # a stationary law of order one
     # above r_c log D falls at the exponent's rate: drift within 4 s.e. of lambda < 0
-    assert (np.abs(above.drift - above.exponent) < 4 * above.drift_se + 0.02).all()
+    assert (np.abs(above.drift - above.exponent) < 4 * above.drift_std_error + 0.02).all()
 
 
 @pytest.mark.slow
@@ -120,7 +120,7 @@ def test_below_threshold_the_limit_is_uncorrelated_dependent_and_heavy_tailed():
     res = limit_distribution(0.8 * rc, d, depth=100, n_samples=2000, B=99, seed=7)
     assert abs(res.corr[0, 1]) < 3 / math.sqrt(2000) and res.corr_p > 0.001
     assert res.dhsic.p_value < 0.01 and res.dcor.p_value < 0.05
-    assert (res.excess_kurtosis > 0.5).all() and (res.kurtosis_p < 0.01).all() and (res.normality_p < 0.01).all()
+    assert (res.excess_kurtosis > 0.5).all() and (res.kurtosis_p_value < 0.01).all() and (res.normality_p_value < 0.01).all()
     # each coordinate of a centred Gaussian scale mixture is unimodal
     assert res.stable_modes.tolist() == [1, 1]
     # a check that the tests have no bias: the same statistics on N(0, I) do not reject
@@ -166,10 +166,14 @@ def test_one_draw_turns_multimodal_near_the_threshold_in_d_2():
 def test_count_modes_finds_two_separated_modes_and_one_normal_mode():
     rng = np.random.default_rng(3)
     x2 = np.concatenate([rng.normal(-2.5, 1, 600), rng.normal(2.5, 1, 600)])
-    loc, at_least = count_modes(x2, B=99, seed=0)
-    assert int((at_least >= 0.9).sum()) == 2 and np.allclose(np.sort(loc), [-2.5, 2.5], atol=0.4)
-    loc, at_least = count_modes(rng.normal(size=1200), B=99, seed=0)
-    assert int((at_least >= 0.9).sum()) == 1
+    res = count_modes(x2, B=99, seed=0)
+    assert int((res.at_least >= 0.9).sum()) == res.stable_modes == 2 and res.n_modes == res.locations.size
+    assert np.allclose(np.sort(res.locations), [-2.5, 2.5], atol=0.4)
+    res = count_modes(rng.normal(size=1200), B=99, seed=0)
+    assert int((res.at_least >= 0.9).sum()) == res.stable_modes == 1
+    assert res.to_frame()["at_least"].tolist() == res.at_least.tolist() and res.to_frame()["stable"].iloc[0]
+    const = count_modes(np.full(30, 2.0), B=9, seed=0)
+    assert const.locations.tolist() == [2.0] and const.stable_modes == 1 and const.bandwidth == 0.0
 
 
 def test_seed_reproducibility():

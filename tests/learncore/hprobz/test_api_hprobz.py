@@ -46,6 +46,7 @@ def _sets_example():
 RESULT_EXAMPLES = {
     "HProbZFit": _fit_example,
     "TrajectorySets": _sets_example,
+    "RouteSample": lambda: simulate_routes(12, T=3, seed=0),
 }
 
 
@@ -126,3 +127,14 @@ def test_distribution_methods_check_their_arguments():
     with pytest.raises(ValueError, match="n_grid"):
         d.conformal_sets(np.full((20, 3), -0.1), alpha=0.1, n_grid=1)
     assert isinstance(HProbZFit, type) and isinstance(TrajectorySets, type)
+
+
+def test_simulate_routes_is_a_result_that_unpacks():
+    res = simulate_routes(50, T=4, n_routes=4, seed=3)
+    X, y, route = res
+    assert X is res.X and y is res.y and route is res.route and res.n_routes == 4
+    assert X.shape == (50, 2) and y.shape == (50, 4) and set(route.tolist()) <= {0, 1, 2, 3}
+    frame = res.to_frame()
+    assert list(frame.columns) == ["heading", "speed", "route", "y_1", "y_2", "y_3", "y_4"]
+    np.testing.assert_array_equal(frame[["y_1", "y_2", "y_3", "y_4"]].to_numpy(), y)
+    assert res == simulate_routes(50, T=4, n_routes=4, seed=3)  # the seed fixes the sample

@@ -92,7 +92,7 @@ def test_sets_of_the_mixture_baseline_and_the_result_object():
     assert isinstance(sets, TrajectorySets)
     assert sets.length.shape == (3, 1) and sets.steps == (1,)
     frame = sets.to_frame()
-    assert list(frame.columns) == ["element", "step", "interval", "lower", "upper", "length"]
+    assert list(frame.columns) == ["element", "step", "interval", "pred_low", "pred_high", "length"]
     assert set(frame["step"]) == {1}
     assert sets.contains(np.zeros((3, 2))).shape == (3, 1)
     assert "alpha = 0.2" in sets.summary()

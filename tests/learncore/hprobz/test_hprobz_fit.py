@@ -122,7 +122,7 @@ def test_nll_and_predict_are_in_the_units_of_y():
     by_hand = float(-std.log_prob(ys).mean()) + float(np.log(res.y_scale).sum())
     assert abs(res.nll(X, y) - by_hand) < 1e-10
     assert abs(res.nll(X, y) * res.nobs + res.loglik) < 1e-6 * res.nobs
-    assert abs(statcore.aic(res) - (2 * res.df - 2 * res.loglik)) < 1e-9
+    assert abs(float(statcore.aic(res)) - (2 * res.df - 2 * res.loglik)) < 1e-9
     d = res.predict(X[:3])
     assert d.batch_shape == torch.Size([3]) and not d.mu.requires_grad and not d.logits.requires_grad
 

@@ -114,6 +114,7 @@ RESULT_EXAMPLES = {
     "CalibratedSelection": lambda: calibrate_selection(FITS2, B=2, restarts=1, max_iter=5, seed=0),
     "HeldOutLoglik": lambda: heldout_loglik(TRIALS, archs=("1L",), folds=1, restarts=1, max_iter=5, seed=0),
     "BehaviourMetrics": lambda: behaviour_metrics(TRIALS, P_RIGHT),
+    "Replay": lambda: replay_p_right(TRIALS, "1L", {"W": np.zeros((2, 3)), "eta": 0.1, "beta": 5.0}),
 }
 
 
@@ -211,3 +212,15 @@ def test_read_ibl_trials_arguments_are_explicit(tmp_path):
         read_ibl_trials(path, "drop")
     with pytest.raises(ValueError, match="nogo .*choose one of"):
         read_ibl_trials(path, nogo="skip")
+
+
+def test_replay_is_a_result_that_unpacks():
+    params = {"W": np.zeros((2, 3)), "eta": 0.1, "beta": 5.0}
+    res = replay_p_right(TRIALS, "1L", params)
+    assert isinstance(res, lr.Replay) and res.arch == "1L" and res.rule == "rpe"
+    p, ll = res
+    assert p is res.p_right and ll == res.loglik
+    # the log-likelihood is the sum of the log-probabilities of the choices made (choice 1 = right)
+    right = TRIALS["choice"].to_numpy() == 1
+    assert ll == pytest.approx(float(np.sum(np.log(np.where(right, p, 1 - p)))), rel=1e-10)
+    assert res.to_frame()["p_right"].tolist() == p.tolist()

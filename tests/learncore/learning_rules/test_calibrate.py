@@ -82,7 +82,7 @@ def test_refit_from_truth_never_ends_below_the_truth():
         tr, plain = _replicate_fits(f0, hid, kw, seq)
         tr2, truth = _replicate_fits(f0, hid, kw, seq, from_truth=True)
         pd.testing.assert_frame_equal(tr, tr2)
-        ll_truth = replay_p_right(tr, "1L", f0.params)[1]
+        ll_truth = replay_p_right(tr, "1L", f0.params).loglik
         assert truth["1L"].loglik >= ll_truth - 1e-8
         below += plain["1L"].loglik < ll_truth - 1e-6
         assert truth["2NL"].loglik == plain["2NL"].loglik

@@ -186,7 +186,7 @@ def test_registered_with_statcore_loglik_aic_and_compare_models():
     ll = statcore.loglik(f1)
     assert (ll.value, ll.df, ll.nobs) == (f1.loglik, 8, 800)
     assert statcore.loglik(f2).df == n_params("2NL", 2) == 2 * 3 + 2 * 2 + 2
-    assert statcore.aic(f1) == pytest.approx(-2 * f1.loglik + 16)
+    assert float(statcore.aic(f1)) == pytest.approx(-2 * f1.loglik + 16)
     cmp = statcore.compare_models({"one": f1, "two": f2})
     assert set(cmp.to_frame().index) == {"one", "two"}
     assert "AIC" in str(cmp)

@@ -38,6 +38,7 @@ EXEMPT = {"load_arith_model": "takes no arguments"}
 RESULT_EXAMPLES = {
     "GenerationTrace": lambda: greedy_generate(MODEL, "345+78=", max_new_tokens=5),
     "ScoreEvaluation": lambda: evaluate_scores(TABLE, CORRECT, B=19, seed=0),
+    "GenerationScores": lambda: score_generations(MODEL, ["12+7=", "3+4="], max_new_tokens=4),
 }
 
 
@@ -92,3 +93,23 @@ def test_evaluate_scores_errors():
         score_generations(MODEL, [], max_new_tokens=3)
     with pytest.raises(ValueError, match="k=20 is larger"):
         greedy_generate(MODEL, "1+1=", max_new_tokens=3, k=20)
+
+
+def test_dependence_tests_are_htests():
+    from scipy.stats import rankdata, spearmanr
+
+    from statcore import HTest
+
+    ev = RESULT_EXAMPLES["ScoreEvaluation"]()
+    a, b = ev.dependence
+    x, y = TABLE[a].to_numpy(dtype=float), TABLE[b].to_numpy(dtype=float)
+    test = ev.spearman_test
+    assert isinstance(test, HTest) and isinstance(ev.hsic, HTest)
+    # R's cor.test(method = "spearman") statistic: S = sum of squared rank differences (no ties here)
+    assert len(np.unique(x)) == x.size and len(np.unique(y)) == y.size
+    assert test.statistic == pytest.approx(np.sum((rankdata(x) - rankdata(y)) ** 2), rel=1e-10)
+    ref = spearmanr(x, y)
+    assert ev.spearman == test.estimate["rho"] == pytest.approx(ref.statistic, rel=1e-12)
+    assert ev.spearman_p_value == test.p_value == pytest.approx(ref.pvalue, rel=1e-12)
+    # printed by the one R printer inside the summary
+    assert test.summary().strip("\n") in ev.summary() and ev.hsic.summary().strip("\n") in ev.summary()

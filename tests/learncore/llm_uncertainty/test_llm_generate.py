@@ -15,7 +15,7 @@ torch = require_torch()
 from statcore import glu_score  # noqa: E402
 from statcore.utils import thread_limit  # noqa: E402
 from learncore.llm_uncertainty import (ArithTransformer, CharTokenizer, addition_prompts, greedy_generate,  # noqa: E402
-                                       load_arith_model, score_generations)
+                                       GenerationScores, load_arith_model, score_generations)
 
 
 @pytest.fixture(autouse=True)
@@ -89,7 +89,9 @@ def test_arith_adapter_matches_a_manual_forward_pass_and_stops_at_eos():
 def test_score_table_columns_are_the_documented_functions_of_the_trace():
     model = load_arith_model()
     prompts, _ = addition_prompts(6, seed=3)
-    table = score_generations(model, pd.Series(prompts, index=list("abcdef")), max_new_tokens=6, k=5)
+    res = score_generations(model, pd.Series(prompts, index=list("abcdef")), max_new_tokens=6, k=5)
+    assert isinstance(res, GenerationScores) and (res.k, res.alpha) == (5, 2.0)
+    table = res.to_frame()
     assert list(table.index) == list("abcdef")
     for key, p in zip(table.index, prompts):
         tr = greedy_generate(model, p, max_new_tokens=6, k=5)
@@ -107,7 +109,7 @@ def test_score_table_columns_are_the_documented_functions_of_the_trace():
 
 def test_gpt2_scores_with_token_ids_and_no_tokenizer():
     model = _tiny_gpt2().eval()
-    table = score_generations(model, [[1, 2, 3], [4, 5, 6, 7]], max_new_tokens=5)
+    table = score_generations(model, [[1, 2, 3], [4, 5, 6, 7]], max_new_tokens=5).to_frame()
     assert table["response"].isna().all() and (table["n_tokens"] == 5).all()
     assert np.isfinite(table[["glu", "global_term", "local_term"]].to_numpy()).all()
 

@@ -35,9 +35,10 @@ MEASURED_AUC = {"glu": 0.8460, "global_term": 0.5731, "local_term": 0.8445, "mea
 def study():
     with thread_limit(1):
         prompts, answers = addition_prompts(400, seed=2026)
-        table = score_generations(load_arith_model(), prompts, max_new_tokens=6, k=10, order=2)
+        res = score_generations(load_arith_model(), prompts, max_new_tokens=6, k=10, order=2)
+        table = res.to_frame()
         correct = (table["response"] == np.array(answers)).to_numpy()
-        return table, correct, evaluate_scores(table, correct, B=999, seed=1)
+        return table, correct, evaluate_scores(res, correct, B=999, seed=1)
 
 
 def test_accuracy_leaves_errors_to_detect(study):

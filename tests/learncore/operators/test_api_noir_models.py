@@ -38,7 +38,7 @@ EXEMPT: dict = {}
 #: the names of learncore.operators that this registry covers (the data and corruptions are the
 #: other registry's)
 MINE = {"DeepONet", "PODDeepONet", "PCANet", "FNO", "independence_penalty", "NOIR", "TrainingHistory", "evaluate",
-        "latent_signature", "LatentSignature"}
+        "latent_signature", "LatentSignature", "OperatorErrors"}
 
 
 def _history():
@@ -50,7 +50,8 @@ def _signature():
     return latent_signature(NET, DS, corruptions=NOISE, B=19, seed=0)
 
 
-RESULT_EXAMPLES = {"TrainingHistory": _history, "LatentSignature": _signature}
+RESULT_EXAMPLES = {"TrainingHistory": _history, "LatentSignature": _signature,
+                   "OperatorErrors": lambda: evaluate(NET, DS, corruptions=NOISE, levels=(0.1,), seed=0)}
 
 
 @pytest.mark.parametrize("name", sorted(BAD_INPUT_SPECS))

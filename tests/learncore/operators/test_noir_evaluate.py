@@ -11,7 +11,7 @@ torch.set_num_threads(1)
 
 import statcore  # noqa: E402
 from noir_tiny import heat_1d  # noqa: E402
-from learncore.operators import NOIR, DeepONet, evaluate, latent_signature  # noqa: E402
+from learncore.operators import NOIR, DeepONet, OperatorErrors, evaluate, latent_signature  # noqa: E402
 
 DS = heat_1d(60, n_test=30)
 SMALL = dict(p=4, branch_hidden=(12,), trunk_hidden=(12,))
@@ -36,7 +36,11 @@ def _net(seed=0):
 
 def test_table_is_tidy_and_clean_rows_are_the_relative_l2():
     net = _net()
-    tab = evaluate(net, DS, corruptions=NOISE, levels=(0.1, 0.3), seed=0)
+    res = evaluate(net, DS, corruptions=NOISE, levels=(0.1, 0.3), seed=0)
+    assert isinstance(res, OperatorErrors) and res.split == "test"
+    tab = res.to_frame()
+    assert res.mean_errors()["rel_l2"].tolist() == tab.groupby(["corruption", "level"], sort=False)[
+        "rel_l2"].mean().tolist()
     assert list(tab.columns) == ["sample", "corruption", "level", "rel_l2"]
     assert len(tab) == 30 * 5 and tab.groupby(["corruption", "level"]).size().eq(30).all()
     clean = tab[tab.corruption == "none"]
@@ -46,7 +50,7 @@ def test_table_is_tidy_and_clean_rows_are_the_relative_l2():
     assert np.array_equal(clean["sample"].to_numpy(), DS.test_idx)
     assert np.allclose(clean["rel_l2"], np.linalg.norm(pred - y, axis=1) / np.linalg.norm(y, axis=1), rtol=1e-12)
     # a deterministic corruption at level 0 is the clean evaluation
-    zero = evaluate(net, DS, corruptions={"shift": _shift}, levels=(0.0,), clean=False, seed=0)
+    zero = evaluate(net, DS, corruptions={"shift": _shift}, levels=(0.0,), clean=False, seed=0).to_frame()
     assert np.array_equal(zero["rel_l2"].to_numpy(), clean["rel_l2"].to_numpy())
     assert net.training  # the mode is restored
 
@@ -59,9 +63,10 @@ def test_same_seed_same_corrupted_readings_for_every_model_and_request():
     evaluate(_net(1), DS, corruptions={"gauss": _gauss}, levels=(0.5, 0.2), seed=3, clean=False)
     assert SEEN[1] == first[0]             # the (gauss, 0.2) cell draws the same stream, whatever else is asked
     b = evaluate(_net(0), DS, corruptions=NOISE, levels=(0.2,), seed=3, clean=False)
-    pd.testing.assert_frame_equal(a, b)
+    pd.testing.assert_frame_equal(a.to_frame(), b.to_frame())
+    assert a == b  # results compare by value
     c = evaluate(_net(0), DS, corruptions=NOISE, levels=(0.2,), seed=4, clean=False)
-    assert not np.array_equal(a["rel_l2"], c["rel_l2"])
+    assert not np.array_equal(a.table["rel_l2"], c.table["rel_l2"]) and a != c
 
 
 def test_latent_signature_numbers_against_closed_forms():
@@ -121,7 +126,7 @@ def test_with_the_five_corruptions_of_the_data_module():
 
     ds = diffusion_1d(40, resolution=32, n_sensors=8, seed=0)
     net = DeepONet.from_dataset(ds, **SMALL)
-    tab = evaluate(net, ds, levels=(0.0, 0.2), seed=0)
+    tab = evaluate(net, ds, levels=(0.0, 0.2), seed=0).to_frame()
     assert set(tab["corruption"]) == {"none", *CORRUPTIONS}
     clean = tab.loc[tab.corruption == "none", "rel_l2"].to_numpy()
     for kind in CORRUPTIONS:          # corrupt(level=0) is an exact copy: the clean errors

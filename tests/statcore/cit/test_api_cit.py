@@ -62,6 +62,7 @@ RESULT_EXAMPLES = {
     "RegressionFit": lambda: fit_residualizer(X2, Z, regression="ridge"),
     "SpectralSmoother": lambda: fit_residualizer(X2, Z, regression="krr").smoother,
     "ForestSmoother": lambda: fit_residualizer(X2, Z, regression="rf", seed=0).smoother,
+    "PartialCorrelationTests": lambda: parcor_pvalues(RX, RY, np.eye(2), np.eye(2), q=2),
 }
 
 
@@ -150,3 +151,28 @@ def test_inputs_with_nans_are_not_modified():
     pd.testing.assert_series_equal(xs, before[0])
     np.testing.assert_array_equal(y, before[1])
     np.testing.assert_array_equal(z, before[2])
+
+
+def test_parcor_pvalues_is_a_vectorised_htest_matching_scipy():
+    """With q = 0 and centred data the partial correlation is Pearson's r of the projections, and
+    its t test is scipy.stats.pearsonr's (t on n - 2 df)."""
+    from scipy import stats
+
+    from statcore import HTest, PartialCorrelationTests
+
+    rng = np.random.default_rng(8)
+    x, y = rng.normal(size=(60, 3)), rng.normal(size=(60, 2))
+    y[:, 0] += 0.5 * x[:, 0]
+    rx, ry = x - x.mean(0), y - y.mean(0)
+    wx, wy = rng.normal(size=(3, 4)), rng.normal(size=(2, 4))
+    res = parcor_pvalues(rx, ry, wx, wy, q=0)
+    assert isinstance(res, PartialCorrelationTests) and isinstance(res, HTest) and res.df == 58
+    for j in range(4):
+        ref = stats.pearsonr(rx @ wx[:, j], ry @ wy[:, j])
+        assert res.rho[j] == pytest.approx(ref.statistic, rel=1e-12)
+        assert res.p_value[j] == pytest.approx(ref.pvalue, rel=1e-9)
+        assert res.statistic[j] == pytest.approx(ref.statistic * np.sqrt(58 / (1 - ref.statistic ** 2)), rel=1e-12)
+    stat, p = res
+    assert stat is res.statistic and p is res.p_value
+    fisher = parcor_pvalues(rx, ry, wx, wy, q=0, method="fisher")
+    assert fisher.statistic == pytest.approx(np.arctanh(res.rho) * np.sqrt(57), rel=1e-12) and fisher.df is None

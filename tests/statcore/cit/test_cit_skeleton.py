@@ -406,7 +406,7 @@ def test_printing_frame_and_plot():
     assert "{B}" in text
     assert res.summary(max_print=1).count("more rows") == 2
     frame = res.to_frame()
-    assert list(frame.columns) == ["from", "to", "adjacent", "p_max", "sepset"]
+    assert list(frame.columns) == ["var1", "var2", "adjacent", "p_max", "sepset"]
     assert len(frame) == 6 and frame.adjacent.sum() == 3
     assert "<table" in res._repr_html_()
     assert "edges=3" in repr(res)

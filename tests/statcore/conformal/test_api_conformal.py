@@ -66,6 +66,7 @@ RESULT_EXAMPLES = {
     "ConformalClassSets": lambda: conformal_classes(**_CLS),
     "ConformalClassSets[aps groups]": lambda: conformal_classes(**dict(_CLS, score="aps", randomized=True, seed=1,
                                                                        **_GROUPS)),
+    "CoverageBand": lambda: coverage_band(57, alpha=0.1),
 }
 
 
@@ -91,7 +92,7 @@ def test_conformal_set_is_compact_and_frozen():
 def test_interval_and_class_results():
     res = RESULT_EXAMPLES["ConformalIntervals[cqr groups]"]()
     assert isinstance(res, ConformalIntervals) and res.score == "cqr" and res.groups == (0, 1)
-    assert list(res.to_frame().columns) == ["lower", "upper", "length", "q", "group"]
+    assert list(res.to_frame().columns) == ["pred_low", "pred_high", "length", "q", "group"]
     sets = RESULT_EXAMPLES["ConformalClassSets"]()
     assert isinstance(sets, ConformalClassSets) and sets.sets.shape == (7, 4) and not sets.sets.flags.writeable
     assert list(sets.matrix().columns) == [0, 1, 2, 3]

@@ -6,7 +6,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from statcore import conformal_quantile, coverage_band
+from statcore import CoverageBand, conformal_quantile, coverage_band
 from statcore._checks import conformal_rank, min_calibration_size
 
 
@@ -90,11 +90,16 @@ def test_bad_scores():
 
 
 def test_coverage_band():
-    assert coverage_band(9, alpha=0.1) == (0.9, 0.9 + 0.1)
+    assert tuple(coverage_band(9, alpha=0.1)) == (0.9, 0.9 + 0.1)
     lo, hi = coverage_band(99, alpha=0.05)
     assert lo == 0.95 and hi == pytest.approx(0.96)
     for n in (9, 10, 57, 1000):
         k = conformal_rank(n, 0.1)
-        assert coverage_band(n, alpha=0.1)[0] <= k / (n + 1) < coverage_band(n, alpha=0.1)[1]
+        band = coverage_band(n, alpha=0.1)
+        assert band.lower <= k / (n + 1) < band.upper and band.k == k and band.n == n
     with pytest.raises(ValueError, match="n must be >= 1"):
         coverage_band(0, alpha=0.1)
+    # too few scores: k > n, the set is the whole line and covers with probability 1, not 1.067
+    small = coverage_band(5, alpha=0.1)
+    assert small.k == 6 > small.n and (small.lower, small.upper) == (0.9, 1.0)
+    assert isinstance(small, CoverageBand) and "coverage in [0.9, 1]" in small.summary()

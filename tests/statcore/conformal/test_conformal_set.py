@@ -89,7 +89,7 @@ def test_rows_and_per_row_thresholds():
         assert res.length[i] == one.length[0]
     np.testing.assert_array_equal(res.n_intervals, [len(iv) for iv in res.intervals])
     frame = res.to_frame()
-    assert list(frame.columns) == ["row", "interval", "lower", "upper", "length"]
+    assert list(frame.columns) == ["row", "interval", "pred_low", "pred_high", "length"]
     assert len(frame) == res.n_intervals.sum()
     np.testing.assert_allclose(frame.groupby("row")["length"].sum().to_numpy(), res.length)
 

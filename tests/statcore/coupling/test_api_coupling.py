@@ -60,6 +60,7 @@ EXTRA_SPECS = {
 }
 
 RESULT_EXAMPLES = {
+    "IdentifiedSetInterval": lambda: stoye_interval(0.0, 1.0, 0.1, 0.2, rho=0.3, conf_level=0.9, n=100),
     "JointBounds": lambda: joint_bounds(Y, T, f="abs_diff", assumption="comonotone", B=9, seed=1),
     "MakarovBounds": lambda: makarov_bounds(Y, T, delta=DELTA),
 }

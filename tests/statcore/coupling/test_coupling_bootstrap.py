@@ -164,19 +164,19 @@ def test_identified_set_interval_closed_forms():
     z95, z975 = stats.norm.ppf(0.95), stats.norm.ppf(0.975)
     # rho = 1: P(Z <= c, Z >= -c) = 2 Phi(c) - 1, the two-sided value; rho = -1: Phi(c), one-sided;
     # rho = 0: Phi(c)^2 = level
-    assert identified_set_interval(0.0, 1.0, 0.1, 0.2, rho=1.0) == pytest.approx((-0.1 * z975, 1 + 0.2 * z975),
+    assert tuple(identified_set_interval(0.0, 1.0, 0.1, 0.2, rho=1.0)) == pytest.approx((-0.1 * z975, 1 + 0.2 * z975),
                                                                                   rel=1e-12)
-    assert identified_set_interval(0.0, 1.0, 0.1, 0.2, rho=-1.0) == pytest.approx((-0.1 * z95, 1 + 0.2 * z95),
+    assert tuple(identified_set_interval(0.0, 1.0, 0.1, 0.2, rho=-1.0)) == pytest.approx((-0.1 * z95, 1 + 0.2 * z95),
                                                                                    rel=1e-12)
     c0 = stats.norm.ppf(np.sqrt(0.9))
-    assert identified_set_interval(2.0, 3.0, 0.5, 0.5, rho=0.0, conf_level=0.9) == pytest.approx(
+    assert identified_set_interval(2.0, 3.0, 0.5, 0.5, rho=0.0, conf_level=0.9).conf_int == pytest.approx(
         (2 - 0.5 * c0, 3 + 0.5 * c0), rel=1e-10)
     # near the ends of rho the quadrature joins the closed forms
     lo, _ = identified_set_interval(0.0, 1.0, 1.0, 1.0, rho=0.999999)
     assert -lo == pytest.approx(z975, abs=1e-3)
     # an end with no error is known: the other gets the one-sided value; both: the estimates
-    assert identified_set_interval(0.0, 1.0, 0.0, 0.2, rho=0.3) == pytest.approx((0.0, 1 + 0.2 * z95), rel=1e-12)
-    assert identified_set_interval(0.0, 1.0, 0.0, 0.0, rho=0.3) == (0.0, 1.0)
+    assert identified_set_interval(0.0, 1.0, 0.0, 0.2, rho=0.3).conf_int == pytest.approx((0.0, 1 + 0.2 * z95), rel=1e-12)
+    assert identified_set_interval(0.0, 1.0, 0.0, 0.0, rho=0.3).conf_int == (0.0, 1.0)
 
 
 @pytest.mark.parametrize("rho", [-0.7, 0.0, 0.4, 0.9])
@@ -195,7 +195,7 @@ def test_identified_set_interval_meets_its_coverage_equation(rho):
     # between the one-sided and the two-sided value, and no shorter than Imbens-Manski's
     assert stats.norm.ppf(0.9) <= c <= stats.norm.ppf(0.95)
     im = imbens_manski_interval(0.0, 2.0, 0.1, 0.3, conf_level=0.9)
-    assert lo <= im[0] and hi >= im[1]
+    assert lo <= im.conf_low and hi >= im.conf_high
 
 
 def test_whole_set_ci_in_joint_bounds():
@@ -206,7 +206,8 @@ def test_whole_set_ci_in_joint_bounds():
     assert np.array_equal(a.boot["upper"], w.boot["upper"])
     rho = np.corrcoef(w.boot["lower"], w.boot["upper"])[0, 1]
     assert w.set_conf_int == pytest.approx(identified_set_interval(w.lower, w.upper, w.std_error["lower"],
-                                                                   w.std_error["upper"], rho=rho), rel=1e-12)
+                                                                   w.std_error["upper"], rho=rho).conf_int,
+                                        rel=1e-12)
     assert w.set_conf_int[0] < a.set_conf_int[0] and w.set_conf_int[1] > a.set_conf_int[1]
     assert "confidence interval for the identified set (whole set; n-out-of-n bootstrap" in w.summary()
     with pytest.raises(ValueError, match="ci"):
@@ -432,3 +433,25 @@ def test_n_jobs_follows_joblib_convention():
         joint_bounds(y, t, f="sq_diff", B=0, n_jobs=0)
     with pytest.raises(TypeError, match="n_jobs must be a non-zero integer"):
         joint_bounds(y, t, f="sq_diff", B=0, n_jobs=1.5)
+
+
+def test_interval_results_carry_their_critical_values():
+    """The three intervals are IdentifiedSetInterval results: [l - c_l se_l, u + c_u se_u] with the
+    closed-form critical values (Imbens-Manski far apart: z_0.95; whole set at rho = 1: z_0.975)."""
+    from statcore import IdentifiedSetInterval
+
+    im = imbens_manski_interval(0.0, 100.0, 0.1, 0.2, conf_level=0.95)
+    ws = identified_set_interval(0.0, 1.0, 0.1, 0.2, rho=1.0)
+    st = stoye_interval(0.0, 1.0, 0.1, 0.2, rho=0.3, conf_level=0.9, n=100)
+    for res, ci in ((im, "imbens-manski"), (ws, "whole-set"), (st, "stoye")):
+        assert isinstance(res, IdentifiedSetInterval) and res.ci == ci
+        assert res.conf_low == pytest.approx(res.lower - res.c_lower * res.se_lower, rel=1e-14)
+        assert res.conf_high == pytest.approx(res.upper + res.c_upper * res.se_upper, rel=1e-14)
+        lo, hi = res
+        assert (lo, hi) == res.conf_int == (res.conf_low, res.conf_high)
+    assert im.c_lower == im.c_upper == pytest.approx(stats.norm.ppf(0.95), rel=1e-9) and im.rho is None
+    assert ws.c_lower == pytest.approx(stats.norm.ppf(0.975), rel=1e-12) and ws.rho == 1.0
+    point = identified_set_interval(0.0, 1.0, 0.0, 0.0, rho=0.3)
+    assert point.conf_int == (0.0, 1.0) and np.isnan(point.c_lower)
+    assert "95 percent confidence interval:" in ws.summary() and list(ws.to_frame().columns)[:6] == [
+        "lower", "upper", "se_lower", "se_upper", "conf_low", "conf_high"]

@@ -106,3 +106,18 @@ def test_compare_by_group_bad_input():
         sc.compare_by_group(_synthetic_groups(3), n_jobs=0)
     with pytest.raises(TypeError, match="n_jobs must be a non-zero integer"):
         sc.compare_by_group(_synthetic_groups(3), n_jobs="2")
+
+
+def test_one_return_type_for_any_number_of_models():
+    """aic, bic, aicc return an ICTable for one model as for several; float() of a one-row table is
+    the criterion (-2 logLik + k df), of a larger table a TypeError."""
+    one = LogLik(-45.2, 3, 40)
+    for func, value in ((sc.aic, 2 * 45.2 + 2 * 3), (sc.bic, 2 * 45.2 + np.log(40) * 3),
+                        (sc.aicc, 2 * 45.2 + 2 * 3 + 2 * 3 * 4 / (40 - 3 - 1))):
+        tab = func(one)
+        assert isinstance(tab, sc.ICTable) and tab.names == ("model1",) and len(tab) == 1
+        assert float(tab) == pytest.approx(value, rel=1e-14) and tab["model1"] == float(tab)
+        two = func(a=one, b=LogLik(-43.1, 4, 40))
+        assert isinstance(two, sc.ICTable) and len(two) == 2
+        with pytest.raises(TypeError, match="index it by name"):
+            float(two)

@@ -6,6 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
+import statcore as sc
 from statcore.multitest import CombinedPValues, p_adjust
 from statcore.multitest import combine_pvalues as _combine_pvalues
 from statcore.multitest.combine import _combine_array
@@ -199,10 +200,11 @@ def test_result_protocol_and_statistics():
     res = _combine_pvalues(P, method="topr", r=2)
     assert isinstance(res, CombinedPValues) and res.r == 2 and res.k == 6
     assert res.statistic == 0.03  # p_(2)
-    assert repr(res).startswith("CombinedPValues(method='topr'")
+    assert repr(res).startswith("CombinedPValues(rule='topr'")
+    assert isinstance(res, sc.HTest) and res.method == "Ruger's top-r combination of p-values"
     assert "Ruger's top-r" in res.summary() and "data:  6 p-values, r = 2" in res.summary()
     frame = res.to_frame()
-    assert list(frame.columns) == ["statistic", "p_value", "k", "method", "r"]
+    assert list(frame.columns) == ["statistic", "p_value", "k", "rule", "r", "method"]
     batched = _combine_pvalues(np.tile(P, (3, 1)), method="simes", axis=1)
     assert batched.to_frame().shape[0] == 3 and "3 families of 6 p-values" in batched.summary()
     assert not batched.p_value.flags.writeable
@@ -213,13 +215,13 @@ def test_result_protocol_and_statistics():
 def test_default_method_warns_and_stays_bonferroni():
     with pytest.warns(FutureWarning, match="becomes scipy's 'fisher'"):
         res = _combine_pvalues(P)
-    assert res.method == "bonferroni" and res.p_value == pytest.approx(6 * 0.001)
+    assert res.rule == "bonferroni" and res.p_value == pytest.approx(6 * 0.001)
 
 
 def test_hommel_is_the_former_name_of_hommel_global():
     with pytest.warns(FutureWarning, match="now called 'hommel_global'"):
         old = _combine_pvalues(P, method="hommel")
-    assert old.method == "hommel_global" and old.p_value == _combine_pvalues(P, method="hommel_global").p_value
+    assert old.rule == "hommel_global" and old.p_value == _combine_pvalues(P, method="hommel_global").p_value
 
 
 def test_two_dimensional_without_axis_keeps_rows_for_one_release():
@@ -265,3 +267,40 @@ def test_hommel_valid_where_simes_is_not(alpha):
     # closed forms: Simes rejects on all of [0, 1.5 a); Hommel (= 1.5 Simes) on a/3 + a/3 + a/6 = 5a/6
     assert np.mean(combine_pvalues(p, "simes") <= alpha) == pytest.approx(1.5 * alpha, abs=2e-6)
     assert np.mean(combine_pvalues(p, "hommel_global") <= alpha) == pytest.approx(5 / 6 * alpha, abs=2e-6)
+
+
+# ------------------------------------------------------------------ scipy's result: indexing and keepdims
+
+@pytest.mark.parametrize("method", ["fisher", "pearson", "tippett", "stouffer", "mudholkar_george"])
+@pytest.mark.parametrize("axis", [0, 1, -1, None])
+def test_keepdims_and_indexing_match_scipy(method, axis):
+    p = np.random.default_rng(5).uniform(0.001, 1.0, size=(4, 6))
+    for keepdims in (False, True):
+        ours = _combine_pvalues(p, method=method, axis=axis, keepdims=keepdims)
+        ref = stats.combine_pvalues(p, method=method, axis=axis, keepdims=keepdims)
+        assert np.shape(ours.statistic) == np.shape(ref.statistic) and np.shape(ours[1]) == np.shape(ref[1])
+        np.testing.assert_allclose(ours[0], ref[0], rtol=1e-12)
+        np.testing.assert_allclose(ours[1], ref[1], rtol=1e-12)
+        assert len(ours) == len(ref) == 2 and ours[-1] is ours.p_value
+        stat, pval = ours
+        assert stat is ours[0] and pval is ours[1]
+        if keepdims:  # broadcasts against p, as scipy's
+            assert (p / ours.p_value).shape == p.shape
+    one = _combine_pvalues(p[0], method=method, keepdims=True)
+    assert np.shape(one.p_value) == np.shape(stats.combine_pvalues(p[0], method=method, keepdims=True).pvalue) == (1,)
+    with pytest.raises(IndexError):
+        _combine_pvalues(p[0], method=method)[2]
+
+
+def test_keepdims_is_a_flag():
+    with pytest.raises(TypeError, match="keepdims"):
+        _combine_pvalues(P, method="fisher", keepdims="yes")
+
+
+def test_k_keeps_dims_under_omit():
+    p = np.random.default_rng(6).uniform(size=(3, 5))
+    p[0, 1] = np.nan
+    res = _combine_pvalues(p, method="fisher", axis=1, nan_policy="omit", keepdims=True)
+    ref = stats.combine_pvalues(p, method="fisher", axis=1, nan_policy="omit", keepdims=True)
+    np.testing.assert_allclose(res.p_value, ref.pvalue, rtol=1e-12)
+    assert res.k.shape == (3, 1) and res.k.ravel().tolist() == [4, 5, 5]

@@ -30,7 +30,7 @@ def test_kid_equals_torch_fidelity_on_the_same_subsets():
         peer.append(mmd2(kernel_poly(f1, f1), kernel_poly(f1, f2), kernel_poly(f2, f2)))
     assert np.allclose(res.values, peer, rtol=1e-10, atol=0)
     assert res.estimate == pytest.approx(np.mean(peer), rel=1e-10)
-    assert res.sd == pytest.approx(np.std(peer), rel=1e-8)  # torch-fidelity: np.std (ddof 0)
+    assert res.std_dev == pytest.approx(np.std(peer), rel=1e-8)  # torch-fidelity: np.std (ddof 0)
 
 
 def test_kid_equals_torchmetrics_on_the_same_subsets():

@@ -4,6 +4,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import statcore as sc
+
 from statcore import prdc, rank_stability
 
 
@@ -63,6 +65,9 @@ def test_kendall_tau_b_and_w_against_scipy():
     m, n = TABLE.shape[1], TABLE.shape[0]
     assert res.w == pytest.approx(fried.statistic / (m * (n - 1)), rel=1e-12)
     assert res.df == n - 1
+    # the test is an HTest, printed by the one R printer inside the summary (DescTools::KendallW's htest)
+    assert isinstance(res.w_test, sc.HTest) and res.w_test.estimate == {"W": res.w}
+    assert res.w_test.summary().strip("\n") in res.summary()
     # rank range: inception ranks gan 1, diffusion/ar tied 2.5, vae 4, flow 5
     assert res.ranks["inception"].tolist() == [1.0, 2.5, 4.0, 5.0, 2.5]
     rr = res.rank_range()

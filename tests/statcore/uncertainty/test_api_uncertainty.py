@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import apicheck
-from statcore import GLUScore, evidential_token_uncertainty, glu_score, renyi_matrix_entropy
+from statcore import GLUScore, TokenUncertainty, evidential_token_uncertainty, glu_score, renyi_matrix_entropy
 
 _RNG = np.random.default_rng(17)
 H = _RNG.normal(size=(6, 8))
@@ -23,7 +23,8 @@ BAD_INPUT_SPECS = {
                                data=("hidden_states", "logits"), ok={("hidden_states", "short")}),
 }
 
-RESULT_EXAMPLES = {"GLUScore": lambda: glu_score(HS, LOGITS, k=5)}
+RESULT_EXAMPLES = {"GLUScore": lambda: glu_score(HS, LOGITS, k=5),
+                   "TokenUncertainty": lambda: evidential_token_uncertainty(LOGITS, k=5)}
 
 
 @pytest.mark.parametrize("name", sorted(BAD_INPUT_SPECS))
@@ -36,7 +37,7 @@ def test_result_protocol(name):
     res = RESULT_EXAMPLES[name]()
     assert type(res).__name__ == name
     apicheck.check_result_protocol(res)
-    assert isinstance(res, GLUScore)
+    assert isinstance(res, (GLUScore, TokenUncertainty))
 
 
 @pytest.mark.parametrize("func, n_data", [(renyi_matrix_entropy, 1), (evidential_token_uncertainty, 1),

@@ -93,7 +93,7 @@ def test_uniform_top_k_gives_log2_k_bits(k):
     tops = np.array([3.0, 0.0, -2.0, 40.0])  # the k largest logits are equal in each row
     for i, top in enumerate(tops):
         z[i, rng.choice(V, size=k, replace=False)] = top
-    tab = evidential_token_uncertainty(z, k=k)
+    tab = evidential_token_uncertainty(z, k=k).to_frame()
     np.testing.assert_allclose(tab["entropy"], math.log2(k), rtol=1e-13)
     # with equal evidence e on each of the k: EU = k / (k (e + 1)) = 1 / (e + 1)
     np.testing.assert_allclose(tab["epistemic"], 1 / (np.maximum(tops, 0) + 1), rtol=1e-13)
@@ -103,7 +103,7 @@ def test_uniform_top_k_gives_log2_k_bits(k):
 def test_zero_evidence_gives_eu_one_and_au_log_k():
     z = -np.abs(np.random.default_rng(6).normal(size=(5, 12))) - 0.1
     z[0, :] = 0.0  # relu(0) = 0: no evidence either
-    tab = evidential_token_uncertainty(z, k=7)
+    tab = evidential_token_uncertainty(z, k=7).to_frame()
     np.testing.assert_array_equal(tab["epistemic"], 1.0)
     np.testing.assert_allclose(tab["aleatoric"], math.log(7), rtol=1e-15)
 
@@ -113,7 +113,7 @@ def test_aleatoric_is_the_dirichlet_expected_entropy():
     4 Monte Carlo standard errors)."""
     z = np.array([[4.0, 2.5, 1.0, 0.7, 0.2, -1.0, -3.0]])
     k = 5
-    au = evidential_token_uncertainty(z, k=k)["aleatoric"].iloc[0]
+    au = evidential_token_uncertainty(z, k=k).aleatoric[0]
     rng = np.random.default_rng(7)
     p = rng.dirichlet(np.sort(z[0])[::-1][:k], size=40_000)
     h = -np.sum(p * np.log(p), axis=1)
@@ -124,7 +124,7 @@ def test_top_k_entropy_against_brute_force():
     rng = np.random.default_rng(8)
     z = rng.normal(size=(6, 25)) * 3
     k = 4
-    tab = evidential_token_uncertainty(z, k=k)
+    tab = evidential_token_uncertainty(z, k=k).to_frame()
     for t in range(6):
         top = np.sort(z[t])[::-1][:k]
         p = np.exp(top - top.max())
@@ -141,7 +141,7 @@ def test_glu_is_the_fusion_of_its_terms(T, k):
     res = glu_score(Hs, Z, k=k, order=2)
     S = np.array([_renyi_brute(h, 2) for h in Hs])
     s_tilde = np.mean(S) / (1 + math.log(T))
-    u = evidential_token_uncertainty(Z, k=k)["weighted_entropy"].to_numpy()
+    u = evidential_token_uncertainty(Z, k=k).weighted_entropy
     local = -np.mean(np.sort(u)[::-1][:min(k, T)])
     assert res.global_term == pytest.approx(s_tilde, rel=1e-12)
     assert res.local_term == pytest.approx(local, rel=1e-12)
