@@ -65,6 +65,7 @@ DATA = {
     "calibration_error": ("y", "prob"),
     "glu_score": ("hidden_states", "logits"),
     "combine_pvalues": ("p", "method"),                  # scipy.stats.combine_pvalues(pvalues, method)
+    "permutation_test": ("data", "statistic"), "bootstrap": ("data", "statistic"),   # scipy.stats' signatures
     "SkeletonResult.is_adjacent": ("a", "b"), "SkeletonResult.sepset": ("a", "b"),   # two nodes
     # statcore.testing: the test (or coverage check) and the sampler are the data
     "assert_size": ("test", "null_sampler"), "assert_coverage": ("covers", "sampler"),
@@ -74,6 +75,8 @@ DATA = {
     "check_positive_int": ("x", "name"), "check_finite_real": ("x", "name"),
     "check_positive_real": ("x", "name"), "check_probability": ("x", "name"),
     "check_choice": ("x", "name", "choices", "aliases"),
+    "check_nonneg_real": ("x", "name"), "as_float_array": ("x", "name"),
+    "perm_pvalue": ("observed", "null"),                 # the observed statistic and its null replicates
     "progress_bar": ("progress", "total"), "parallel_map": ("func", "tasks"),
     # learncore.learning_rules
     "behaviour_metrics": ("trials", "p_right"), "plot_behaviour": ("trials", "p_right"),
@@ -94,6 +97,7 @@ DATA = {
     "hprobz.fit": ("X", "y"), "HProbZFit.nll": ("X", "y"),
     "HProbZ.condition": ("observed_steps", "values"), "GaussianMixture.condition": ("observed_steps", "values"),
     "HProbZ.affine": ("loc", "scale"), "GaussianMixture.affine": ("loc", "scale"),   # torch's AffineTransform
+    "HProbZ.expand": ("batch_shape", "_instance"), "GaussianMixture.expand": ("batch_shape", "_instance"),  # torch.distributions.Distribution.expand
     "TrajectorySets.intervals": ("element", "step"),
     # learncore.llm_uncertainty
     "score_generations": ("model", "inputs"), "greedy_generate": ("model", "prompt"),
