@@ -150,7 +150,8 @@ def test_flatten_first():
 
 def test_no_side_effects_and_float32():
     model = _mlp(nn.Tanh, nn.Tanh)
-    x, y = torch.randn(5, 3), torch.randint(0, 3, (5,))
+    gen = torch.Generator().manual_seed(10)
+    x, y = torch.randn(5, 3, generator=gen), torch.randint(0, 3, (5,), generator=gen)
     before = {k: v.clone() for k, v in model.state_dict().items()}
     d = layerwise_curvature(model, nn.CrossEntropyLoss(), x.numpy(), y.numpy())
     assert all(p.grad is None for p in model.parameters())
@@ -160,7 +161,8 @@ def test_no_side_effects_and_float32():
 
 def test_bad_input():
     model = _mlp(nn.Tanh, nn.Tanh).double()
-    x, y = torch.randn(5, 3, dtype=torch.float64), torch.randint(0, 3, (5,))
+    gen = torch.Generator().manual_seed(11)
+    x, y = torch.randn(5, 3, dtype=torch.float64, generator=gen), torch.randint(0, 3, (5,), generator=gen)
     ce = nn.CrossEntropyLoss()
     with pytest.raises(TypeError, match=r"'1' \(BatchNorm1d\)"):
         layerwise_curvature(nn.Sequential(nn.Linear(3, 3), nn.BatchNorm1d(3)), ce, x, y)
@@ -169,13 +171,14 @@ def test_bad_input():
     with pytest.raises(TypeError, match="loss"):
         layerwise_curvature(model, nn.NLLLoss(), x, y)
     with pytest.raises(ValueError, match="reduction"):
-        layerwise_curvature(model, nn.MSELoss(reduction="none"), x, torch.randn(5, 3, dtype=torch.float64))
+        layerwise_curvature(model, nn.MSELoss(reduction="none"), x,
+                            torch.randn(5, 3, dtype=torch.float64, generator=gen))
     with pytest.raises(ValueError, match="label_smoothing"):
         layerwise_curvature(model, nn.CrossEntropyLoss(label_smoothing=0.1), x, y)
     with pytest.raises(ValueError, match="kind"):
         layerwise_curvature(model, ce, x, y, kind="kfac")
     with pytest.raises(ValueError, match="x"):
-        layerwise_curvature(model, ce, torch.randn(5, 4, dtype=torch.float64), y)
+        layerwise_curvature(model, ce, torch.randn(5, 4, dtype=torch.float64, generator=gen), y)
     with pytest.raises(ValueError, match="x"):
         layerwise_curvature(model, ce, x.clone().fill_(float("nan")), y)
     with pytest.raises(ValueError, match="y"):
@@ -185,12 +188,12 @@ def test_bad_input():
     with pytest.raises(TypeError, match="y"):
         layerwise_curvature(model, ce, x, y.double())
     with pytest.raises(ValueError, match="y"):   # torch would broadcast (5, 1) against (5,)
-        layerwise_curvature(nn.Sequential(nn.Linear(3, 1)).double(), nn.MSELoss(), x, torch.randn(5))
+        layerwise_curvature(nn.Sequential(nn.Linear(3, 1)).double(), nn.MSELoss(), x, torch.randn(5, generator=gen))
     with pytest.raises(TypeError, match="x"):
         layerwise_curvature(model, ce, "abc", y)
     with pytest.raises(TypeError, match="padding_mode"):
         layerwise_curvature(nn.Sequential(nn.Conv2d(1, 1, 3, padding=1, padding_mode="circular")), nn.MSELoss(),
-                            torch.randn(1, 1, 4, 4), torch.randn(1, 1, 4, 4))
+                            torch.randn(1, 1, 4, 4, generator=gen), torch.randn(1, 1, 4, 4, generator=gen))
     lin = nn.Linear(3, 3)
     with pytest.raises(ValueError, match="shared"):
-        layerwise_curvature(nn.Sequential(lin, nn.Tanh(), lin), ce, torch.randn(5, 3), y)
+        layerwise_curvature(nn.Sequential(lin, nn.Tanh(), lin), ce, torch.randn(5, 3, generator=gen), y)

@@ -349,7 +349,7 @@ def test_a_step_averages_the_samples_and_entering_clears_gradients():
 
 def test_predict_averages_the_posterior_samples():
     model = _mlp()
-    x = torch.randn(6, 2, dtype=DT)
+    x = torch.randn(6, 2, dtype=DT, generator=torch.Generator().manual_seed(12))
     opt = IVON(model.parameters(), lr=0.1, ess=20, hess_init=0.5, seed=3)
     prob = opt.predict(model, x, samples=5)
     twin = IVON(model.parameters(), lr=0.1, ess=20, hess_init=0.5, seed=3)

@@ -124,11 +124,12 @@ def test_fid_inception_loads_a_user_file(tmp_path):
     # a locally generated state dict with the real key names, saved without BatchNorm's counters as
     # files from before PyTorch 0.4.1 (the ported FID weights) are
     src = InceptionV3FID(weights=None, seed=1, layer="pool2", resize_input=False)
+    gen = torch.Generator().manual_seed(2)
     with torch.no_grad():
         for m in src.modules():
             if isinstance(m, torch.nn.BatchNorm2d):
-                m.running_mean.normal_(0, 0.1)
-                m.running_var.uniform_(0.5, 2.0)
+                m.running_mean.normal_(0, 0.1, generator=gen)
+                m.running_var.uniform_(0.5, 2.0, generator=gen)
     state = {k: v for k, v in src.state_dict().items() if not k.endswith("num_batches_tracked")}
     path = tmp_path / "pt_inception-local.pth"
     torch.save(state, path)

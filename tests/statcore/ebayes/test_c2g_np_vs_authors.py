@@ -27,6 +27,11 @@ from statcore.multitest import bfdr_select
 
 GOLDEN = Path(__file__).resolve().parents[2] / "golden" / "c2g" / "authors_nonparametric_tau3.npz"
 LEVELS = (0.05, 0.1, 0.2)
+# The guard runs data sets 1-6 of the 12 (benchmarks/README.md has the table of all 12). What it must
+# catch: the shared y-bandwidth's loss of power (0.64x the authors' at alpha = 0.1 on these 6; every
+# one of the 6 below 0.9x) and a pi* above the true ERPF as often as the authors' (5 of 12 data sets:
+# none of 6 with probability 0.6^6 = 0.05). The default measured 0.96x / 0.95x / 0.95x on these 6.
+N_SETS = 6
 
 
 def _power_fdp(sel, h):
@@ -38,7 +43,7 @@ def test_nonparametric_power_against_the_authors_code():
     ref = np.load(GOLDEN)
     ours = {a: [] for a in LEVELS}
     theirs = {a: [] for a in LEVELS}
-    for k, seed in enumerate(ref["seeds"]):
+    for k, seed in enumerate(ref["seeds"][:N_SETS]):
         X, y, t, h, _, pi = nonadditive_setting(1000, 3, int(seed), return_pi=True)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")

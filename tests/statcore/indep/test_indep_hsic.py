@@ -335,8 +335,14 @@ def test_approx_permutation_method():
 # hyppo on the same data
 # ----------------------------------------------------------------------------------------------
 
-def test_hyppo_hsic_statistic_is_a_normalised_hsic():
+def test_hyppo_hsic_statistic_is_a_normalised_hsic(monkeypatch):
     hyppo = pytest.importorskip("hyppo.independence")
+    # hyppo's Hsic is its Dcorr on kernel-induced distances; its numba kernels take about a minute to
+    # compile on a cold cache, so they run as the Python functions they were compiled from
+    import hyppo.independence.dcorr as hd
+
+    for name in ("_dcorr", "_dcov", "_center_distmat", "_fast_1d_dcov", "_cpu_cumsum"):
+        monkeypatch.setattr(hd, name, getattr(hd, name).py_func)
     x, y = _data(n=90, seed=18)
     bw = np.median(pdist(x))  # hyppo: the first variable's median distance for both, s = median
     for bias, est in ((True, "biased"), (False, "unbiased")):
