@@ -1,5 +1,5 @@
 # Permutation inner products of distance covariance with the permuted side recomputed from its data
-# (see _dcovperm.h for the arithmetic). Called by statcore.indep.dcor._Permuter on validated,
+# (see _dcovperm.h for the arithmetic). Called by statcore.indep._dcor._Permuter on validated,
 # C-contiguous float64 / int64 arrays; releases the GIL so that chunks of permutations run on threads.
 
 from libc.stdint cimport int64_t

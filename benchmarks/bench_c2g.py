@@ -55,7 +55,7 @@ def main():
     n, P, reps = (2000, 10, 1) if args.quick else (10_000, 10, 3)
     from sklearn.kernel_ridge import KernelRidge
 
-    from statcore.ebayes.c2g import c2g
+    from statcore.ebayes._c2g import c2g
 
     X, y, t, h = simulate(n, P)
     c2g(y[:300], t[:300], X[:300], seed=0)                                 # compile the kernels

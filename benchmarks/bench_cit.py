@@ -7,14 +7,14 @@
     python benchmarks/bench_cit.py --size --nonlinear-only --n-nonlinear 2000 --regressions rf,rf_oob
     python benchmarks/bench_cit.py --design-size --start 1 --reps-rf 200 --regressions rf
         # size on the issue's design, one stream of data sets per --start (1 to 5: the 1000 quoted in
-        # statcore.cit.regress; kernel ridge: --start 0 --regressions krr), k = 100
+        # statcore.cit._regress; kernel ridge: --start 0 --regressions krr), k = 100
 
 Setting (issue 4): n = 2000, dim X = dim Y = 20, dim Z = 5, k = 100, random-forest regression
 (100 trees, leaves of at least 5; statcore: one multi-output forest per variable; "rf" grows it on
 the residuals of a kernel ridge regression and applies its honest weights twice (partition from each
 tree's bootstrap rows, leaf means from its out-of-bag rows), and the GCM
 variance is corrected for the smoother (variance="auto"); "rf_oob" is the plain out-of-bag forest,
-see statcore.cit.regress). X and Y depend on Z nonlinearly and are conditionally independent.
+see statcore.cit._regress). X and Y depend on Z nonlinearly and are conditionally independent.
 
 Timed (medians over runs; BLAS limited to one thread for every contender, as the machine is shared):
 
@@ -40,7 +40,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from statcore.cit import gcm_test, random_directions, rpcit
-from statcore.cit.rpcit import _combine
+from statcore.cit._rpcit import _combine
 
 
 def combine_pvalues(p, method="bonferroni"):
@@ -56,7 +56,7 @@ def simulate(n=N, dx=DX, dy=DY, dz=DZ, seed=0, gamma=0.0):
 
     Bounded: trends that keep growing in the Gaussian tails (z^2, tanh z) leave a random forest's
     flat end leaves biased in the same places for X and Y, and the GCM then rejects (see the
-    module's notes in statcore.cit.regress).
+    module's notes in statcore.cit._regress).
     """
     rng = np.random.default_rng(seed)
     z = rng.normal(size=(n, dz))

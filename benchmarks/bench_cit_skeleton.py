@@ -11,7 +11,7 @@ median over runs, with the test statistics computed from scratch each time:
 - statcore ``pc_skeleton(test="parcor", parcor="fisher")``: the same p-values as causal-learn's
   fisherz, computed from cached OLS residuals;
 - causal-learn skeleton discovery (PC-stable, the phase ``pc`` runs before orienting) with fisherz
-  and, through :func:`statcore.cit.causallearn.register_causallearn_tests`, with statcore's GCM.
+  and, through :func:`statcore.cit._causallearn.register_causallearn_tests`, with statcore's GCM.
 
 Agreement is reported as the number of pairs on which two skeletons differ (structural Hamming
 distance of skeletons) and recall / false positives against the true DAG's skeleton.
@@ -23,7 +23,7 @@ import argparse
 import numpy as np
 import pandas as pd
 
-from statcore.cit.skeleton import pc_skeleton
+from statcore.cit._skeleton import pc_skeleton
 from _timing import median_time
 
 
@@ -63,7 +63,7 @@ def main():
         from causallearn.utils.cit import CIT
         from causallearn.utils.PCUtils.SkeletonDiscovery import skeleton_discovery
 
-        from statcore.cit.causallearn import register_causallearn_tests
+        from statcore.cit._causallearn import register_causallearn_tests
 
         register_causallearn_tests()
     except ImportError:

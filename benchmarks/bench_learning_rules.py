@@ -37,7 +37,7 @@ from learncore.learning_rules._torchnets import unrolled_nll
 from _timing import median_time
 
 # the module (the package's name ``fit`` is the function)
-fitmod = importlib.import_module("learncore.learning_rules.fit")
+fitmod = importlib.import_module("learncore.learning_rules._fit")
 
 #: generating parameters of the synthetic animals (the same design as
 #: tests/learncore/learning_rules/test_model_recovery.py):

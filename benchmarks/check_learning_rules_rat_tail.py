@@ -20,7 +20,7 @@ import numpy as np
 
 from bench_learning_rules_rat import _seeds   # the stream's seed sequences (this script's folder)
 from learncore.learning_rules.calibrate import _replicate_fits, _stat
-from learncore.learning_rules.fit import fit
+from learncore.learning_rules._fit import fit
 
 R, MI = 4, 300
 

@@ -5,7 +5,7 @@ Two null designs (X independent of Y given Z, one Z):
   nonlinear: z ~ U(-2, 2), x = sin(1.5 z) + N(0, 1/4), y = z^2 / 2 + N(0, 1/4)
 "ols", "ridge" and "krr" on both, "rf" on the nonlinear one (it needs n >= 20; n = 20, 30, 50 only). alpha = 0.05. Prints
 the rejection rate, its Monte Carlo SE and whether it is above alpha + 3 SE; the smallest n from which
-on every larger n of the grid holds the level is what ``statcore.cit.gcm.GCM_MIN_N`` records.
+on every larger n of the grid holds the level is what ``statcore.cit._gcm.GCM_MIN_N`` records.
 
     python benchmarks/size_cit_small_n.py [--reps 1000] [--reps-rf 200] [--only linear:ridge,...]
 """

@@ -17,7 +17,7 @@ from .modelsel import (GroupComparison, ICTable, LogLik, ModelComparison, NobsWa
                        compare_by_group, compare_models, loglik, lrtest)
 from .cit import (GCMWarning, PartialCorrelationTests, SkeletonResult, gcm_test, parcor_pvalues, pc_skeleton,
                   random_directions, residualize, rpcit)
-from .cit.causallearn import register_causallearn_tests
+from .cit._causallearn import register_causallearn_tests
 from .coupling import (IdentifiedSetInterval, JointBounds, MakarovBounds, OverlapWarning, coupling_functions,
                        coupling_mean, identified_set_interval, imbens_manski_interval, ite_variance_bounds, joint_bounds,
                        makarov_bounds, stoye_interval)
@@ -28,8 +28,8 @@ from .conformal import *  # noqa: F401,F403  (statcore.conformal.__all__ is publ
 from .conformal import __all__ as _conformal_all
 from .twosample import *  # noqa: F401,F403  (statcore.twosample.__all__ is public at the top level)
 from .twosample import __all__ as _twosample_all
-from .roc import *  # noqa: F401,F403  (statcore.roc.__all__ is public at the top level)
-from .roc import __all__ as _roc_all
+from ._roc import *  # noqa: F401,F403  (statcore.roc.__all__ is public at the top level)
+from ._roc import __all__ as _roc_all
 from .uncertainty import *  # noqa: F401,F403  (statcore.uncertainty.__all__ is public at the top level)
 from .uncertainty import __all__ as _uncertainty_all
 

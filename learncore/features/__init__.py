@@ -12,7 +12,7 @@
 The features go to ``statcore.twosample`` (Frechet distance, KID, precision/recall, rank stability).
 Needs PyTorch (``import learncore`` alone does not import it).
 """
-from .extract import RESIZE_METHODS, extract
+from ._extract import RESIZE_METHODS, extract
 from .inception import InceptionV3FID
 from .mobilenet import MobileNetV2, mobilenet_v2_weights
 from .simple import RandomCNN, RawPixels

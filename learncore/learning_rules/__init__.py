@@ -26,11 +26,11 @@ from ._trials import check_trials
 from .behaviour import BehaviourMetrics, BehaviourWarning, behaviour_metrics, plot_behaviour
 from .calibrate import CalibratedSelection, calibrate_selection
 from .cohort import fit_many
-from .fit import fit, replay_p_right
+from ._fit import fit, replay_p_right
 from .heldout import HeldOutLoglik, heldout_loglik, session_folds
 from .io import IBLFormatWarning, from_ibl, from_psytrack, psytrack_sample_rat, read_ibl_trials
 from .results import LearningRuleFit, Replay
-from .simulate import IBL_CONTRASTS, contrast_schedule, simulate
+from ._simulate import IBL_CONTRASTS, contrast_schedule, simulate
 
 # ConvergenceWarning is statcore's (statcore.ConvergenceWarning): not listed here
 __all__ = ["ARCHS", "RULES", "IBL_CONTRASTS", "BehaviourMetrics", "BehaviourWarning", "IBLFormatWarning",

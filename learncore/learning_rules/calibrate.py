@@ -62,7 +62,7 @@ def _replicate_fits(fit0: LearningRuleFit, hiddens: dict, kw: dict, seed_seq, fr
     """One simulated animal from ``fit0`` and every architecture refitted to it: (trials, fits).
     ``from_truth``: the refit of fit0's architecture starts its first restart at fit0's parameters
     (the random starts are drawn all the same, so the other refits do not change)."""
-    from .fit import fit
+    from ._fit import fit
 
     rng = np.random.default_rng(seed_seq)
     tr = simulate_like(fit0, rng)

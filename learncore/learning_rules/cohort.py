@@ -11,7 +11,7 @@ from statcore.utils import check_n_jobs, check_progress, check_seed, parallel_ma
 
 from ._model import check_arch, check_hidden, check_rule, n_params
 from ._trials import check_trials
-from .fit import fit
+from ._fit import fit
 from .results import LearningRuleFit
 
 __all__ = ["fit_many"]

@@ -144,7 +144,7 @@ def _fold_fit(tr_train, tr_upto, test, a, rule, hidden, restarts, seed_seq, fit_
     """One (fold, architecture) fit and its held-out p(right) on the test rows (a parallel task)."""
     from statcore.utils import thread_limit
 
-    from .fit import fit, replay_p_right
+    from ._fit import fit, replay_p_right
 
     with thread_limit(1):
         f = fit(tr_train, arch=a, rule=rule, hidden=hidden, restarts=restarts, seed=np.random.default_rng(seed_seq),

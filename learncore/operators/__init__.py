@@ -37,6 +37,6 @@ __all__ += ["DeepONet", "PODDeepONet", "PCANet", "FNO", "independence_penalty"]
 from .training import NOIR, TrainingHistory  # noqa: E402
 
 __all__ += ["NOIR", "TrainingHistory"]
-from .evaluate import LatentSignature, OperatorErrors, evaluate, latent_signature  # noqa: E402
+from ._evaluate import LatentSignature, OperatorErrors, evaluate, latent_signature  # noqa: E402
 
 __all__ += ["evaluate", "latent_signature", "LatentSignature", "OperatorErrors"]

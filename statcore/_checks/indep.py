@@ -115,7 +115,7 @@ def check_bandwidths(bandwidth: Any, kernels: tuple, name: str = "bandwidth") ->
 
 
 
-# --- the distance covariance family (statcore/indep/dcor.py) ---
+# --- the distance covariance family (statcore/indep/_dcor.py) ---
 __all__ += ['check_u_statistic_n', 'refuse_constant_sample']
 
 

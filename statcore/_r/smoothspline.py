@@ -310,7 +310,7 @@ def _inverse_band(R, nk: int):
 class _Problem:
     """The fixed parts of one smoothing-spline problem (knots, design, penalty, trace ratio).
 
-    ``compiled=True`` (the default) runs the numba kernels of ``statcore._kernels.smspline``;
+    ``compiled=True`` (the default) runs the numba kernels of ``statcore._r._smspline_kernels``;
     ``compiled=False`` the scalar Python reference below, which they match bit for bit (tested).
     """
 
@@ -324,7 +324,7 @@ class _Problem:
         self._t_arr = np.asarray(knots, dtype=np.float64)
         self._xs_arr = np.asarray(xs, dtype=np.float64)
         if compiled:
-            from .._kernels import smspline as K
+            from . import _smspline_kernels as K
 
             self._ys_arr = np.asarray(ys, dtype=np.float64)
             self._ws_arr = np.asarray(ws, dtype=np.float64)
@@ -367,7 +367,7 @@ class _Problem:
     def solve(self, lam: float):
         """Fit for penalty ``lam``: returns (coef, fitted, leverages) or None if not PD."""
         if self.compiled:
-            from .._kernels.smspline import solve_penalised
+            from ._smspline_kernels import solve_penalised
 
             n = len(self.xs)
             coef, fitted, lev = np.empty(self.nk), np.empty(n), np.empty(n)
@@ -385,7 +385,7 @@ class _Problem:
             return None
         coef = _band_solve(R, nk, self.xwy)
         # the compiled bvalue (same arithmetic as _spline_value, asserted equal in the tests)
-        from .._kernels.spline import bvalue_many
+        from ._spline_kernels import bvalue_many
 
         fitted_arr = np.empty(len(self.xs))
         bvalue_many(self._t_arr, np.asarray(coef, dtype=np.float64), nk, self._xs_arr, fitted_arr)
@@ -405,7 +405,7 @@ class _Problem:
 
 def _df_criterion(lev, df_target: float) -> float:
     if isinstance(lev, np.ndarray):
-        from .._kernels.smspline import sequential_sum
+        from ._smspline_kernels import sequential_sum
 
         s = sequential_sum(lev)
     else:
@@ -418,7 +418,7 @@ def _df_criterion(lev, df_target: float) -> float:
 def _gcv_criterion(prob: "_Problem", fitted, lev, ssw: float) -> float:
     """R's sslvrg, icrit = 1: (RSS / sum w) / (1 - df / sum w)^2 (df.offset 0, penalty 1)."""
     if prob.compiled:
-        from .._kernels.smspline import gcv_criterion
+        from ._smspline_kernels import gcv_criterion
 
         return gcv_criterion(prob._ys_arr, fitted, prob._ws_arr, lev, ssw)
     rss = ssw
@@ -646,7 +646,7 @@ class SmoothSplineFit:
         from the end value with the end slope is used.
         """
         xq = np.atleast_1d(np.asarray(xnew, dtype=float))
-        from .._kernels.spline import bvalue_many
+        from ._spline_kernels import bvalue_many
 
         s = xq - self.xmin
         s /= self.xrange

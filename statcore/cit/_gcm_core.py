@@ -13,7 +13,7 @@ import numpy as np
 from .._checks import as_cit_data, check_seed
 from .._resampling import exceed_count, pvalue_from_count, run_stream
 from .._warnings import StatcoreWarning
-from .regress import _residual_fits, regression_name
+from ._regress import _residual_fits, regression_name
 
 
 def _special():

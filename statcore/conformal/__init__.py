@@ -12,17 +12,17 @@
 __all__: list[str] = []
 
 # --- the quantile and the coverage checks (quantile.py) ---
-from .quantile import CoverageBand, conformal_quantile, coverage_band, coverage_test  # noqa: E402
+from ._quantile import CoverageBand, conformal_quantile, coverage_band, coverage_test  # noqa: E402
 __all__ += ["conformal_quantile", "coverage_band", "coverage_test", "CoverageBand"]
 
 # --- highest-density sets from a predictive density (density.py) ---
-from .density import ConformalSet, conformal_density_scores, conformal_set  # noqa: E402
+from ._density import ConformalSet, conformal_density_scores, conformal_set  # noqa: E402
 __all__ += ["conformal_set", "conformal_density_scores", "ConformalSet"]
 
 # --- regression intervals: absolute and normalised residuals, CQR (regression.py) ---
-from .regression import ConformalIntervals, conformal_cqr, conformal_interval  # noqa: E402
+from ._regression import ConformalIntervals, conformal_cqr, conformal_interval  # noqa: E402
 __all__ += ["conformal_interval", "conformal_cqr", "ConformalIntervals"]
 
 # --- classification sets: LAC and APS (classification.py) ---
-from .classification import ConformalClassSets, conformal_classes  # noqa: E402
+from ._classification import ConformalClassSets, conformal_classes  # noqa: E402
 __all__ += ["conformal_classes", "ConformalClassSets"]

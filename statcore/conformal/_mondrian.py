@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._checks import as_groups, conformal_rank, show_value
-from .quantile import conformal_quantile, group_quantiles
+from ._quantile import conformal_quantile, group_quantiles
 
 
 @dataclass(frozen=True)

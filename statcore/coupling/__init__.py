@@ -36,8 +36,8 @@ from ._design import OverlapWarning
 from ._functions import coupling_functions, coupling_mean
 from ._inference import identified_set_interval, imbens_manski_interval, stoye_interval
 from ._results import IdentifiedSetInterval, JointBounds
-from .bounds import ite_variance_bounds, joint_bounds
-from .makarov import MakarovBounds, makarov_bounds
+from ._bounds import ite_variance_bounds, joint_bounds
+from ._makarov import MakarovBounds, makarov_bounds
 
 __all__ = ["coupling_mean", "joint_bounds", "JointBounds", "makarov_bounds", "MakarovBounds",
            "ite_variance_bounds", "coupling_functions", "OverlapWarning",

@@ -88,7 +88,7 @@ class _Design:
         (round(ratio * n_cell) of them for the m-out-of-n bootstrap); with doubly robust marginals,
         n draws from all units (the arms' sizes vary: the outcome models and the propensity are fitted
         on the pooled sample), a replicate with fewer than p + 2 units in an arm drawn again."""
-        from .._kernels.coupling import count_draws
+        from ._kernels import count_draws
 
         if self.dr:
             n = self.y.size

@@ -90,7 +90,7 @@ def _merge_values(y1s: np.ndarray, W1: np.ndarray, y0s: np.ndarray, W0: np.ndarr
     ``y1s``, ``y0s`` ascending; ``W1`` (R x n1), ``W0`` (R x n0) non-negative weights in that order,
     each row of W1 with the same total as the row of W0.
     """
-    from .._kernels import coupling as kc
+    from . import _kernels as kc
 
     total = W1.sum(axis=1)
     if fx.code is not None:

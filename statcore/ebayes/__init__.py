@@ -1,8 +1,8 @@
 """Empirical Bayes: the NPMLE of a mixing distribution, predictive recursion, causal two-groups."""
-from .npmle import NPMLEResult, npmle
-from .pr import PredictiveRecursionResult, predictive_recursion
+from ._npmle import NPMLEResult, npmle
+from ._pr import PredictiveRecursionResult, predictive_recursion
 
 __all__ = ["npmle", "NPMLEResult", "predictive_recursion", "PredictiveRecursionResult"]
-from .c2g import C2GResult, c2g  # noqa: E402  (causal two-groups; the function shadows its module name)
+from ._c2g import C2GResult, c2g  # noqa: E402  (causal two-groups; the function shadows its module name)
 
 __all__ += ["c2g", "C2GResult"]

@@ -20,7 +20,7 @@ from scipy.special import expit
 from scipy.stats import norm
 
 from ..multitest import p_adjust
-from .c2g import c2g
+from ._c2g import c2g
 
 __all__ = ["LEVELS", "additive_setting", "nonadditive_setting", "one_replicate", "table"]
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from statcore._kernels.c2g import binned_boot_sums, knn_boot_density, knn_boot_mean, loo_boot_density
+from statcore.ebayes._c2g_kernels import binned_boot_sums, knn_boot_density, knn_boot_mean, loo_boot_density
 
 _K_CANDIDATES = (10, 25, 50, 100, 200)
 _HX_FACTORS = (0.5, 1.0, 2.0)

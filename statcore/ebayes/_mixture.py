@@ -34,7 +34,7 @@ def make_grid(grid: Any, x: np.ndarray, scale: float, *, align: float | None = N
 def mixture_pdf(y: Any, atoms: np.ndarray, weights: np.ndarray, sd: Any, *, name: str = "y",
                 sd_name: str = "sd") -> Any:
     """sum_j weights_j N(y; atoms_j, sd^2) at every y (same container out as in)."""
-    from .._kernels.ebayes import mixture_pdf as kernel
+    from ._kernels import mixture_pdf as kernel
 
     wrapper = InputWrapper.of(y)
     arr = as_float_array(y, name, allow_inf=True)

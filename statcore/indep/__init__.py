@@ -5,13 +5,13 @@ HSIC for large n, and all pairwise tests among the columns of a matrix (``indepe
 __all__: list[str] = []
 
 # --- distance covariance family (dcor.py) ---
-from .dcor import dcor, dcor_test, dcor_u, dcov, dcov_test, dcov_u, pdcor, pdcor_test, pdcov  # noqa: E402
+from ._dcor import dcor, dcor_test, dcor_u, dcov, dcov_test, dcov_u, pdcor, pdcor_test, pdcov  # noqa: E402
 __all__ += ["dcov", "dcor", "dcov_u", "dcor_u", "pdcov", "pdcor", "dcor_test", "dcov_test", "pdcor_test"]
 
 # --- HSIC family (hsic.py) ---
-from .hsic import dhsic, dhsic_test, hsic, hsic_test  # noqa: E402
+from ._hsic import dhsic, dhsic_test, hsic, hsic_test  # noqa: E402
 __all__ += ["hsic", "hsic_test", "dhsic", "dhsic_test"]
 
 # --- pairwise tests among columns (matrix.py) ---
-from .matrix import IndependenceMatrix, independence_matrix  # noqa: E402
+from ._matrix import IndependenceMatrix, independence_matrix  # noqa: E402
 __all__ += ["independence_matrix", "IndependenceMatrix"]

@@ -22,7 +22,7 @@ import numpy as np
 
 from numba import prange  # this module is imported on first use only (statcore.indep.dcor)
 
-from .._kernels import _LazyKernel, lazy_njit
+from .._jit import _LazyKernel, lazy_njit
 
 
 # ----------------------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ import math
 import numpy as np
 from numba import prange
 
-from .._kernels import lazy_njit
+from .._jit import lazy_njit
 
 __all__ = ["sq_condensed", "gram_upper_from_condensed", "gram_upper_direct", "mirror_upper", "centred_rows",
            "offdiag_rows", "perm_stats", "dhsic_rows", "dhsic_replicates"]

@@ -8,10 +8,10 @@ Sun & Cai (2007); ``combine_pvalues`` is a superset of ``scipy.stats.combine_pva
 Modules: ``padjust`` (p_adjust), ``qvalue`` (pi0est, lfdr, qvalue), ``bfdr`` (bfdr_select),
 ``combine`` (combine_pvalues).
 """
-from .bfdr import BFDRSelection, bfdr_select
-from .combine import COMBINE_METHODS, CombinedPValues, combine_pvalues
-from .padjust import _argsort, p_adjust, p_adjust_methods
-from .qvalue import Pi0Estimate, Pi0Warning, QValueResult, lfdr, pi0est, qvalue
+from ._bfdr import BFDRSelection, bfdr_select
+from ._combine import COMBINE_METHODS, CombinedPValues, combine_pvalues
+from ._padjust import _argsort, p_adjust, p_adjust_methods
+from ._qvalue import Pi0Estimate, Pi0Warning, QValueResult, lfdr, pi0est, qvalue
 
 __all__ = ["p_adjust", "p_adjust_methods", "pi0est", "Pi0Estimate", "qvalue", "QValueResult", "lfdr",
            "bfdr_select", "BFDRSelection", "combine_pvalues", "CombinedPValues", "COMBINE_METHODS",

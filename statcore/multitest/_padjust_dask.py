@@ -63,7 +63,7 @@ def _count(block: np.ndarray) -> np.ndarray:
 
 def _sort_chunk(block: np.ndarray, n_samples: int) -> tuple:
     """Non-NaN values sorted (stable), their positions in the flattened chunk, and a regular sample."""
-    from .padjust import _argsort  # the in-memory path's stable key sort (values in [0, 1])
+    from ._padjust import _argsort  # the in-memory path's stable key sort (values in [0, 1])
 
     x = _checked(block)
     pos = np.flatnonzero(~np.isnan(x))

@@ -9,7 +9,7 @@ import numpy as np
 from numba import prange
 from numba.extending import register_jitable
 
-from .._kernels import lazy_njit
+from .._jit import lazy_njit
 
 
 @register_jitable

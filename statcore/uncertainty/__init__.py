@@ -5,6 +5,6 @@ numpy/scipy only: the scores take arrays (hidden states, logits); ``learncore.ll
 collects them from a language model during generation.
 """
 from ._token_result import TokenUncertainty
-from .glu import GLUScore, evidential_token_uncertainty, glu_score, renyi_matrix_entropy
+from ._glu import GLUScore, evidential_token_uncertainty, glu_score, renyi_matrix_entropy
 
 __all__ = ["renyi_matrix_entropy", "evidential_token_uncertainty", "glu_score", "GLUScore", "TokenUncertainty"]

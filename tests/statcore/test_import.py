@@ -19,7 +19,7 @@ def test_import_is_light():
 
 def test_kernels_work_without_writable_numba_cache():
     # /proc is not writable even for root: numba cannot cache there and must fall back
-    code = ("import numpy as np, statcore as sc; from statcore._kernels.spline import bvalue_many; "
+    code = ("import numpy as np, statcore as sc; from statcore._r._spline_kernels import bvalue_many; "
             "p = np.r_[np.linspace(0.0005, 0.01, 200), np.linspace(0.0005, 0.9995, 800)]; "
             "r = sc.qvalue(p); print(round(r.pi0, 6), bool(np.isfinite(r.lfdr).all()))")
     res = _run(code, NUMBA_CACHE_DIR="/proc/statcore-no-cache")

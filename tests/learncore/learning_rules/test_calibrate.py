@@ -200,7 +200,7 @@ def test_psytrack_sample_rat():
 # ---- ridges: a reported status instead of a generic convergence warning -------------------------
 
 def test_ridge_status_classification():
-    from learncore.learning_rules.fit import ridge_status
+    from learncore.learning_rules._fit import ridge_status
 
     def prof(ll, moved):
         return pd.DataFrame({"iteration": [0, 50, 100], "loglik": ll, "weight_norm": [1.0] * 3,

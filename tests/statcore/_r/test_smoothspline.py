@@ -198,7 +198,7 @@ def test_live_r_random_inputs():
 
 
 # ---------------------------------------------------------------------------------------------
-# the compiled band solve (statcore._kernels.smspline) against the scalar Python reference
+# the compiled band solve (statcore._r._smspline_kernels) against the scalar Python reference
 # ---------------------------------------------------------------------------------------------
 
 def test_compiled_kernels_bit_identical_to_the_python_reference():

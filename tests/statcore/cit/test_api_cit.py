@@ -10,8 +10,8 @@ import apicheck
 from statcore.cit import (GCMWarning, RegressionFit, SkeletonResult, SpectralSmoother, fit_residualizer,
                           fit_residualizers, gcm_test, parcor_pvalues, pc_skeleton, random_directions,
                           residualize, rpcit)
-from statcore.cit.causallearn import register_causallearn_tests
-from statcore.cit.forests import ForestSmoother
+from statcore.cit._causallearn import register_causallearn_tests
+from statcore.cit._forests import ForestSmoother
 from statcore._warnings import StatcoreWarning
 
 

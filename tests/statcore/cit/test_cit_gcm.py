@@ -434,7 +434,7 @@ def _brute_force_honest_weights(forest, z):
 def test_honest_forest_weights_match_brute_force(n_trees, n):
     # one tree on 40 rows leaves some rows without an out-of-bag neighbour: the mean of the others
     from sklearn.ensemble import RandomForestRegressor
-    from statcore.cit.forests import _honest_forest_weights
+    from statcore.cit._forests import _honest_forest_weights
 
     rng = np.random.default_rng(31)
     z = rng.normal(size=(n, 2))

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from statcore.cit import fit_residualizer, gcm_test, random_directions, residualize, rpcit
-from statcore.cit.rpcit import _combine
+from statcore.cit._rpcit import _combine
 
 
 def data(n=200, dx=6, dy=5, dz=3, seed=0, dep=0.0):

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from statcore.cit import gcm_test, residualize, rpcit
-from statcore.cit.rpcit import _combine
+from statcore.cit._rpcit import _combine
 from statcore.testing import assert_size
 
 

@@ -180,7 +180,7 @@ def test_grouped_nodes(test, args):
 
 @pytest.mark.parametrize("regression", ["ols", "ridge"])
 def test_residuals_computed_once_per_node_and_conditioning_set(monkeypatch, regression):
-    import statcore.cit.regress as regress
+    import statcore.cit._regress as regress
 
     calls = []
     original = regress.fit_residualizer
@@ -356,7 +356,7 @@ def test_causallearn_adapter_runs_pc():
     from causallearn.search.ConstraintBased.PC import pc
     from causallearn.utils.cit import CIT
 
-    from statcore.cit.causallearn import register_causallearn_tests
+    from statcore.cit._causallearn import register_causallearn_tests
 
     names = register_causallearn_tests()
     assert names == ["statcore_rpcit", "statcore_gcm", "statcore_parcor"]
@@ -380,7 +380,7 @@ def test_causallearn_adapter_matches_pc_skeleton():
     pytest.importorskip("causallearn")
     from causallearn.search.ConstraintBased.PC import pc
 
-    from statcore.cit.causallearn import register_causallearn_tests
+    from statcore.cit._causallearn import register_causallearn_tests
 
     register_causallearn_tests()
     rng = np.random.default_rng(4)

@@ -12,7 +12,7 @@ import pytest
 
 from statcore.cit import gcm_test, random_directions, residualize, rpcit
 from statcore.cit._gcm_core import AUTO_MAX_N, GCMWarning, smoother_inflation
-from statcore.cit.regress import fit_residualizer, fit_residualizers
+from statcore.cit._regress import fit_residualizer, fit_residualizers
 
 
 def nonlinear(n=150, dx=3, dy=2, seed=0):

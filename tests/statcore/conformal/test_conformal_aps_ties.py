@@ -9,7 +9,7 @@ import pytest
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from statcore import conformal_classes, conformal_quantile
-from statcore.conformal.classification import class_scores, class_sets
+from statcore.conformal._classification import class_scores, class_sets
 
 K = 4
 ALPHAS = (0.1, 0.2, 0.3, 0.45, 0.6)

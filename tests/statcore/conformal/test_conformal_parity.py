@@ -8,7 +8,7 @@ import pytest
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 
 from statcore import conformal_classes, conformal_cqr, conformal_interval, conformal_quantile
-from statcore.conformal.classification import class_scores, class_sets
+from statcore.conformal._classification import class_scores, class_sets
 
 mapie = pytest.importorskip("mapie")
 crepes = pytest.importorskip("crepes")

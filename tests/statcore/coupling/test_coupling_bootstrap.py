@@ -414,7 +414,7 @@ def test_coverage_shared_atom_abs_diff():
 def test_n_jobs_follows_joblib_convention():
     import numba
 
-    from statcore.coupling.bounds import _n_threads
+    from statcore.coupling._bounds import _n_threads
 
     mx = numba.config.NUMBA_NUM_THREADS
     assert _n_threads(-1) == mx and _n_threads(-2) == max(1, mx - 1) and _n_threads(-10 ** 6) == 1

@@ -22,7 +22,7 @@ import pytest
 from scipy.special import expit
 
 from statcore.coupling import OverlapWarning, ite_variance_bounds, joint_bounds
-from statcore.coupling.bounds import KISH_WARN, KISH_WARN_DR
+from statcore.coupling._bounds import KISH_WARN, KISH_WARN_DR
 
 
 def confounded(rng, n, gamma):

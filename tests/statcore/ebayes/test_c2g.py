@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from scipy.stats import norm
 
-from statcore.ebayes.c2g import C2GResult, _empirical_qvalues, c2g
+from statcore.ebayes._c2g import C2GResult, _empirical_qvalues, c2g
 from statcore.multitest import bfdr_select
 
 

@@ -2,7 +2,7 @@
 import numpy as np
 from scipy.stats import norm
 
-from statcore._kernels.c2g import binned_boot_sums, knn_boot_density, knn_boot_mean, loo_boot_density
+from statcore.ebayes._c2g_kernels import binned_boot_sums, knn_boot_density, knn_boot_mean, loo_boot_density
 from statcore.ebayes._c2g_nonparametric import CondKDE, _pi_star
 
 

@@ -75,7 +75,7 @@ def test_kkt_certificate_holds_and_matches_direct_computation(n, m, seed):
 def test_likelihood_matrix_recurrence_matches_direct_exponentials():
     """On an equally spaced grid most entries come from a multiplicative recurrence; they must
     agree with direct exponentials (kernel called with step 0) and with scipy's densities."""
-    from statcore._kernels.ebayes import likelihood_matrix
+    from statcore.ebayes._kernels import likelihood_matrix
 
     rng = np.random.default_rng(31)
     for s in (0.02, 0.3, 1.0, 7.0):

@@ -16,7 +16,7 @@ from statcore import dcor, dcor_test, dcor_u, dcov, dcov_test, dcov_u, pdcor, pd
 from statcore._warnings import StatcoreWarning
 
 #: the module (statcore.indep.dcor is the function dcor once the package is imported)
-dmod = importlib.import_module("statcore.indep.dcor")
+dmod = importlib.import_module("statcore.indep._dcor")
 
 REL, ABS = 1e-10, 1e-13
 

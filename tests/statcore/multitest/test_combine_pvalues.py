@@ -9,7 +9,7 @@ from scipy import stats
 import statcore as sc
 from statcore.multitest import CombinedPValues, p_adjust
 from statcore.multitest import combine_pvalues as _combine_pvalues
-from statcore.multitest.combine import _combine_array
+from statcore.multitest._combine import _combine_array
 
 
 def combine_pvalues(p, method, **kwargs):

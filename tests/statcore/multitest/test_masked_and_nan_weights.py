@@ -8,7 +8,7 @@ import pytest
 from scipy import stats
 
 from statcore.multitest import combine_pvalues, lfdr, p_adjust, pi0est, qvalue
-from statcore.multitest.combine import _combine_array
+from statcore.multitest._combine import _combine_array
 
 from helpers import requires_r
 

@@ -1,4 +1,4 @@
-"""statcore.roc's API: the bad-input sweep of every public function, the result protocol of every
+"""statcore._roc's API: the bad-input sweep of every public function, the result protocol of every
 result class, keyword-only arguments, and the errors that name their argument."""
 import inspect
 

@@ -11,7 +11,7 @@ from sklearn.calibration import calibration_curve
 from sklearn.metrics import average_precision_score, roc_auc_score
 
 import statcore
-from statcore.roc._delong import placements
+from statcore._roc._delong import placements
 
 
 def _data(seed, n=200, digits=1):
@@ -201,10 +201,10 @@ def test_calibration_table_equals_sklearn(strategy):
 
 
 def test_numba_kernels_equal_the_numpy_path():
-    """From statcore.roc._curve.KERNEL_MIN_N observations on, the passes after the sort are numba
+    """From statcore._roc._curve.KERNEL_MIN_N observations on, the passes after the sort are numba
     kernels; they give the numpy path's groups exactly and its DeLong (co)variances to rounding."""
-    from statcore.roc._curve import KERNEL_MIN_N, _groups
-    from statcore.roc._delong import delong_cov, delong_var
+    from statcore._roc._curve import KERNEL_MIN_N, _groups
+    from statcore._roc._delong import delong_cov, delong_var
 
     rng = np.random.default_rng(13)
     n = KERNEL_MIN_N + 17

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 import statcore
-from statcore.roc import ROCWarning
+from statcore._roc import ROCWarning
 from helpers import r_vector, requires_r, run_r
 
 BOUNDS = [((1, 0.8), "specificity"), ((1, 0.9), "specificity"), ((0.9, 0.7), "specificity"),
@@ -103,7 +103,7 @@ def test_below_the_diagonal_stays_nan_with_a_warning_as_proc():
 def test_curve_and_bootstrap_share_the_mcclish_correction():
     """A bootstrap replicate equal to the original sample gives the curve's own corrected area (and,
     as pROC's allow.invalid.partial.auc.correct, a value below 0.5 rather than NaN below the diagonal)."""
-    from statcore.roc._bootstrap import _areas_from_counts
+    from statcore._roc._bootstrap import _areas_from_counts
 
     rng = np.random.default_rng(3)
     for i in range(30):

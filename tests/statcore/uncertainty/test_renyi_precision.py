@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from statcore import renyi_matrix_entropy
-from statcore.uncertainty.glu import _gram_eigs, _renyi_from_gram_eigs
+from statcore.uncertainty._glu import _gram_eigs, _renyi_from_gram_eigs
 
 ORDERS = (0.01, 0.3, 0.5, 0.9, 0.999, 1 - 1e-9, 1.0, 1 + 1e-9, 1.001, 1.5, 2.0, 3.0, 5.0, 10.0, 20.0, 50.0,
           100.0, 1e3, 1e6, 1e300, math.inf)

@@ -2,8 +2,8 @@
 
 Every conditional-independence test in :mod:`statcore.cit` starts from the residuals of X on Z and
 of Y on Z. One regression serves all columns of its response (multi-output): OLS, ridge and kernel
-ridge (:mod:`statcore.cit.smoothers`) compute one spectral decomposition of Z for X and Y together
-and tune one penalty per response; a random forest (:mod:`statcore.cit.forests`) is grown once with
+ridge (:mod:`statcore.cit._smoothers`) compute one spectral decomposition of Z for X and Y together
+and tune one penalty per response; a random forest (:mod:`statcore.cit._forests`) is grown once with
 all outputs. Every named regression is a fixed linear smoother, so the residual of ``v @ w`` is the
 residual of ``v`` times ``w`` (what lets RP-CIT test many projections for the price of one
 regression). How the forests came to be what they are is recorded in benchmarks/README.md ("cit").
@@ -18,8 +18,8 @@ import numpy as np
 from .._checks import InputWrapper, as_cit_data, check_choice, check_n_jobs, check_seed
 from .._checks.public import public_function
 from .._result import Result
-from .forests import _FOREST_VARIANTS, ForestSmoother, _forest_weights, _honest_forest_weights  # noqa: F401
-from .smoothers import _BASES, MIN_RESIDUAL_DF, SpectralSmoother
+from ._forests import _FOREST_VARIANTS, ForestSmoother, _forest_weights, _honest_forest_weights  # noqa: F401
+from ._smoothers import _BASES, MIN_RESIDUAL_DF, SpectralSmoother
 
 __all__ = ["residualize", "fit_residualizer", "fit_residualizers", "RegressionFit", "SpectralSmoother",
            "ForestSmoother", "REGRESSIONS"]
@@ -151,7 +151,7 @@ def _residual_fits(arrays: list, z: np.ndarray | None, regression: Any, rng: np.
             out.append((sm.residuals(v), sm, name))
         return out
     if reg in _FOREST_VARIANTS:
-        from .forests import _random_forest
+        from ._forests import _random_forest
 
         # the linear stage's decomposition of z is shared by all responses, as for the linear smoothers
         stage = _FOREST_VARIANTS[reg][0]

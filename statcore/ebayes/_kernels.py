@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from . import lazy_njit
+from .._jit import lazy_njit
 
 _LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
 

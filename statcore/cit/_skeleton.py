@@ -106,8 +106,8 @@ def _validate_test_args(test, test_args: dict) -> None:
         test_args["kind"] = test_args.pop("type")
     import inspect
 
-    from .gcm import gcm_test
-    from .rpcit import rpcit
+    from ._gcm import gcm_test
+    from ._rpcit import rpcit
 
     target = gcm_test if test == "gcm" else rpcit
     accepted = set(inspect.signature(target).parameters) - set(_SET_BY_SKELETON)
@@ -158,7 +158,7 @@ class _Tester:
         key = (i, S)
         res = cache.get(key)
         if res is None:
-            from .regress import fit_residualizer
+            from ._regress import fit_residualizer
 
             v = self.design.values[:, self.design.cols[i]]
             if self.regression == "ols":
@@ -189,8 +189,8 @@ class _Tester:
     def _run(self, i: int, j: int, S: tuple, cache: dict):
         if callable(self.test):
             return self.test(self._frame(i), self._frame(j), self._frame_of(S), **self.args)
-        from .gcm import gcm_test
-        from .rpcit import _parcor, rpcit
+        from ._gcm import gcm_test
+        from ._rpcit import _parcor, rpcit
 
         base = self.args.get("base", "gcm") if self.test == "rpcit" else self.test
         if callable(base):  # rpcit with a user's base test works on the raw data

@@ -18,7 +18,7 @@ from .._checks import (InputWrapper, as_pvalues, check_choice, check_flag, check
                        check_nonneg_real, check_probability)
 from .._r.rformat import R_DIGITS, format_number, format_numbers, format_table
 from .._result import Result, StatcoreWarning
-from .padjust import _argsort
+from ._padjust import _argsort
 
 __all__ = ["pi0est", "Pi0Estimate", "lfdr", "qvalue", "QValueResult", "Pi0Warning"]
 

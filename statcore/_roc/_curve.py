@@ -35,7 +35,7 @@ class ROCWarning(StatcoreWarning):
 # ----------------------------------------------------------------------------------------------
 
 #: from this many observations on, the passes after the sort run as numba kernels
-#: (statcore._kernels.roc); below, numpy is as quick and no compilation is paid
+#: (statcore._roc._kernels); below, numpy is as quick and no compilation is paid
 KERNEL_MIN_N = 20_000
 
 
@@ -49,7 +49,7 @@ def _groups(s: np.ndarray, is_case: np.ndarray, *, kernel: bool | None = None):
     radix sort was slower at n = 10^6: benchmarks/README.md)."""
     order = np.argsort(s)
     if _use_kernel(s.size, kernel):
-        from .._kernels.roc import sorted_groups
+        from ._kernels import sorted_groups
 
         return sorted_groups(order, np.ascontiguousarray(s, dtype=np.float64), np.ascontiguousarray(is_case))
     ss = s[order]

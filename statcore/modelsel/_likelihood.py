@@ -3,7 +3,7 @@
 R's ``logLik()`` is an S3 generic and ``AIC()``, ``BIC()`` and ``lmtest::lrtest()`` are written once
 on top of it. statcore does the same with :func:`functools.singledispatch`: :func:`loglik` dispatches
 on the type of the fitted model; the methods for statsmodels, scikit-learn and scipy live in
-:mod:`statcore.modelsel.adapters` and are registered on first use, so ``import statcore`` stays quick.
+:mod:`statcore.modelsel._adapters` and are registered on first use, so ``import statcore`` stays quick.
 Users register their own types with ``@statcore.loglik.register(MyFit)``.
 """
 from __future__ import annotations
@@ -100,7 +100,7 @@ class LogLik(Result):
 
 
 def _loglik_default(model: Any) -> LogLik:
-    from .adapters import _LAZY_REGISTRATIONS, _REGISTERED
+    from ._adapters import _LAZY_REGISTRATIONS, _REGISTERED
 
     top = type(model).__module__.split(".")[0]
     for prefix, register in _LAZY_REGISTRATIONS.items():

@@ -20,7 +20,7 @@ import json
 import numpy as np
 
 from .._checks import check_positive_int, check_seed
-from .skeleton import _TESTS, _Design, _Tester
+from ._skeleton import _TESTS, _Design, _Tester
 
 __all__ = ["register_causallearn_tests"]
 
@@ -58,7 +58,7 @@ def register_causallearn_tests(*, prefix: str = "statcore_", max_cached: int = 1
     Examples
     --------
     >>> import numpy as np
-    >>> from statcore.cit.causallearn import register_causallearn_tests
+    >>> from statcore.cit._causallearn import register_causallearn_tests
     >>> from causallearn.search.ConstraintBased.PC import pc  # doctest: +SKIP
     >>> names = register_causallearn_tests()  # doctest: +SKIP
     >>> rng = np.random.default_rng(0)

@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from . import lazy_njit
+from .._jit import lazy_njit
 
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 

@@ -8,8 +8,8 @@ import numpy as np
 
 from .._checks import check_name_pair
 from .._result import HTest, StatcoreWarning
-from .criteria import _check_finite
-from .likelihood import _loglik_of
+from ._criteria import _check_finite
+from ._likelihood import _loglik_of
 
 __all__ = ["lrtest"]
 

@@ -7,7 +7,7 @@ in group g has DeLong placement ``(controls below g + controls[g] / 2) / n``; a 
 ``(cases above g + cases[g] / 2) / m`` (Sun & Xu 2014)."""
 import numpy as np
 
-from . import lazy_njit
+from .._jit import lazy_njit
 
 __all__ = ["sorted_groups", "delong_var_groups", "delong_cov_paired"]
 

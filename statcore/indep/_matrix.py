@@ -201,9 +201,9 @@ class IndependenceMatrix(Result):
 
 def _builtin(test: str):
     if test == "dcor":
-        from .dcor import dcor_test
+        from ._dcor import dcor_test
         return dcor_test
-    from .hsic import hsic_test
+    from ._hsic import hsic_test
     return hsic_test
 
 
@@ -323,7 +323,7 @@ def independence_matrix(data, *, test: str | Callable = "dcor", groups: Mapping 
     (True, False)
     """
     from ..multitest import p_adjust as _p_adjust, p_adjust_methods
-    from ..multitest.padjust import _ALIASES
+    from ..multitest._padjust import _ALIASES
 
     if data is None:
         raise TypeError("data must be a 2-d array or a pandas DataFrame, got None")

@@ -23,7 +23,7 @@ from .._checks import (as_cit_data, as_directions, as_float_array, check_choice,
 from .._checks.public import public_function
 from .._result import HTest
 from ._parcor_result import PartialCorrelationTests
-from ..multitest.combine import _LEGACY_METHODS as COMBINE_METHODS, _combine_array as combine_pvalues
+from ..multitest._combine import _LEGACY_METHODS as COMBINE_METHODS, _combine_array as combine_pvalues
 from ._gcm_core import (_VARIANCES, _special, max_bootstrap_pvalue, normal_pvalue, residual_pair,
                         standardised_products, variance_inflation, warn_if_krr_rpcit_small_n, warn_if_small_n)
 

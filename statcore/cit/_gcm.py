@@ -74,7 +74,7 @@ def gcm_test(x: Any, y: Any = None, z: Any = None, *, regression: Any = "ols", k
         The variance of each mean residual product. "standard": Shah & Peters' sample variance of the
         products, which treats them as independent. "smoother": that variance times the factor by
         which the regression's smoother correlates neighbouring products
-        (:func:`statcore.cit.gcm.smoother_inflation`; each T_jk is divided by its square root, the
+        (:func:`statcore.cit._gcm.smoother_inflation`; each T_jk is divided by its square root, the
         bootstrap and the quadratic form keep the products' correlations). "auto" (default):
         "smoother" for the local smoothers "krr", "rf" and "rf_oob" up to n = 10,000 (above, the
         standard variance with a warning), "standard" otherwise, so OLS and ridge give the published

@@ -12,7 +12,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from .._checks import as_feature_matrix, as_sample
-from .likelihood import LogLik, _generic
+from ._likelihood import LogLik, _generic
 
 __all__: list[str] = []
 

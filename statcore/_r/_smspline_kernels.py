@@ -16,8 +16,8 @@ import math
 import numpy as np
 from numba.extending import register_jitable
 
-from . import lazy_njit
-from .spline import bvalue_one
+from .._jit import lazy_njit
+from ._spline_kernels import bvalue_one
 
 
 @register_jitable

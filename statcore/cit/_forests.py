@@ -3,7 +3,7 @@
 A fitted forest defines kernel weights ``W`` (n, n) between observations; with the partition fixed,
 the residuals ``(I - W)^passes L(u)`` are linear in the response ``u``, so one forest grown for all
 columns of X serves every random projection of X, as the linear smoothers of
-:mod:`statcore.cit.smoothers` do.
+:mod:`statcore.cit._smoothers` do.
 """
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from .._result import Result
-from .smoothers import _BASES, SpectralSmoother
+from ._smoothers import _BASES, SpectralSmoother
 
 __all__ = ["ForestSmoother"]
 

@@ -13,8 +13,8 @@ from .._checks import (check_group_fits, check_n_jobs, check_positive_int, check
                        check_seed)
 from .._r.rformat import format_number, format_table
 from .._result import Result
-from .criteria import _CRITERIA, _check_criterion, _criterion_values, _nobs_differ
-from .likelihood import LogLik, _loglik_of
+from ._criteria import _CRITERIA, _check_criterion, _criterion_values, _nobs_differ
+from ._likelihood import LogLik, _loglik_of
 
 __all__ = ["compare_by_group", "GroupComparison"]
 

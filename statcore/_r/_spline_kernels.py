@@ -2,7 +2,7 @@
 import numpy as np
 from numba.extending import register_jitable  # this module is imported on first use only
 
-from . import lazy_njit
+from .._jit import lazy_njit
 
 
 @register_jitable

@@ -38,7 +38,7 @@ def delong_var(r, *, kernel: bool | None = None) -> float:
     from ._curve import _use_kernel
 
     if _use_kernel(np.asarray(r.group_cases).size, kernel):
-        from .._kernels.roc import delong_var_groups
+        from ._kernels import delong_var_groups
 
         return float(delong_var_groups(np.asarray(r.group_cases), np.asarray(r.group_controls))[1])
     c, d, m, n, v10, v01 = _group_placements(r)
@@ -60,7 +60,7 @@ def delong_cov(*rocs, kernel: bool | None = None) -> np.ndarray:
     from ._curve import _use_kernel
 
     if len(rocs) == 2 and _use_kernel(np.asarray(rocs[0].is_case).size, kernel):
-        from .._kernels.roc import delong_cov_paired
+        from ._kernels import delong_cov_paired
 
         r1, r2 = rocs
         return delong_cov_paired(np.asarray(r1.group), np.asarray(r1.group_cases), np.asarray(r1.group_controls),

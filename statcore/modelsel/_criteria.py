@@ -12,7 +12,7 @@ import numpy as np
 from .._checks import as_named_models, check_choice, check_ic_penalty
 from .._r.rformat import format_number, format_table
 from .._result import Result, StatcoreWarning
-from .likelihood import LogLik, _loglik_of
+from ._likelihood import LogLik, _loglik_of
 
 __all__ = ["aic", "bic", "aicc", "ICTable", "compare_models", "ModelComparison", "NobsWarning"]
 

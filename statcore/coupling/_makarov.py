@@ -11,7 +11,7 @@ from .._checks.public import public_function
 from .._r.rformat import R_DIGITS, format_table
 from .._result import Result
 from ._design import _make_design
-from .bounds import _data_name
+from ._bounds import _data_name
 
 __all__ = ["MakarovBounds", "makarov_bounds"]
 

@@ -9,7 +9,7 @@ coupling does the same with arm 0 read in descending order. Each row of the weig
 import numpy as np
 from numba import prange
 
-from . import lazy_njit
+from .._jit import lazy_njit
 
 
 @lazy_njit(parallel=True)

@@ -166,7 +166,7 @@ def predictive_recursion(x: Any, *, kernel_sd: float, grid: Any, sweeps: int = 1
     >>> round(float(fit.weights.sum()), 6), round(float(fit.weights[fit.grid < 0].sum()), 1)
     (1.0, 0.5)
     """
-    from .._kernels.ebayes import predictive_recursion_sweeps
+    from ._kernels import predictive_recursion_sweeps
 
     xv, sd, sweeps, decay, _ = predictive_recursion_inputs(x, kernel_sd, sweeps, decay, nan_policy)
     atoms = np.ascontiguousarray(make_grid(grid, xv, sd))

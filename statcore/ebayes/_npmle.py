@@ -26,7 +26,7 @@ _EM_STEPS = 10             # EM steps before the SQP from the uniform start
 
 def _likelihood(x: np.ndarray, sd: np.ndarray, atoms: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Row-scaled likelihood matrix (Fortran order) and the log of each row's scale."""
-    from .._kernels.ebayes import likelihood_matrix
+    from ._kernels import likelihood_matrix
 
     n = x.size
     L = np.empty((n, atoms.size), order="F")
