@@ -66,7 +66,9 @@ def test_calibration_of_coverage_follows_the_protocol():
     (lambda: assert_size(_p, _sample, n_se=-1), ValueError, "n_se"),
     (lambda: assert_size(_p, _sample, exact="no"), TypeError, "exact"),
     (lambda: assert_size(lambda d, rng: "x", _sample, reps=3), TypeError, "test"),
-    (lambda: assert_coverage(lambda d, rng: 2.0, _sample, reps=3), TypeError, "covers"),
+    (lambda: assert_size(lambda d, rng: float("nan"), _sample, reps=3), ValueError, "test"),
+    (lambda: assert_coverage(lambda d, rng: 2.0, _sample, reps=3), ValueError, "covers"),
+    (lambda: assert_coverage(lambda d, rng: "x", _sample, reps=3), TypeError, "covers"),
     (lambda: assert_coverage(_covers, _sample, conf_level=0.0), ValueError, "conf_level"),
 ])
 def test_strategy_and_check_arguments(call, exc, match):
