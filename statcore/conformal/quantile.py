@@ -117,7 +117,8 @@ def coverage_band(n, *, alpha):
 
     For exchangeable scores, P(y_{n+1} in the set) = k/(n + 1) with k = ceil((n + 1)(1 - alpha))
     when the scores are almost surely distinct (at least that with ties), so it lies in
-    [1 - alpha, 1 - alpha + 1/(n + 1)).
+    [1 - alpha, 1 - alpha + 1/(n + 1)). A coverage is at most 1, so the upper end is capped there:
+    when k > n (n < 1/alpha - 1) the set is the whole line and covers always.
 
     Parameters
     ----------
@@ -129,7 +130,7 @@ def coverage_band(n, *, alpha):
     Returns
     -------
     tuple of float
-        ``(1 - alpha, 1 - alpha + 1/(n + 1))``.
+        ``(1 - alpha, min(1, 1 - alpha + 1/(n + 1)))``.
 
     References
     ----------
@@ -146,7 +147,7 @@ def coverage_band(n, *, alpha):
     """
     n = check_positive_int(n, "n")
     alpha = check_miscoverage(alpha)
-    return (1.0 - alpha, 1.0 - alpha + 1.0 / (n + 1))
+    return (1.0 - alpha, min(1.0, 1.0 - alpha + 1.0 / (n + 1)))
 
 
 # ----------------------------------------------------------------------------------------------

@@ -98,3 +98,16 @@ def test_coverage_band():
         assert coverage_band(n, alpha=0.1)[0] <= k / (n + 1) < coverage_band(n, alpha=0.1)[1]
     with pytest.raises(ValueError, match="n must be >= 1"):
         coverage_band(0, alpha=0.1)
+
+
+@pytest.mark.parametrize("n, alpha", [(5, 0.1), (1, 0.3), (8, 0.1), (18, 0.05), (1, 0.01)])
+def test_coverage_band_is_capped_at_one(n, alpha):
+    """coverage_band(5, alpha=0.1) was (0.9, 1.067): a coverage above 1. With k > n the set is the whole
+    line (conformal_quantile gives inf), so the coverage is exactly 1, inside the capped band."""
+    lo, hi = coverage_band(n, alpha=alpha)
+    assert hi <= 1.0 and lo == 1.0 - alpha
+    k = conformal_rank(n, alpha)
+    exact = 1.0 if k > n else k / (n + 1)
+    if k > n:
+        assert conformal_quantile(np.arange(n, dtype=float), alpha=alpha, allow_infinite=True) == np.inf
+    assert lo <= exact <= hi
