@@ -47,6 +47,7 @@ __all__ = [
     "check_flag",
     "check_nonneg_real",
     "check_in_interval",
+    "pow2_scale",
 ]
 
 
@@ -806,3 +807,19 @@ def as_column_groups(groups, labels: list, is_frame: bool) -> tuple[list, list]:
         names.append(name)
         cols.append(np.asarray(idx, dtype=np.int64))
     return names, cols
+
+
+def pow2_scale(arr: np.ndarray, *, axis: int | None = 0, center: np.ndarray | float = 0.0) -> np.ndarray:
+    """A power of two near the size of ``arr - center`` (the largest absolute value, per column with
+    ``axis=0``, overall with ``axis=None``), 1 where that is 0.
+
+    Dividing by it brings finite data of any magnitude (1e300, 1e-300) to order 1, so that squares and
+    products neither overflow nor underflow, and it is exact: a power of two changes only the exponent,
+    so data of ordinary size (scale 1) is untouched bit for bit. Scale-invariant statistics divide by it
+    before squaring; scale-equivariant ones multiply the answer back (and report an overflow there as
+    the answer being out of float64's range).
+    """
+    dev = np.abs(np.asarray(arr, dtype=float) - center)
+    m = dev.max(axis=axis) if dev.size else np.zeros(() if axis is None else dev.shape[1 - axis])
+    m = np.where(np.isfinite(m) & (m > 0), m, 1.0)
+    return np.ldexp(1.0, np.frexp(m)[1] - 1)
