@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from .._checks import (as_feature_samples, as_float_array, as_mean_cov, check_choice, check_positive_int,
-                       check_probability, check_seed)
+                       check_probability, check_seed, larger_sample, unit_scale_samples)
 from .._result import Result
 from ._common import blas_threads
 
@@ -326,10 +326,22 @@ def frechet_distance(x, y, *, B=0, conf_level=0.95, seed=None, method="auto", in
     if B > 0:
         conf_level = check_probability(conf_level, "conf_level", open_left=True, open_right=True)
         rng = check_seed(seed)
+    # FD is translation invariant and homogeneous of degree 2: computed on unit-scale data (covariances of
+    # 1e300 overflow, of 1e-300 underflow), then scaled back by scale ** 2
+    xs, ys, scale = unit_scale_samples(x, y)
+    scale = np.float64(scale)
     with blas_threads(d):
-        mean_term, trace_term, _ = _fd_parts_from_samples(x, y, route)
-        reps = _bootstrap(x, y, B, rng, route) if B > 0 else None
-    dist = mean_term + trace_term
+        mean_term, trace_term, _ = _fd_parts_from_samples(xs, ys, route)
+        reps = _bootstrap(xs, ys, B, rng, route) if B > 0 else None
+    with np.errstate(over="ignore"):
+        mean_term, trace_term = mean_term * scale ** 2, trace_term * scale ** 2
+        reps = reps * scale ** 2 if reps is not None else None
+        dist = mean_term + trace_term
+    mean_term, trace_term = float(mean_term), float(trace_term)
+    if not (np.isfinite(dist) and (reps is None or np.isfinite(reps).all())):
+        raise ValueError(f"{larger_sample(x, y)} holds features as large as {max(np.abs(x).max(), np.abs(y).max()):.3g}: "
+                         "the Frechet distance (a squared distance) exceeds float64's range (1.8e308), so it has "
+                         "no finite value; rescale both samples alike")
     conf_int = None
     if B > 0:
         lo, hi = np.quantile(reps, [(1 - conf_level) / 2, (1 + conf_level) / 2])
