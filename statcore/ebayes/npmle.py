@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from .._checks import (InputWrapper, as_vector, as_float_array, check_choice, check_positive_int,
-                       npmle_inputs, positive_scale, renamed_arguments)
+                       npmle_inputs, positive_scale, pow2_scale, renamed_arguments)
 from .._result import Result
 from .._r.rformat import format_number, format_table
 from .._warnings import ConvergenceWarning
@@ -391,6 +391,11 @@ def npmle(x: Any, *, sigma: Any = 1.0, grid: Any = 300, weights: Any = None, bin
     homo = sd.size == 1 or bool(np.all(sd == sd[0]))
     scale = float(np.median(sd))
     atoms = make_grid(grid, xv, scale, align=0.0)
+    # the problem in units of (a power of two near) the noise sd: sd ** 2 of 1e-300 underflowed to a
+    # division by zero and squares of 1e300 overflowed; a power of two rescales exactly
+    unit = float(pow2_scale(np.array([scale]), axis=None))
+    x_in, sd_in = xv, sd
+    xv, sd, atoms = xv / unit, sd / unit, atoms / unit
     solve = {"sqp": _solvers.mixsqp, "ip": _solvers.interior_point, "em": _solvers.em}[method]
 
     # observations of weight 0 change nothing; leaving them out keeps (L w)_i > 0 (one far from
@@ -411,10 +416,10 @@ def npmle(x: Any, *, sigma: Any = 1.0, grid: Any = 300, weights: Any = None, bin
     # log-likelihood of the unbinned data, on the support only
     s = w > 0
     Ls, log_scale = _likelihood(xp, sdp, atoms[s])
-    ll = float(wsum * (omp @ (np.log(Ls @ w[s]) + log_scale)))
-    sigma_out = float(sd[0]) if homo else sd.copy()
-    return NPMLEResult(atoms=atoms, weights=w, loglik=ll, kkt=kkt, converged=converged, iterations=iters,
-                       method=method, sigma=sigma_out, x=xv.copy(), nobs=nobs, bins=bins, tol=tol,
+    ll = float(wsum * (omp @ (np.log(Ls @ w[s]) + log_scale))) - wsum * math.log(unit)  # densities in x's units
+    sigma_out = float(sd_in[0]) if homo else sd_in.copy()
+    return NPMLEResult(atoms=atoms * unit, weights=w, loglik=ll, kkt=kkt, converged=converged, iterations=iters,
+                       method=method, sigma=sigma_out, x=x_in.copy(), nobs=nobs, bins=bins, tol=tol,
                        _wrapper=wrapper)
 
 
