@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 
 from .._checks import (check_choice, check_positive_int, check_progress, check_seed, coupling_data_inputs,
-                       coupling_options, renamed_arguments)
+                       coupling_options, pow2_scale, renamed_arguments)
 from .._progress import progress_bar
 from .._checks.formula import formula_door
 from ._design import (DR_DRAWS, OverlapWarning, _cell_weights, _dr_marginal, _make_design, _perturbed_atom_weights,
@@ -126,6 +126,11 @@ def _bounds(y, treat, fx: _F, *, X, propensity, strata, assumption, f_class, con
         point = compute(np.ones((1, design.y.size)))
         est = {k: float(v[0]) for k, v in point.items() if k != "_rows"}
         lower, upper = est["lower"], est["upper"]
+        if not (np.isfinite(lower) and np.isfinite(upper)):
+            big = float(np.abs(design.y).max())
+            raise ValueError(f"y: f(y1, y0) is not finite on the outcomes (|y| up to {big:.3g}), so the bounds on "
+                             f"E[f(Y1, Y0)] have no finite value (got [{lower:g}, {upper:g}]); rescale y (or f) "
+                             "so that f's values fit in float64")
         if lower > upper + 1e-9 * max(1.0, abs(lower), abs(upper)):
             raise ValueError(f"lower bound {lower:.6g} > upper bound {upper:.6g}: f is not {f_class} on the "
                              f"support (f_class={f_class!r}, {class_note}); use f_class='general' (or 'auto')")
@@ -200,7 +205,7 @@ def _bounds(y, treat, fx: _F, *, X, propensity, strata, assumption, f_class, con
     if B > 0:
         alpha = 1 - conf_level
         if bootstrap == "n-out-of-n":
-            se = {k: float(np.std(v, ddof=1)) if B > 1 else 0.0 for k, v in boot.items()}
+            se = {k: _std(v) if B > 1 else 0.0 for k, v in boot.items()}
             # doubly robust marginals: the intervals are centred at the bootstrap bias-corrected values
             # 2 theta - mean(theta*) (the plug-in couplings of estimated marginals are biased towards
             # independence by O(1 / effective n); without the correction the lower end covered 0.92)
@@ -233,7 +238,7 @@ def _bounds(y, treat, fx: _F, *, X, propensity, strata, assumption, f_class, con
             # m-out-of-n: sqrt(n)(theta_n - theta) is approximated by sqrt(m)(theta*_m - theta_n);
             # numerical delta: by (phi(F_n + step (F* - F_n)) - phi(F_n)) / step (Hong & Li 2018)
             sc = math.sqrt(ratio) if step is None else 1.0 / step
-            se = {k: float(np.std(v, ddof=1)) * sc if B > 1 else 0.0 for k, v in boot.items()}
+            se = {k: _std(v) * sc if B > 1 else 0.0 for k, v in boot.items()}
             dl = sc * (boot["lower"] - lower)
             du = sc * (boot["upper"] - upper)
             set_ci = (lower - float(np.quantile(dl, 1 - alpha / 2)), upper - float(np.quantile(du, alpha / 2)))
@@ -296,6 +301,15 @@ _OLD_POSITIONAL = ("X", "propensity", "strata", "assumption", "f_class", "conf_l
 
 @renamed_arguments({"x": "X"}, old_positional=_OLD_POSITIONAL)
 @formula_door(lhs="y", rhs="treat", cond="X", single=("y", "treat"), pandas=True)
+def _std(v: np.ndarray) -> float:
+    """The standard deviation (ddof 1) of bootstrap values of any magnitude: squares of values of 1e200
+    would overflow, so the values are centred at their median and divided by a power of two first."""
+    v = np.asarray(v, dtype=float)
+    med = float(np.median(v))
+    s = float(pow2_scale(v, axis=None, center=med))
+    return float(np.std((v - med) / s, ddof=1)) * s
+
+
 def joint_bounds(y, treat=None, f=None, *, X=None, propensity=None, strata=None, assumption=None, f_class="auto",
                  conf_level=0.95, B=999, ci="imbens-manski", seed=None, n_jobs=1, bootstrap="auto", m=None,
                  clip=0.01, nan_policy="raise", progress=None, data=None, marginals="auto") -> JointBounds:
