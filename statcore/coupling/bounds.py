@@ -299,8 +299,6 @@ def _data_name(y, treat) -> str:
 _OLD_POSITIONAL = ("X", "propensity", "strata", "assumption", "f_class", "conf_level", "B", "ci", "seed", "n_jobs")
 
 
-@renamed_arguments({"x": "X"}, old_positional=_OLD_POSITIONAL)
-@formula_door(lhs="y", rhs="treat", cond="X", single=("y", "treat"), pandas=True)
 def _std(v: np.ndarray) -> float:
     """The standard deviation (ddof 1) of bootstrap values of any magnitude: squares of values of 1e200
     would overflow, so the values are centred at their median and divided by a power of two first."""
@@ -310,6 +308,8 @@ def _std(v: np.ndarray) -> float:
     return float(np.std((v - med) / s, ddof=1)) * s
 
 
+@renamed_arguments({"x": "X"}, old_positional=_OLD_POSITIONAL)
+@formula_door(lhs="y", rhs="treat", cond="X", single=("y", "treat"), pandas=True)
 def joint_bounds(y, treat=None, f=None, *, X=None, propensity=None, strata=None, assumption=None, f_class="auto",
                  conf_level=0.95, B=999, ci="imbens-manski", seed=None, n_jobs=1, bootstrap="auto", m=None,
                  clip=0.01, nan_policy="raise", progress=None, data=None, marginals="auto") -> JointBounds:
