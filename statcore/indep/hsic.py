@@ -31,7 +31,7 @@ import numpy as np
 
 from .._checks import (as_indep_data, check_bandwidths, check_choice, check_kernels, check_positive_int,
                        check_seed, is_constant_sample, warn_constant)
-from .._checks import check_progress
+from .._checks import check_progress, pow2_scale
 from .._progress import progress_bar
 from .._checks.formula import formula_door
 from .._result import HTest
@@ -103,13 +103,20 @@ def _gram(x: np.ndarray, kernel: str, bandwidth) -> tuple[np.ndarray, float]:
     if kernel == "discrete":
         _k.pick("gram_upper_direct", x.shape[0])(x, 2, 1.0, out)
         sigma = float("nan")
-    elif bandwidth == "median":
-        flat = _pairs_sq(x)
-        sigma = _median_sigma(flat, kernel)
-        _k.pick("gram_upper_from_condensed", n)(flat, _KIND[kernel], sigma, out)
+        _k.pick("mirror_upper", n)(out)
+        return out, sigma
+    # the kernels depend on distance / scale only: distances on data brought to order 1 by a power of two
+    # (exact), so that squared distances of 1e-300 do not underflow to 0 nor those of 1e300 overflow
+    unit = float(pow2_scale(x, axis=None, center=np.median(x, axis=0)))
+    xs = np.ascontiguousarray(x / unit)
+    if bandwidth == "median":
+        flat = _pairs_sq(xs)
+        sigma_s = _median_sigma(flat, kernel)
+        _k.pick("gram_upper_from_condensed", n)(flat, _KIND[kernel], sigma_s, out)
+        sigma = sigma_s * unit
     else:
         sigma = float(bandwidth)
-        _k.pick("gram_upper_direct", x.shape[0])(x, _KIND[kernel], sigma, out)
+        _k.pick("gram_upper_direct", x.shape[0])(xs, _KIND[kernel], sigma / unit, out)
     _k.pick("mirror_upper", n)(out)
     return out, sigma
 
