@@ -106,3 +106,14 @@ def test_compare_by_group_bad_input():
         sc.compare_by_group(_synthetic_groups(3), n_jobs=0)
     with pytest.raises(TypeError, match="n_jobs must be a non-zero integer"):
         sc.compare_by_group(_synthetic_groups(3), n_jobs="2")
+
+
+@pytest.mark.parametrize("params", [{"loc": 0.0, "scale": -1.0}, (0.0, -2.0), (0.0, 0.0)])
+def test_loglik_of_a_scipy_triple_refuses_invalid_parameters(params):
+    """A negative scale gave a NaN log-likelihood silently (issue 29)."""
+    from scipy import stats
+
+    with pytest.raises(ValueError, match=r"^params .* are not valid parameters of scipy\.stats\.norm"):
+        sc.loglik((stats.norm, params, np.array([0.1, 0.5, -0.3])))
+    with pytest.raises(ValueError, match=r"scipy\.stats\.gamma"):
+        sc.loglik((stats.gamma, (-1.0,), np.array([0.1, 0.5])))
