@@ -38,7 +38,7 @@ _LOG_START_NEAR_ZERO = -1.0e4
 
 def _exact_exponent(r: float, d: int, sigma: float) -> float:
     psi = float(torch.special.digamma(torch.tensor(d / 2.0, dtype=torch.float64)))
-    return 0.5 * (math.log(2.0 * sigma * sigma / (r * r)) + psi)
+    return 0.5 * (math.log(2.0) + 2.0 * (math.log(sigma) - math.log(r)) + psi)  # logs first: r * r of 1e300 overflows
 
 
 def _exact_threshold(d: int, sigma: float) -> float:
@@ -60,7 +60,7 @@ def _simulate(log_d0: np.ndarray, r: float, d: int, sigma: float, depth: int, rn
     out = torch.empty(depth + 1, n, dtype=torch.float64)
     u = torch.as_tensor(2.0 * log_d0, dtype=torch.float64)          # log D^2
     out[0] = u / 2
-    log2s2, log2r2 = math.log(2.0 * sigma * sigma), math.log(2.0 * r * r)
+    log2s2, log2r2 = math.log(2.0) + 2.0 * math.log(sigma), math.log(2.0) + 2.0 * math.log(r)  # no overflow
     chi = torch.from_numpy(np.log(rng.chisquare(d, size=(depth, n))))
     for layer in range(depth):
         u = log2s2 + _log1mexp_of_log(u - log2r2) + chi[layer]

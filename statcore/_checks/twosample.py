@@ -62,13 +62,14 @@ def check_subset_size(subset_size: Any, n_x: int, n_y: int, name: str = "subset_
     return m
 
 
-def unit_scale_samples(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+def unit_scale_samples(x: np.ndarray, y: np.ndarray, *, robust: bool = False) -> tuple[np.ndarray, np.ndarray, float]:
     """x and y centred at the pooled column medians and divided by one power of two near their largest
     deviation (``pow2_scale``), and that scale: Euclidean distances and covariances of the scaled
     samples never overflow (1e300) or underflow (1e-300), and a location far from 0 (1e8) loses no
-    digits to cancellation. A statistic homogeneous of degree k in the data multiplies back by s ** k."""
+    digits to cancellation. A statistic homogeneous of degree k in the data multiplies back by s ** k.
+    ``robust`` (kernels with a median bandwidth): the scale of the median deviation (``pow2_scale``)."""
     center = np.median(np.vstack([x, y]), axis=0)
-    s = float(pow2_scale(np.vstack([x, y]), axis=None, center=center))
+    s = float(pow2_scale(np.vstack([x, y]), axis=None, center=center, robust=robust))
     return (x - center) / s, (y - center) / s, s
 
 

@@ -71,6 +71,8 @@ def _trace_sqrt_cholesky(s1: np.ndarray, s2: np.ndarray) -> float:
     c, piv, rank, info = lapack.dpstrf(s1, lower=1)
     if info < 0:  # pragma: no cover - an illegal argument, never raised for a finite symmetric matrix
         raise RuntimeError(f"LAPACK dpstrf failed (info = {info})")
+    if rank == 0:  # S1 = 0 (a constant sample, or one 1e-300 of the other's scale): the trace term is 0
+        return 0.0
     low = np.tril(c[:, :rank])
     p = piv - 1
     s2p = s2[np.ix_(p, p)]
@@ -531,6 +533,8 @@ def fid_infinity(x, y, *, ns, reps=1, conf_level=0.95, seed=None, method="auto")
     conf_level = check_probability(conf_level, "conf_level", open_left=True, open_right=True)
     method = check_choice(method, "method", FRECHET_METHODS)
     rng = check_seed(seed)
+    x_in, y_in = x, y
+    x, y, unit = unit_scale_samples(x, y)  # FD of degree 2: fitted in unit-scale data, scaled back below
     sizes, values = [], []
     with blas_threads(d):
         for n in ns_arr.astype(int):
@@ -551,6 +555,13 @@ def fid_infinity(x, y, *, ns, reps=1, conf_level=0.95, seed=None, method="auto")
     cov = s2 * np.linalg.inv(design.T @ design)
     se = float(math.sqrt(cov[0, 0]))
     q = float(stdtrit(dof, (1 + conf_level) / 2))
-    return FIDInfinityResult(estimate=float(coef[0]), slope=float(coef[1]), std_error=se,
+    f = np.float64(unit) ** 2
+    with np.errstate(over="ignore"):
+        coef, se, values = coef * f, se * f, values * f
+    if not (np.isfinite(coef).all() and np.isfinite(se) and np.isfinite(values).all()):
+        raise ValueError(f"{larger_sample(x_in, y_in)} holds features as large as "
+                         f"{max(np.abs(x_in).max(), np.abs(y_in).max()):.3g}: the Frechet distance exceeds float64's "
+                         "range (1.8e308), so it has no finite value; rescale both samples alike")
+    return FIDInfinityResult(estimate=float(coef[0]), slope=float(coef[1]), std_error=float(se),
                              conf_int=(float(coef[0] - q * se), float(coef[0] + q * se)),
                              conf_level=float(conf_level), ns=sizes, values=values)

@@ -272,9 +272,17 @@ def mmd_test(x, y, *, kernel="gaussian", bandwidth="median", B=999, seed=None, p
         xs, ys, scale = unit_scale_samples(x, y)
         with blas_threads(z.shape[1]):
             d2 = _sqdist(np.vstack([xs, ys]))
+        iu = np.triu_indices(z.shape[0], 1)
+        if isinstance(bandwidth, str) and not np.median(d2[iu]) > 0 and np.any(d2[iu] > 0):
+            # one far outlier set the scale and the other distances underflowed: the scale of the median
+            # deviation instead, where the outlier's squared distances overflow (inf - inf) to a kernel of 0
+            xs, ys, scale = unit_scale_samples(x, y, robust=True)
+            with blas_threads(z.shape[1]), np.errstate(over="ignore", invalid="ignore"):
+                d2 = _sqdist(np.vstack([xs, ys]))
+            d2[np.isnan(d2)] = np.inf
         if isinstance(bandwidth, str):
             check_choice(bandwidth, "bandwidth", ("median",))
-            dist = np.sqrt(d2[np.triu_indices(z.shape[0], 1)])
+            dist = np.sqrt(d2[iu])
             bws = float(np.median(dist))
             if not bws > 0:
                 raise ValueError("bandwidth='median' is 0: more than half of the pooled pairs coincide; "
