@@ -49,7 +49,8 @@ class Spec:
     times 1e-300): these may succeed, without NaN; "negative_id" and "huge_id" (an integer argument's
     first entry -1 or 10**9: token ids, counts, positions), "nan_callable" (a callable argument that
     returns NaN). ``known``: {(arg, kind): reason} of defects found by the sweep and not yet fixed,
-    listed in the open: the sweep leaves them out.
+    listed in the open: the sweep leaves them out. ``bounds``: pairs of arguments (low, high) that the
+    sweep swaps, which must be refused naming one of them.
     """
 
     func: Callable
@@ -60,6 +61,9 @@ class Spec:
     paired: bool = True
     kinds: tuple = BAD_KINDS
     known: dict = field(default_factory=dict)
+    #: pairs (low, high) of arguments that are the two ends of something (bounds of a set, an
+    #: interval): the sweep swaps their values ("swapped"), which must be refused naming one of them
+    bounds: tuple = ()
 
 
 _GENERIC_KINDS = ("empty", "string", "none")
@@ -198,6 +202,21 @@ def sweep_bad_inputs(spec: Spec) -> list[str]:
             after = {k: _snapshot(v) for k, v in kwargs.items()}
             if before != after:
                 failures.append(f"{label}: modified its input")
+    for lo, hi in spec.bounds:
+        kwargs = dict(spec.good)
+        kwargs[lo], kwargs[hi] = spec.good[hi], spec.good[lo]
+        label = f"{spec.func.__name__}({lo}<->{hi}=swapped)"
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                spec.func(**kwargs)
+        except (ValueError, TypeError) as exc:
+            if not any(re.search(rf"(?<![A-Za-z0-9_]){a}(?![A-Za-z0-9_])", str(exc)) for a in (lo, hi)):
+                failures.append(f"{label}: {type(exc).__name__} names neither {lo!r} nor {hi!r}: {str(exc)[:200]}")
+        except Exception as exc:
+            failures.append(f"{label}: raised {type(exc).__name__}: {str(exc)[:200]}")
+        else:
+            failures.append(f"{label}: succeeded with {lo} > {hi}")
     # the good call itself must leave its inputs as they were
     kwargs = copy.copy(spec.good)
     before = {k: _snapshot(v) for k, v in kwargs.items()}
