@@ -396,6 +396,14 @@ def npmle(x: Any, *, sigma: Any = 1.0, grid: Any = 300, weights: Any = None, bin
     unit = float(pow2_scale(np.array([scale]), axis=None))
     x_in, sd_in = xv, sd
     xv, sd, atoms = xv / unit, sd / unit, atoms / unit
+    srt = np.sort(atoms)
+    pos = np.clip(np.searchsorted(srt, xv), 1, srt.size - 1) if srt.size > 1 else np.zeros(xv.size, dtype=int)
+    gap = np.minimum(np.abs(xv - srt[pos]), np.abs(xv - srt[np.maximum(pos - 1, 0)])) / sd
+    if np.any(gap > 1e150):  # its log-density, -gap^2 / 2, is beyond float64 at every atom
+        i = int(np.argmax(gap > 1e150))
+        raise ValueError(f"sigma is too small for the grid: observation {i} lies {float(gap[i]):.3g} noise sds from "
+                         "its nearest atom, so its log-likelihood (-gap^2 / 2) is beyond float64's range at every "
+                         "atom; pass a larger sigma or a grid with atoms near the data")
     solve = {"sqp": _solvers.mixsqp, "ip": _solvers.interior_point, "em": _solvers.em}[method]
 
     # observations of weight 0 change nothing; leaving them out keeps (L w)_i > 0 (one far from

@@ -32,3 +32,11 @@ def test_predictive_recursion_is_scale_equivariant(scale):
     assert res.loglik + X.size * math.log(scale) == pytest.approx(ref.loglik, rel=1e-10)
     assert res.predictive_loglik + X.size * math.log(scale) == pytest.approx(ref.predictive_loglik, rel=1e-10)
     assert res.kernel_sd == scale
+
+
+def test_npmle_refuses_a_sigma_whose_likelihood_leaves_float64():
+    """sigma 1e-300 with data of order 1: every atom is 1e298 noise sds away; mixsqp's active set emptied
+    into a ValueError about a zero-size array."""
+    with pytest.raises(ValueError, match=r"^sigma is too small for the grid: observation 0 lies"):
+        npmle(X, sigma=np.full(X.size, 1e-300), grid=20)
+    assert np.isfinite(npmle(X, sigma=1e-3, grid=20).loglik)
