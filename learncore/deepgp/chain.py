@@ -50,7 +50,8 @@ def _log1mexp_of_log(logx: torch.Tensor) -> torch.Tensor:
     """log(1 - exp(-x)) from log x, accurate for every x > 0 (also where x underflows)."""
     x = torch.exp(logx)
     ratio = torch.where(x > 0, -torch.expm1(-x) / torch.where(x > 0, x, torch.ones_like(x)), torch.ones_like(x))
-    return logx + torch.log(ratio)
+    # large x (exp(logx) = inf once logx > 709, e.g. r = 1e-300): log1p(-exp(-x)) directly, about -exp(-x)
+    return torch.where(x > 40.0, torch.log1p(-torch.exp(-x)), logx + torch.log(ratio))
 
 
 def _simulate(log_d0: np.ndarray, r: float, d: int, sigma: float, depth: int, rng: np.random.Generator) -> np.ndarray:
