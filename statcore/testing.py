@@ -352,6 +352,9 @@ def _as_p(value: Any, what: str) -> float:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, np.floating, np.integer)):
         raise TypeError(f"{what} must return a p-value (a number, or an object with p_value), got "
                         f"{type(value).__name__}")
+    if not 0.0 <= float(value) <= 1.0:  # NaN fails too: a NaN or 1.5 is never "not rejected"
+        raise ValueError(f"{what} returned the p-value {float(value)!r}, which is not in [0, 1]; a test that "
+                         "cannot compute its p-value must raise, not return it")
     return float(value)
 
 
@@ -372,7 +375,7 @@ def _check_callable(f: Any, name: str) -> Callable:
 def _run(fn: Callable, sampler: Callable, reps: int, rng: np.random.Generator, convert, what: str) -> dict:
     values: dict[str, np.ndarray] = {}
     for i in range(reps):
-        out = _named(fn(sampler(rng), rng), convert, what)
+        out = _named(fn(sampler(rng), rng), convert, f"{what} (replicate {i + 1})")
         if i == 0:
             values = {k: np.empty(reps) for k in out}
         elif out.keys() != values.keys():
@@ -467,9 +470,13 @@ def assert_size(test: Callable, null_sampler: Callable, *, alpha: float = 0.05, 
 def _as_coverage(value: Any, what: str) -> float:
     if isinstance(value, (bool, np.bool_)):
         return float(value)
-    if isinstance(value, (numbers.Real, np.floating, np.integer)) and 0.0 <= float(value) <= 1.0:
-        return float(value)
-    raise TypeError(f"{what} must return True/False (covered or not) or a coverage in [0, 1], got {show_value(value)}")
+    if not isinstance(value, (numbers.Real, np.floating, np.integer)):
+        raise TypeError(f"{what} must return True/False (covered or not) or a coverage in [0, 1], got "
+                        f"{type(value).__name__}")
+    if not 0.0 <= float(value) <= 1.0:  # NaN fails too
+        raise ValueError(f"{what} returned the coverage {float(value)}, which is not in [0, 1] (True/False or a "
+                         "fraction of points covered)")
+    return float(value)
 
 
 def _check_n_se(n_se: Any) -> float:

@@ -38,7 +38,7 @@ _LOG_START_NEAR_ZERO = -1.0e4
 
 def _exact_exponent(r: float, d: int, sigma: float) -> float:
     psi = float(torch.special.digamma(torch.tensor(d / 2.0, dtype=torch.float64)))
-    return 0.5 * (math.log(2.0 * sigma * sigma / (r * r)) + psi)
+    return 0.5 * (math.log(2.0) + 2.0 * (math.log(sigma) - math.log(r)) + psi)  # logs first: r * r of 1e300 overflows
 
 
 def _exact_threshold(d: int, sigma: float) -> float:
@@ -50,7 +50,8 @@ def _log1mexp_of_log(logx: torch.Tensor) -> torch.Tensor:
     """log(1 - exp(-x)) from log x, accurate for every x > 0 (also where x underflows)."""
     x = torch.exp(logx)
     ratio = torch.where(x > 0, -torch.expm1(-x) / torch.where(x > 0, x, torch.ones_like(x)), torch.ones_like(x))
-    return logx + torch.log(ratio)
+    # large x (exp(logx) = inf once logx > 709, e.g. r = 1e-300): log1p(-exp(-x)) directly, about -exp(-x)
+    return torch.where(x > 40.0, torch.log1p(-torch.exp(-x)), logx + torch.log(ratio))
 
 
 def _simulate(log_d0: np.ndarray, r: float, d: int, sigma: float, depth: int, rng: np.random.Generator) -> np.ndarray:
@@ -60,7 +61,7 @@ def _simulate(log_d0: np.ndarray, r: float, d: int, sigma: float, depth: int, rn
     out = torch.empty(depth + 1, n, dtype=torch.float64)
     u = torch.as_tensor(2.0 * log_d0, dtype=torch.float64)          # log D^2
     out[0] = u / 2
-    log2s2, log2r2 = math.log(2.0 * sigma * sigma), math.log(2.0 * r * r)
+    log2s2, log2r2 = math.log(2.0) + 2.0 * math.log(sigma), math.log(2.0) + 2.0 * math.log(r)  # no overflow
     chi = torch.from_numpy(np.log(rng.chisquare(d, size=(depth, n))))
     for layer in range(depth):
         u = log2s2 + _log1mexp_of_log(u - log2r2) + chi[layer]

@@ -156,7 +156,8 @@ def n_params(arch: str, hidden: int) -> int:
     >>> n_params("1L", 0), n_params("2NL", 3)
     (8, 17)
     """
-    return n_weights(arch, hidden) + 2
+    arch = check_arch(arch)
+    return n_weights(arch, check_hidden(hidden, arch)) + 2
 
 
 def pack(arch: str, hidden: int, params: Mapping, name: str = "params") -> np.ndarray:

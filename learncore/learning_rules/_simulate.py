@@ -26,7 +26,16 @@ def _as_levels(contrasts) -> np.ndarray:
         raise TypeError(f"contrasts must be a sequence of numbers (contrast levels >= 0); got {contrasts!r}") from None
     if levels.ndim != 1 or levels.size == 0 or not np.isfinite(levels).all() or (levels < 0).any():
         raise ValueError("contrasts must be a non-empty sequence of finite contrasts >= 0")
+    _refuse_above_one(levels, "contrasts")
     return levels
+
+
+def _refuse_above_one(values: np.ndarray, what: str) -> None:
+    """Contrasts are fractions in [0, 1] (IBL's 1.0 is 100 %), as check_trials requires of a trials table."""
+    big = np.abs(values) > 1
+    if big.any():
+        raise ValueError(f"{what} must be contrasts in [0, 1] (in absolute value); position {int(np.flatnonzero(big)[0])} "
+                         f"holds {float(values[big][0])!r} (percent? divide by 100)")
 
 
 def contrast_schedule(n_trials: int, *, contrasts=IBL_CONTRASTS, session_length: int = 500,
@@ -39,7 +48,7 @@ def contrast_schedule(n_trials: int, *, contrasts=IBL_CONTRASTS, session_length:
     n_trials : int
         Number of trials.
     contrasts : sequence of float
-        The unsigned contrast levels (>= 0), drawn uniformly; IBL's by default.
+        The unsigned contrast levels, in [0, 1] (1 is 100 %), drawn uniformly; IBL's by default.
     session_length : int
         Trials per session.
     seed : None, int or numpy.random.Generator
@@ -95,6 +104,8 @@ def _schedule(contrasts, session_length: int, rng: np.random.Generator) -> pd.Da
             raise TypeError("contrasts' contrast_left and contrast_right must be numeric") from None
         if not (np.isfinite(cl).all() and np.isfinite(cr).all()) or (cl < 0).any() or (cr < 0).any():
             raise ValueError("contrasts' contrast_left and contrast_right must be finite and >= 0")
+        _refuse_above_one(cl, "contrasts['contrast_left']")
+        _refuse_above_one(cr, "contrasts['contrast_right']")
         if ((cl > 0) & (cr > 0)).any():
             raise ValueError("contrasts has trials with a stimulus on both sides; the task shows one")
         if "stim_side" not in sched.columns:
@@ -118,6 +129,7 @@ def _schedule(contrasts, session_length: int, rng: np.random.Generator) -> pd.Da
     if not np.isfinite(sc).all():
         raise ValueError(f"contrasts has NaN or infinite values, first at position "
                          f"{int(np.flatnonzero(~np.isfinite(sc))[0])}")
+    _refuse_above_one(sc, "contrasts")
     side = np.where(sc > 0, 1, 0)
     zero = sc == 0
     side[zero] = rng.integers(0, 2, zero.sum())
@@ -143,7 +155,7 @@ def simulate(arch: str, params: Mapping, contrasts, *, rule: str = "rpe", baseli
         An int draws :func:`contrast_schedule` with that many trials. An array gives the signed
         contrast (right minus left) of each trial; zero-contrast trials get a random side. A frame
         with ``contrast_left``/``contrast_right`` (and optionally ``stim_side``, ``session``) is used
-        as it stands. NaN is refused.
+        as it stands. Contrasts lie in [0, 1] (in absolute value); NaN is refused.
     rule : {"rpe", "reinforce", "supervised"} or LearningRule
         A plug-in :class:`LearningRule` runs in PyTorch (slower), the built-ins compiled.
     baseline : float

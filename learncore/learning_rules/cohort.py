@@ -75,6 +75,8 @@ def fit_many(animals, *, archs: Sequence[str] = ("1L", "2L", "2NL"), rule: str =
         only when standard error is a terminal.
     **fit_kwargs
         Other arguments of :func:`fit` (``max_iter``, ``gtol``, ``baseline``, ``backend``, ...).
+        ``warn=False`` silences the one ConvergenceWarning that sums up the unconverged fits (the
+        single fits never warn one by one here).
 
     Returns
     -------
@@ -120,6 +122,9 @@ def fit_many(animals, *, archs: Sequence[str] = ("1L", "2L", "2NL"), rule: str =
     progress = check_progress(progress)
     root = check_seed(seed)
     seeds = np.random.SeedSequence(int(root.integers(2**63))).spawn(len(groups) * len(archs))
+    warn = fit_kwargs.pop("warn", True)  # fit's warn: here it gates the one summary warning below
+    if not isinstance(warn, (bool, np.bool_)):
+        raise TypeError(f"warn must be True or False, got {type(warn).__name__}")
     kwargs = dict(rule=rule, hidden=hidden, restarts=restarts, **fit_kwargs)
     jobs = [(key, arch, tr, kwargs, seeds[i * len(archs) + j])
             for i, (key, tr) in enumerate(groups.items()) for j, arch in enumerate(archs)]
@@ -128,7 +133,7 @@ def fit_many(animals, *, archs: Sequence[str] = ("1L", "2L", "2NL"), rule: str =
     for key, arch, f in out:
         fits[key][arch] = f
     unconverged = [(k, a) for k, d in fits.items() for a, f in d.items() if not f.converged]
-    if unconverged:
+    if unconverged and warn:
         by_arch = {a: sum(1 for _, b in unconverged if b == a) for a in archs}
         warnings.warn(f"{len(unconverged)} of {len(jobs)} fits stopped before the gradient tolerance "
                       f"({', '.join(f'{a}: {n}' for a, n in by_arch.items() if n)}); see each fit's restarts "

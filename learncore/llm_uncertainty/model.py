@@ -16,6 +16,7 @@ prompts and true answers of its task ("317+45=" -> "362").
 from __future__ import annotations
 
 import math
+import operator
 from dataclasses import dataclass
 from importlib import resources
 from typing import Sequence
@@ -72,8 +73,16 @@ class CharTokenizer:
     def decode(self, ids: Sequence[int], *, skip_special_tokens: bool = True) -> str:
         """The text of ``ids``; the end-of-sequence token is dropped, or written as "<eos>"."""
         out = []
-        for i in ids:
-            i = int(i)
+        for pos, i in enumerate(ids):
+            try:
+                if isinstance(i, (bool, np.bool_)):
+                    raise TypeError
+                i = operator.index(i)  # ints, numpy and torch integer scalars; not floats
+            except TypeError:
+                raise TypeError(f"ids must be integer token ids; position {pos} holds {i!r}") from None
+            if not 0 <= i <= self.eos_token_id:  # a negative id would index from the end of the alphabet
+                raise ValueError(f"ids holds the token id {i} at position {pos}, outside this tokenizer's "
+                                 f"vocabulary 0..{self.eos_token_id} ({self.vocab_size} tokens)")
             if i == self.eos_token_id:
                 if not skip_special_tokens:
                     out.append("<eos>")
@@ -178,9 +187,17 @@ class ArithTransformer(nn.Module):
     def forward(self, input_ids: torch.Tensor, output_hidden_states: bool = False, **kwargs) -> CausalLMOutput:
         """Logits (and, with ``output_hidden_states=True``, the per-layer hidden states) of a batch
         of token sequences; extra Hugging Face keywords (``use_cache``, ``return_dict``) are ignored."""
+        if not isinstance(input_ids, torch.Tensor) or input_ids.dtype not in (torch.int64, torch.int32, torch.int16,
+                                                                               torch.int8, torch.uint8):
+            raise TypeError(f"input_ids must be a tensor of integer token ids, got "
+                            f"{getattr(input_ids, 'dtype', type(input_ids).__name__)}")
         L = input_ids.shape[-1]
         if L > self.config["max_len"]:
             raise ValueError(f"sequence of length {L} is longer than max_len={self.config['max_len']}")
+        vocab = self.config["vocab_size"]
+        if input_ids.numel() and (int(input_ids.min()) < 0 or int(input_ids.max()) >= vocab):
+            bad = input_ids[(input_ids < 0) | (input_ids >= vocab)][0]
+            raise ValueError(f"input_ids holds the token id {int(bad)}, outside the vocabulary 0..{vocab - 1}")
         x = self.tok(input_ids) + self.pos(torch.arange(L, device=input_ids.device))
         hidden = [x]
         for b in self.blocks:

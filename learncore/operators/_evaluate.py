@@ -129,16 +129,18 @@ def _model_io(model) -> tuple[Callable, torch.dtype]:
         was = model.training
         model.eval()
         preds, lats = [], []
-        with torch.no_grad():
-            for a in range(0, x.shape[0], batch):
-                xb = torch.as_tensor(x[a:a + batch], dtype=dt)
-                if hasattr(model, "forward_latent"):
-                    p, z = model.forward_latent(xb)
-                else:
-                    p, z = model(xb), model.latent(xb)
-                preds.append(p.double().numpy())
-                lats.append(z.double().numpy())
-        model.train(was)
+        try:  # the model's mode comes back even when the forward pass raises
+            with torch.no_grad():
+                for a in range(0, x.shape[0], batch):
+                    xb = torch.as_tensor(x[a:a + batch], dtype=dt)
+                    if hasattr(model, "forward_latent"):
+                        p, z = model.forward_latent(xb)
+                    else:
+                        p, z = model(xb), model.latent(xb)
+                    preds.append(p.double().numpy())
+                    lats.append(z.double().numpy())
+        finally:
+            model.train(was)
         return np.concatenate(preds), np.concatenate(lats)
 
     return run, dt

@@ -44,6 +44,7 @@ __all__ = [
     "check_flag",
     "check_nonneg_real",
     "check_in_interval",
+    "pow2_scale",
 ]
 
 
@@ -801,3 +802,25 @@ def as_column_groups(groups, labels: list, is_frame: bool) -> tuple[list, list]:
         names.append(name)
         cols.append(np.asarray(idx, dtype=np.int64))
     return names, cols
+
+
+def pow2_scale(arr: np.ndarray, *, axis: int | None = 0, center: np.ndarray | float = 0.0,
+               robust: bool = False) -> np.ndarray:
+    """A power of two near the size of ``arr - center`` (the largest absolute value, per column with
+    ``axis=0``, overall with ``axis=None``), 1 where that is 0.
+
+    Dividing by it brings finite data of any magnitude (1e300, 1e-300) to order 1, so that squares and
+    products neither overflow nor underflow, and it is exact: a power of two changes only the exponent,
+    so data of ordinary size (scale 1) is untouched bit for bit. Scale-invariant statistics divide by it
+    before squaring; scale-equivariant ones multiply the answer back (and report an overflow there as
+    the answer being out of float64's range). ``robust``: the median absolute deviation instead of the
+    largest (the largest where that is 0), for statistics that a far outlier must not squash to 0, such as
+    a kernel with a median bandwidth (the outlier's own distances may then overflow to inf: exp(-inf) = 0).
+    """
+    dev = np.abs(np.asarray(arr, dtype=float) - center)
+    m = dev.max(axis=axis) if dev.size else np.zeros(() if axis is None else dev.shape[1 - axis])
+    if robust and dev.size:
+        med = np.median(dev, axis=axis)
+        m = np.where(med > 0, med, m)
+    m = np.where(np.isfinite(m) & (m > 0), m, 1.0)
+    return np.ldexp(1.0, np.frexp(m)[1] - 1)

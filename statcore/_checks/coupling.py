@@ -188,9 +188,13 @@ def coupling_options(conf_level: Any, B: Any, ci: Any, bootstrap: Any, assumptio
 
 def interval_inputs(lower: Any, upper: Any, se_lower: Any, se_upper: Any, conf_level: Any
                     ) -> tuple[float, float, float, float, float]:
-    """The estimated ends of an identified set, their standard errors and the coverage."""
-    return (check_finite_real(lower, "lower"), check_finite_real(upper, "upper"),
-            check_nonneg_real(se_lower, "se_lower"), check_nonneg_real(se_upper, "se_upper"),
+    """The estimated ends of an identified set (lower <= upper, up to rounding), their standard errors and
+    the coverage."""
+    lo, hi = check_finite_real(lower, "lower"), check_finite_real(upper, "upper")
+    if lo > hi + 1e-9 * max(1.0, abs(lo), abs(hi)):  # the tolerance of joint_bounds' own check
+        raise ValueError(f"lower = {lo!r} is above upper = {hi!r}: the ends of an identified set must satisfy "
+                         "lower <= upper (swapped arguments?)")
+    return (lo, hi, check_nonneg_real(se_lower, "se_lower"), check_nonneg_real(se_upper, "se_upper"),
             check_probability(conf_level, "conf_level", open_right=True))
 
 

@@ -161,7 +161,19 @@ def c2g_inputs(y: Any, treat: Any, X: Any, model: str, nan_policy: Any) -> C2GIn
         # beyond its intercept and half a degree per kernel direction: guaranteed from 4 controls
         raise ValueError(f"treat has {n - n1} control units; the additive model with covariates X needs "
                          "at least 4 controls (or pass X=None, or model='nonparametric')")
+    spread = float(np.max(np.abs(yv - np.median(yv))))
+    if spread > 0 and not C2G_Y_SPREAD[0] <= spread <= C2G_Y_SPREAD[1]:
+        # measured: selections and lfdr equal those of y / s for spreads from 1e-150 to 1e150; beyond,
+        # the fit's squares under- or overflow (nobody selected at 1e-200, an IndexError at 1e160)
+        raise ValueError(f"y: the outcomes' spread (largest |y - median(y)| = {spread:.3g}) is outside "
+                         f"[{C2G_Y_SPREAD[0]:g}, {C2G_Y_SPREAD[1]:g}], where C2G's fit would under- or overflow; "
+                         "its selections and lfdr do not change when y is multiplied by a constant, so rescale y "
+                         "(for example y / np.std(y))")
     return C2GInputs(yv, tv, Xv, columns, kept.keep)
+
+
+#: the spread of the outcomes (largest |y - median|) c2g accepts: its fit is scale-equivariant inside
+C2G_Y_SPREAD = (1e-100, 1e100)
 
 
 def c2g_new_covariates(x: Any, center: np.ndarray | None, scale: np.ndarray | None, columns: list | None,

@@ -175,6 +175,7 @@ def model_frame(formula: Any, data: Any, *, nan_policy: str = "raise", cond: str
         mm = fml.model_matrix(parsed, complete, na_action="raise")
     except Exception as exc:
         raise ValueError(f"formula {formula!r} could not be evaluated on data: {_message(exc)}") from None
+    _numeric_response(formula, mm.lhs)
     mparts = mm.rhs if isinstance(mm.rhs, tuple) else (mm.rhs,)
 
     def finish(m) -> Any:
@@ -197,6 +198,18 @@ def model_frame(formula: Any, data: Any, *, nan_policy: str = "raise", cond: str
             cond_frame = None
     return ModelFrame(lhs=lhs, rhs=rhs, cond=cond_frame, lhs_label=" + ".join(lhs_terms),
                       rhs_label=" + ".join(rhs_terms), cond_label=cond_label, omitted=int(bad_rows.sum()))
+
+
+def _numeric_response(formula: str, lhs) -> None:
+    """The response must be numeric (or logical): R's ``model.response`` keeps text as text and the fit
+    fails, so text or a category on the left of '~' is refused rather than dummy-coded."""
+    spec = getattr(lhs, "model_spec", None)
+    coded = [str(f) for f in (getattr(spec, "factor_contrasts", None) or {})]
+    if coded:
+        raise TypeError(f"formula {formula!r}: the response {', '.join(map(repr, coded))} holds text or "
+                        "categories, not numbers; a response (left of '~') must be numeric or logical, as in "
+                        "R, where model.response keeps text as text and the fit fails. Convert the column "
+                        "(for example df['y'] == 'yes' for a 0/1 outcome)")
 
 
 def _single(frame, label: str, role: str, formula: str, func: str):

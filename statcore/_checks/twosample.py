@@ -7,7 +7,7 @@ import numpy as np
 
 from .core import *  # noqa: F401,F403  (the generic checks every topic builds on)
 
-__all__ = ["as_feature_samples", "as_mean_cov", "check_subset_size"]
+__all__ = ["as_feature_samples", "as_mean_cov", "check_subset_size", "unit_scale_samples", "larger_sample"]
 
 
 def as_feature_samples(x: Any, y: Any, *, min_n: int = 2, names: tuple[str, str] = ("x", "y")
@@ -60,3 +60,19 @@ def check_subset_size(subset_size: Any, n_x: int, n_y: int, name: str = "subset_
                          "subsets are drawn without replacement: pass a subset_size <= "
                          f"{min(n_x, n_y)}")
     return m
+
+
+def unit_scale_samples(x: np.ndarray, y: np.ndarray, *, robust: bool = False) -> tuple[np.ndarray, np.ndarray, float]:
+    """x and y centred at the pooled column medians and divided by one power of two near their largest
+    deviation (``pow2_scale``), and that scale: Euclidean distances and covariances of the scaled
+    samples never overflow (1e300) or underflow (1e-300), and a location far from 0 (1e8) loses no
+    digits to cancellation. A statistic homogeneous of degree k in the data multiplies back by s ** k.
+    ``robust`` (kernels with a median bandwidth): the scale of the median deviation (``pow2_scale``)."""
+    center = np.median(np.vstack([x, y]), axis=0)
+    s = float(pow2_scale(np.vstack([x, y]), axis=None, center=center, robust=robust))
+    return (x - center) / s, (y - center) / s, s
+
+
+def larger_sample(x: np.ndarray, y: np.ndarray, names: tuple[str, str] = ("x", "y")) -> str:
+    """The name of the sample holding the value of largest magnitude (for an overflow message)."""
+    return names[0] if np.abs(x).max(initial=0.0) >= np.abs(y).max(initial=0.0) else names[1]

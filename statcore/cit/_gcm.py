@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from .._checks import check_choice, check_n_jobs, check_positive_int, check_seed
+from .._checks import check_choice, check_n_jobs, check_positive_int, check_seed, pow2_scale
 from .._checks.public import public_function
 from .._result import HTest
 from ._gcm_core import (_ALTERNATIVES, _ESTIMAND, _KINDS, _VARIANCES, AUTO_MAX_N, SMOOTHER_CORRECTED,  # noqa: F401
@@ -152,10 +152,15 @@ def gcm_test(x: Any, y: Any = None, z: Any = None, *, regression: Any = "ols", k
                          f"use kind='max' or kind='quadratic'")
     if kind == "quadratic" and alternative != "two.sided":
         raise ValueError("kind='quadratic' is two-sided; use alternative='two.sided' or kind='max'")
+    # the statistics are scale-invariant column by column: residuals of any magnitude to order 1 (exact
+    # powers of two) before their products, which would overflow at 1e160 and underflow at 1e-160
+    sx, sy = pow2_scale(rx), pow2_scale(ry)
+    rx, ry = rx / sx, ry / sy
     prod = row_products(rx, ry)
     mean, sd, tstat = standardised_products(prod)
     if np.any(sd == 0):
         raise ValueError("the residual products are constant: x or y is a function of z; no test possible")
+    mean = mean * np.outer(sx, sy).ravel()  # the estimate in the data's units (inf beyond float64's range)
     inflation = variance_inflation(variance, smoothers, reg, rx, ry, paired=False)
     extras: dict[str, Any] = {"regression": reg, "n": n,
                               "variance": "standard" if inflation is None else "smoother"}

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from .._checks import as_cit_data, check_seed
+from .._checks import as_cit_data, check_seed, pow2_scale
 from .._resampling import exceed_count, pvalue_from_count, run_stream
 from .._warnings import StatcoreWarning
 from ._regress import _residual_fits, regression_name
@@ -258,6 +258,12 @@ def residual_pair(x: Any, y: Any, z: Any, regression: Any, seed: Any, resid_x: A
     if n < 3:
         raise ValueError(f"at least 3 observations are needed, got n = {n}")
     name = "precomputed" if given_x is not None and given_y is not None else regression_name(regression)
+    # data of any magnitude (1e160, 1e-160) to order 1 by exact powers of two, column by column, so that
+    # the regressions' squares neither overflow nor underflow; the residuals are scaled back exactly
+    sx, sy = (pow2_scale(v, center=v.mean(axis=0)) if v is not None else None for v in (xa, ya))
+    xa, ya = (v / s if v is not None else None for v, s in ((xa, sx), (ya, sy)))
+    if za is not None:
+        za = za / pow2_scale(za, center=za.mean(axis=0))
     todo = [(v, label) for given, v, label in ((given_x, xa, "x"), (given_y, ya, "y")) if given is None]
     # x and y on the same z: one decomposition of z (ols, ridge, krr), one fit per variable
     fits = iter(_residual_fits([v for v, _ in todo], za, regression, rng, n_jobs,
@@ -265,8 +271,8 @@ def residual_pair(x: Any, y: Any, z: Any, regression: Any, seed: Any, resid_x: A
     out, smoothers = [], []
     for given, v, label in ((given_x, xa, "x"), (given_y, ya, "y")):
         fit = next(fits) if given is None else None
-        r = given if given is not None else fit[0]
-        warn_if_vanishing(r, v if given is None else None, label)
+        r = given if given is not None else fit[0] * (sx if label == "x" else sy)
+        warn_if_vanishing(r, v * (sx if label == "x" else sy) if given is None else None, label)
         out.append(r)
         smoothers.append(None if fit is None or za is None else fit[1])
     return out[0], out[1], name, (None if None in smoothers else tuple(smoothers))

@@ -19,7 +19,7 @@ import numpy as np
 import warnings
 
 from .._checks import (as_cit_data, as_directions, as_float_array, check_choice, check_n_jobs,
-                       check_nan_policy, check_positive_int, check_rank, check_seed)
+                       check_nan_policy, check_positive_int, check_rank, check_seed, pow2_scale)
 from .._checks.public import public_function
 from .._result import HTest
 from ._parcor_result import PartialCorrelationTests
@@ -351,6 +351,8 @@ def rpcit(x: Any, y: Any = None, z: Any = None, *, k: int = 50, base: str | Call
         if base == "gcm":
             warn_if_small_n(n, reg)
             warn_if_krr_rpcit_small_n(n, k, reg, aggregate)
+            # a common power of two per variable (exact, scale-free test): products of 1e-160 underflow
+            rx, ry = rx / pow2_scale(rx, axis=None), ry / pow2_scale(ry, axis=None)
             px, py = rx @ wx, ry @ wy
             prod = px * py
             _, sd, stat = standardised_products(prod)

@@ -157,7 +157,7 @@ def group_quantiles(scores: np.ndarray, codes: np.ndarray, n_groups: int, alpha:
         k = conformal_rank(n, alpha)
         if k > n:
             if not allow_infinite:
-                raise _too_small(n, alpha, f" in group {show_value(labels[g])}")
+                raise _too_small(n, alpha, f" in group {show_value(labels[g])} of groups_cal")
             q[g] = np.inf
         else:
             q[g] = np.partition(by_group[starts[g]:starts[g] + n], k - 1)[k - 1]

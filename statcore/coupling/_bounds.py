@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 
 from .._checks import (check_choice, check_positive_int, check_progress, check_seed, coupling_data_inputs,
-                       coupling_options)
+                       coupling_options, pow2_scale)
 from .._checks.public import public_function
 from .._progress import progress_bar
 from ._design import (DR_DRAWS, OverlapWarning, _cell_weights, _dr_marginal, _make_design, _perturbed_atom_weights,
@@ -125,6 +125,11 @@ def _bounds(y, treat, fx: _F, *, X, propensity, strata, assumption, f_class, con
         point = compute(np.ones((1, design.y.size)))
         est = {k: float(v[0]) for k, v in point.items() if k != "_rows"}
         lower, upper = est["lower"], est["upper"]
+        if not (np.isfinite(lower) and np.isfinite(upper)):
+            big = float(np.abs(design.y).max())
+            raise ValueError(f"y: f(y1, y0) is not finite on the outcomes (|y| up to {big:.3g}), so the bounds on "
+                             f"E[f(Y1, Y0)] have no finite value (got [{lower:g}, {upper:g}]); rescale y (or f) "
+                             "so that f's values fit in float64")
         if lower > upper + 1e-9 * max(1.0, abs(lower), abs(upper)):
             raise ValueError(f"lower bound {lower:.6g} > upper bound {upper:.6g}: f is not {f_class} on the "
                              f"support (f_class={f_class!r}, {class_note}); use f_class='general' (or 'auto')")
@@ -194,7 +199,7 @@ def _bounds(y, treat, fx: _F, *, X, propensity, strata, assumption, f_class, con
     if B > 0:
         alpha = 1 - conf_level
         if bootstrap == "n-out-of-n":
-            se = {k: float(np.std(v, ddof=1)) if B > 1 else 0.0 for k, v in boot.items()}
+            se = {k: _std(v) if B > 1 else 0.0 for k, v in boot.items()}
             # doubly robust marginals: the intervals are centred at the bootstrap bias-corrected values
             # 2 theta - mean(theta*) (the plug-in couplings of estimated marginals are biased towards
             # independence by O(1 / effective n); without the correction the lower end covered 0.92)
@@ -227,7 +232,7 @@ def _bounds(y, treat, fx: _F, *, X, propensity, strata, assumption, f_class, con
             # m-out-of-n: sqrt(n)(theta_n - theta) is approximated by sqrt(m)(theta*_m - theta_n);
             # numerical delta: by (phi(F_n + step (F* - F_n)) - phi(F_n)) / step (Hong & Li 2018)
             sc = math.sqrt(ratio) if step is None else 1.0 / step
-            se = {k: float(np.std(v, ddof=1)) * sc if B > 1 else 0.0 for k, v in boot.items()}
+            se = {k: _std(v) * sc if B > 1 else 0.0 for k, v in boot.items()}
             dl = sc * (boot["lower"] - lower)
             du = sc * (boot["upper"] - upper)
             set_ci = (lower - float(np.quantile(dl, 1 - alpha / 2)), upper - float(np.quantile(du, alpha / 2)))
@@ -283,6 +288,15 @@ def _data_name(y, treat) -> str:
     yn = getattr(y, "name", None) or "y"
     tn = getattr(treat, "name", None) or "treat"
     return f"{yn} by {tn}"
+
+
+def _std(v: np.ndarray) -> float:
+    """The standard deviation (ddof 1) of bootstrap values of any magnitude: squares of values of 1e200
+    would overflow, so the values are centred at their median and divided by a power of two first."""
+    v = np.asarray(v, dtype=float)
+    med = float(np.median(v))
+    s = float(pow2_scale(v, axis=None, center=med))
+    return float(np.std((v - med) / s, ddof=1)) * s
 
 
 @public_function(data=("y", "treat"), nan_policy=("raise", "omit"),

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._checks import CouplingData, coupling_data_inputs, strata_codes
+from .._checks import CouplingData, coupling_data_inputs, pow2_scale, strata_codes
 from .._warnings import ConvergenceWarning, StatcoreWarning
 from ._functions import _MAX_LP_CELLS, _F, _eval_f, _merge_values, _ot_bounds
 
@@ -157,6 +157,7 @@ def _make_design(data: CouplingData, clip: float) -> _Design:
         note = "Hajek inverse-propensity weights (propensity given)"
     elif x is not None:
         xv = x[perm]
+        xv = xv / pow2_scale(xv, center=np.median(xv, axis=0))  # exact; the variance of 1e300 overflowed
         sd = xv.std(axis=0)
         keep = sd > 0
         Z = (xv[:, keep] - xv[:, keep].mean(axis=0)) / sd[keep]
@@ -181,8 +182,11 @@ def _make_design(data: CouplingData, clip: float) -> _Design:
     Xo = None
     if xo is not None:
         xv = xo[perm]
-        keep = xv.std(axis=0) > 0
-        Xo = np.column_stack([np.ones(n), xv[:, keep]])
+        keep = np.ptp(xv, axis=0) > 0
+        xk = xv[:, keep]
+        # the linear outcome model's fit does not change when a column is rescaled: exact powers of two
+        # bring columns of 1e300 to order 1 (their squares overflowed)
+        Xo = np.column_stack([np.ones(n), xk / pow2_scale(xk, center=np.median(xk, axis=0))])
     return _Design(yv, arm, codes, levels, p_s, cells, pooled, inv_e, X, beta, clip, note, perm, Xo)
 
 

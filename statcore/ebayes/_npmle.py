@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from .._checks import (InputWrapper, as_vector, as_float_array, check_choice, check_positive_int,
-                       npmle_inputs, positive_scale)
+                       npmle_inputs, positive_scale, pow2_scale)
 from .._checks.public import public_function
 from .._result import Result
 from .._r.rformat import format_number, format_table
@@ -379,6 +379,19 @@ def npmle(x: Any, *, sigma: Any = 1.0, grid: Any = 300, weights: Any = None, bin
     homo = sd.size == 1 or bool(np.all(sd == sd[0]))
     scale = float(np.median(sd))
     atoms = make_grid(grid, xv, scale, align=0.0)
+    # the problem in units of (a power of two near) the noise sd: sd ** 2 of 1e-300 underflowed to a
+    # division by zero and squares of 1e300 overflowed; a power of two rescales exactly
+    unit = float(pow2_scale(np.array([scale]), axis=None))
+    x_in, sd_in = xv, sd
+    xv, sd, atoms = xv / unit, sd / unit, atoms / unit
+    srt = np.sort(atoms)
+    pos = np.clip(np.searchsorted(srt, xv), 1, srt.size - 1) if srt.size > 1 else np.zeros(xv.size, dtype=int)
+    gap = np.minimum(np.abs(xv - srt[pos]), np.abs(xv - srt[np.maximum(pos - 1, 0)])) / sd
+    if np.any(gap > 1e150):  # its log-density, -gap^2 / 2, is beyond float64 at every atom
+        i = int(np.argmax(gap > 1e150))
+        raise ValueError(f"sigma is too small for the grid: observation {i} lies {float(gap[i]):.3g} noise sds from "
+                         "its nearest atom, so its log-likelihood (-gap^2 / 2) is beyond float64's range at every "
+                         "atom; pass a larger sigma or a grid with atoms near the data")
     solve = {"sqp": _solvers.mixsqp, "ip": _solvers.interior_point, "em": _solvers.em}[method]
 
     # observations of weight 0 change nothing; leaving them out keeps (L w)_i > 0 (one far from
@@ -399,10 +412,10 @@ def npmle(x: Any, *, sigma: Any = 1.0, grid: Any = 300, weights: Any = None, bin
     # log-likelihood of the unbinned data, on the support only
     s = w > 0
     Ls, log_scale = _likelihood(xp, sdp, atoms[s])
-    ll = float(wsum * (omp @ (np.log(Ls @ w[s]) + log_scale)))
-    sigma_out = float(sd[0]) if homo else sd.copy()
-    return NPMLEResult(atoms=atoms, weights=w, loglik=ll, kkt=kkt, converged=converged, iterations=iters,
-                       method=method, sigma=sigma_out, x=xv.copy(), nobs=nobs, bins=bins, tol=tol,
+    ll = float(wsum * (omp @ (np.log(Ls @ w[s]) + log_scale))) - wsum * math.log(unit)  # densities in x's units
+    sigma_out = float(sd_in[0]) if homo else sd_in.copy()
+    return NPMLEResult(atoms=atoms * unit, weights=w, loglik=ll, kkt=kkt, converged=converged, iterations=iters,
+                       method=method, sigma=sigma_out, x=x_in.copy(), nobs=nobs, bins=bins, tol=tol,
                        _wrapper=wrapper)
 
 

@@ -1,12 +1,13 @@
 """Newton's predictive recursion for the mixing distribution of a Gaussian location mixture."""
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from .._checks import check_seed, predictive_recursion_inputs
+from .._checks import check_seed, pow2_scale, predictive_recursion_inputs
 from .._checks.public import public_function
 from .._result import Result
 from .._r.rformat import format_number, format_table
@@ -177,10 +178,15 @@ def predictive_recursion(x: Any, *, kernel_sd: float, grid: Any, sweeps: int = 1
         orders[s] = rng.permutation(n)
     w_by = np.empty((sweeps, atoms.size))
     pll = np.empty(sweeps)
-    predictive_recursion_sweeps(np.ascontiguousarray(xv), orders, atoms, sd, decay, w_by, pll)
+    # the recursion in units of (a power of two near) kernel_sd: sd ** 2 of 1e-300 underflowed to a
+    # division by zero, of 1e300 overflowed; a power of two rescales exactly
+    unit = float(pow2_scale(np.array([sd]), axis=None))
+    predictive_recursion_sweeps(np.ascontiguousarray(xv / unit), orders, np.ascontiguousarray(atoms / unit),
+                                sd / unit, decay, w_by, pll)
+    pll -= n * math.log(unit)  # densities in x's units
     weights = w_by.mean(axis=0)
     weights /= weights.sum()
-    ll = mixture_loglik(xv, atoms, weights, sd)
+    ll = mixture_loglik(xv / unit, atoms / unit, weights, sd / unit) - n * math.log(unit)
     return PredictiveRecursionResult(grid=atoms, weights=weights, kernel_sd=sd, loglik=ll,
                                      predictive_loglik=float(pll.mean()), sweeps=sweeps, decay=decay,
                                      nobs=n, weights_by_order=w_by)

@@ -41,7 +41,8 @@ from typing import Any
 import numpy as np
 
 from .._checks import (as_indep_data, check_choice, check_index, check_n_jobs, check_positive_int, check_progress,
-                       check_seed, check_u_statistic_n, is_constant_sample, refuse_constant_sample, warn_constant)
+                       check_seed, check_u_statistic_n, is_constant_sample, pow2_scale, refuse_constant_sample,
+                       warn_constant)
 from .._resampling import PermutationDraw, perm_pvalue, run_stream
 from .._checks.public import public_function
 from .._result import HTest
@@ -135,9 +136,32 @@ def _gram(arrays: list[np.ndarray], index: float, unbiased: bool) -> np.ndarray:
         return k.centred_gram(data, starts, float(index), means, grand, not unbiased)
 
 
+class _Data(dict):
+    """The samples by name, each divided by a power of two near its spread (``units``: those powers)."""
+
+    units: dict
+
+
 def _read(nan_policy: str, min_n: int, **arrays: Any) -> dict:
+    """The samples, each brought to order 1 by a power of two (exact): distances of data of 1e300 squared
+    overflowed (dCor 1.0, dCov NaN) and those of 1e-300 underflowed (ZeroDivisionError). dCor and pdCor
+    are scale-free; dCov-type values are multiplied back by ``_unit_factor``."""
     out, _ = as_indep_data(nan_policy, min_n=min_n, **arrays)
-    return out
+    data = _Data()
+    data.units = {}
+    for name, arr in out.items():
+        unit = float(pow2_scale(arr, axis=None, center=np.median(arr, axis=0)))
+        data[name] = arr / unit if unit != 1.0 else arr
+        data.units[name] = unit
+    return data
+
+
+def _unit_factor(data: "_Data", power: float, *names: str) -> float:
+    """prod(unit_name ** power): a statistic of degree ``power`` in each named sample back in its units."""
+    f = 1.0
+    for name in names:
+        f *= data.units[name] ** power
+    return f
 
 
 def _warn_constant(data: dict, what: str) -> bool:
@@ -211,7 +235,7 @@ def dcov(x: Any, y: Any, *, index: float = 1.0, nan_policy: str = "raise") -> fl
         return 0.0
     g = _gram([data["x"], data["y"]], index, unbiased=False)
     n = data["x"].shape[0]
-    return math.sqrt(max(g[0, 1], 0.0)) / n
+    return math.sqrt(max(g[0, 1], 0.0)) / n * _unit_factor(data, index / 2, "x", "y")
 
 
 def _dcor_from_gram(g: np.ndarray) -> float:
@@ -327,7 +351,7 @@ def dcov_u(x: Any, y: Any, *, index: float = 1.0, nan_policy: str = "raise") -> 
     if _warn_constant(data, "the U-statistic of dCov^2"):
         return 0.0
     g = _gram([data["x"], data["y"]], index, unbiased=True)
-    return float(g[0, 1] / (n * (n - 3.0)))
+    return float(g[0, 1] / (n * (n - 3.0))) * _unit_factor(data, index, "x", "y")
 
 
 @public_function(data=("x", "y"), nan_policy=("raise", "omit"))
@@ -414,13 +438,13 @@ def _pd_checks(index, nan_policy, x, y, z):
 
 
 def _partial_products(x, y, z, index, nan_policy, what):
-    """The inner products (Px.Py, Px.Px, Py.Py) of the projected U-centred matrices and n, or None
-    when x or y is wholly constant (warned: ``what`` is then 0)."""
+    """The inner products (Px.Py, Px.Px, Py.Py) of the projected U-centred matrices (in unit-scale data), n and
+    the factor of Px.Py back in the data's units, or None when x or y is wholly constant (warned: ``what`` is then 0)."""
     index, data, n = _pd_checks(index, nan_policy, x, y, z)
     if _warn_constant({k: data[k] for k in ("x", "y")}, what):
         return None
     pxy, pxx, pyy, _, _ = _projection(_gram([data["x"], data["y"], data["z"]], index, unbiased=True))
-    return pxy, pxx, pyy, n
+    return pxy, pxx, pyy, n, _unit_factor(data, index, "x", "y")
 
 
 @public_function(data=("x", "y", "z"), nan_policy=("raise", "omit"))
@@ -471,7 +495,7 @@ def pdcor(x: Any, y: Any, z: Any, *, index: float = 1.0, nan_policy: str = "rais
     parts = _partial_products(x, y, z, index, nan_policy, "pdCor")
     if parts is None:
         return 0.0
-    pxy, pxx, pyy, n = parts
+    pxy, pxx, pyy, n, _ = parts
     if not pxx * pyy > 0:
         return 0.0
     return float(max(-1.0, min(1.0, pxy / math.sqrt(pxx * pyy))))
@@ -522,10 +546,10 @@ def pdcov(x: Any, y: Any, z: Any, *, index: float = 1.0, nan_policy: str = "rais
     parts = _partial_products(x, y, z, index, nan_policy, "pdCov")
     if parts is None:
         return 0.0
-    pxy, pxx, pyy, n = parts
+    pxy, pxx, pyy, n, factor = parts
     if pxx == 0.0 or pyy == 0.0:
         return 0.0
-    return float(pxy / (n * (n - 3.0)))
+    return float(pxy / (n * (n - 3.0))) * factor
 
 
 # ----------------------------------------------------------------------------------------------
@@ -840,7 +864,9 @@ def dcor_test(x: Any, y: Any = None, *, method: str = "permutation", B: int = 99
     den = math.sqrt(vx * vy)
     stat = min(1.0, math.sqrt(v2 / den))
     rep_stats = np.minimum(1.0, np.sqrt(reps / den))
-    estimate = {"dCov": math.sqrt(v2), "dCor": stat, "dVar(X)": math.sqrt(vx), "dVar(Y)": math.sqrt(vy)}
+    fx, fy = _unit_factor(data, index / 2, "x"), _unit_factor(data, index / 2, "y")  # dCov, dVar in data units
+    estimate = {"dCov": math.sqrt(v2) * fx * fy, "dCor": stat, "dVar(X)": math.sqrt(vx) * fx * fx,
+                "dVar(Y)": math.sqrt(vy) * fy * fy}
     return HTest(statistic=stat, statistic_name="dCor", p_value=_perm_pvalue(stat, rep_stats),
                  estimate=estimate, alternative=None, method="dCor independence test (permutation test)",
                  data_name=f"index {_index_text(index)}, replicates {B}",
@@ -933,12 +959,15 @@ def dcov_test(x: Any, y: Any = None, *, B: int = 999, index: float = 1.0, seed: 
     data = _test_data(nan_policy, 2, x=x, y=y)
     n = data["x"].shape[0]
     v2, vx, vy, reps, path = _dcov_perm(data, index, B, rng, n_jobs, progress)
-    stat = n * v2
-    rep_stats = n * reps
     dc = min(1.0, math.sqrt(v2 / math.sqrt(vx * vy)))
-    estimates = {"dCov": math.sqrt(v2), "dCor": dc, "dVar(X)": math.sqrt(vx), "dVar(Y)": math.sqrt(vy)}
-    return HTest(statistic=stat, statistic_name="nV^2", p_value=_perm_pvalue(stat, rep_stats),
-                 estimate={"dCov": math.sqrt(v2)}, alternative=None,
+    p_value = _perm_pvalue(n * v2, n * reps)
+    fx, fy = _unit_factor(data, index / 2, "x"), _unit_factor(data, index / 2, "y")  # back in data units
+    stat = n * v2 * (fx * fx * fy * fy)
+    rep_stats = n * reps * (fx * fx * fy * fy)
+    estimates = {"dCov": math.sqrt(v2) * fx * fy, "dCor": dc, "dVar(X)": math.sqrt(vx) * fx * fx,
+                 "dVar(Y)": math.sqrt(vy) * fy * fy}
+    return HTest(statistic=stat, statistic_name="nV^2", p_value=p_value,
+                 estimate={"dCov": estimates["dCov"]}, alternative=None,
                  method="dCov independence test (permutation test)",
                  data_name=f"index {_index_text(index)}, replicates {B}",
                  extras={"replicates": rep_stats, "estimates": estimates, "n": n, "index": index, "path": path})

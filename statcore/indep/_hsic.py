@@ -31,7 +31,7 @@ import numpy as np
 
 from .._checks import (as_indep_data, check_bandwidths, check_choice, check_kernels, check_positive_int,
                        check_seed, is_constant_sample, warn_constant)
-from .._checks import check_n_jobs, check_progress, show_value
+from .._checks import check_n_jobs, check_progress, pow2_scale, show_value
 from .._resampling import PermutationDraw, perm_pvalue, run_stream
 from .._checks.public import public_function
 from .._result import HTest
@@ -102,13 +102,20 @@ def _gram(x: np.ndarray, kernel: str, bandwidth) -> tuple[np.ndarray, float]:
     if kernel == "discrete":
         _k.pick("gram_upper_direct", x.shape[0])(x, 2, 1.0, out)
         sigma = float("nan")
-    elif bandwidth == "median":
-        flat = _pairs_sq(x)
-        sigma = _median_sigma(flat, kernel)
-        _k.pick("gram_upper_from_condensed", n)(flat, _KIND[kernel], sigma, out)
+        _k.pick("mirror_upper", n)(out)
+        return out, sigma
+    # the kernels depend on distance / scale only: distances on data brought to order 1 by a power of two
+    # (exact), so that squared distances of 1e-300 do not underflow to 0 nor those of 1e300 overflow
+    unit = float(pow2_scale(x, axis=None, center=np.median(x, axis=0), robust=True))
+    xs = np.ascontiguousarray(x / unit)
+    if bandwidth == "median":
+        flat = _pairs_sq(xs)
+        sigma_s = _median_sigma(flat, kernel)
+        _k.pick("gram_upper_from_condensed", n)(flat, _KIND[kernel], sigma_s, out)
+        sigma = sigma_s * unit
     else:
         sigma = float(bandwidth)
-        _k.pick("gram_upper_direct", x.shape[0])(x, _KIND[kernel], sigma, out)
+        _k.pick("gram_upper_direct", x.shape[0])(xs, _KIND[kernel], sigma / unit, out)
     _k.pick("mirror_upper", n)(out)
     return out, sigma
 
@@ -505,15 +512,18 @@ def _hsic_test_approx(xa, ya, n, method, B, kernels, bws, rng, approx, n_feature
         raise ValueError(f"n_features = {n_features} landmark rows for approx='nystrom' but there are only {n} "
                          "observations; pass n_features <= n")
     feats, scales = [], []
-    for v, k, b in ((xa, kernels[0], bws[0]), (ya, kernels[1], bws[1])):
+    for name, v, k, b in (("x", xa, kernels[0], bws[0]), ("y", ya, kernels[1], bws[1])):
         if k == "discrete":
             sigma = None
         elif b == "median":
-            sigma = _approx_median(v, k, rng)
+            sigma = _approx_median(v, k, rng, name)
         else:
             sigma = float(b)
         scales.append(float("nan") if sigma is None else sigma)
         make = _approx.rff_features if approx == "rff" else _approx.nystrom_features
+        if sigma is not None:  # the features depend on v / sigma only: both by a power of two near v's size
+            unit = float(pow2_scale(v, axis=None, center=np.median(v, axis=0), robust=True))
+            v, sigma = np.ascontiguousarray(v / unit), sigma / unit
         feats.append(make(v, k, sigma, n_features, rng))
     fx, fy = feats
     gx = gy = None
@@ -546,17 +556,19 @@ def _hsic_test_approx(xa, ya, n, method, B, kernels, bws, rng, approx, n_feature
                  extras=extras)
 
 
-def _approx_median(v: np.ndarray, kernel: str, rng: np.random.Generator) -> float:
-    """The median heuristic on a subsample of ``MEDIAN_SUBSAMPLE`` rows (all rows when n is smaller)."""
+def _approx_median(v: np.ndarray, kernel: str, rng: np.random.Generator, name: str = "x") -> float:
+    """The median heuristic on a subsample of ``MEDIAN_SUBSAMPLE`` rows (all rows when n is smaller), on
+    the rows brought to order 1 by a power of two (squared distances of 1e-300 underflow), scaled back."""
     n = v.shape[0]
     sub = v
     if n > MEDIAN_SUBSAMPLE:
         sub = np.ascontiguousarray(v[np.sort(rng.choice(n, MEDIAN_SUBSAMPLE, replace=False))])
-    sq = _pairs_sq(sub)
+    unit = float(pow2_scale(sub, axis=None, center=np.median(sub, axis=0), robust=True))
+    sq = _pairs_sq(np.ascontiguousarray(sub / unit))
     if not np.any(sq > 0):  # every subsampled row equal although the sample is not constant
-        raise ValueError("the median heuristic's subsample of 1000 rows is constant although the sample is not "
-                         "(a variable with almost all values equal); pass a numeric bandwidth, or use approx=None")
-    return _median_sigma(sq, kernel)
+        raise ValueError(f"{name}: the median heuristic's subsample of 1000 rows is constant although the sample is "
+                         "not (a variable with almost all values equal); pass a numeric bandwidth, or use approx=None")
+    return _median_sigma(sq, kernel) * unit
 
 
 # ----------------------------------------------------------------------------------------------

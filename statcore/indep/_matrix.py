@@ -347,6 +347,12 @@ def independence_matrix(data, *, test: str | Callable = "dcor", groups: Mapping 
     n = values.shape[0]
     if n < 4:
         raise ValueError(f"data must have at least 4 rows (observations), got {n}")
+    constant = [str(nm) for nm, cl in zip(names, cols) if np.all(values[:, cl] == values[:1, cl])]
+    if constant:
+        raise ValueError(f"data: the variable{'s' if len(constant) > 1 else ''} {', '.join(map(repr, constant))} "
+                         f"{'are' if len(constant) > 1 else 'is'} constant (all observations equal): no dependence "
+                         "can be tested with a constant (R's tests give p-value NA); drop "
+                         f"{'them' if len(constant) > 1 else 'it'} from data")
     if callable(test):
         builtin = False
         label = getattr(test, "__name__", "callable")
@@ -357,7 +363,7 @@ def independence_matrix(data, *, test: str | Callable = "dcor", groups: Mapping 
     if clash:
         raise TypeError(f"{clash[0]} is set by independence_matrix for every pair; do not pass it in test_args")
     p_adjust_name = check_choice(p_adjust, "p_adjust", p_adjust_methods, _ALIASES)
-    alpha = check_probability(alpha, "alpha", open_right=True)
+    alpha = check_probability(alpha, "alpha")  # (0, 1], as documented
     if builtin:
         B = check_positive_int(B, "B")
     n_jobs = check_n_jobs(n_jobs)

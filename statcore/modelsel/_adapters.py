@@ -63,8 +63,13 @@ def _scipy_triple_loglik(dist, params, data) -> LogLik:
     else:
         args, kwargs = tuple(params), {}
     data = as_sample(data, "data")
-    value = float(np.sum(_scipy_logdensity(dist)(data, *args, **kwargs)))
-    return LogLik(value, len(args) + len(kwargs), data.size)
+    with np.errstate(all="ignore"):
+        dens = np.asarray(_scipy_logdensity(dist)(data, *args, **kwargs), dtype=float)
+    if np.isnan(dens).any():  # scipy's answer to invalid parameters (a scale <= 0, a shape out of range)
+        name = getattr(dist, "name", type(dist).__name__)
+        raise ValueError(f"params {params!r} are not valid parameters of scipy.stats.{name} (its log-density is NaN: "
+                         "a scale must be > 0 and shapes within their range)")
+    return LogLik(float(np.sum(dens)), len(args) + len(kwargs), data.size)
 
 
 def _register_scipy() -> None:

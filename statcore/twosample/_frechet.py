@@ -25,7 +25,8 @@ from typing import Any
 import numpy as np
 
 from .._checks import (as_feature_samples, as_float_array, as_mean_cov, check_choice, check_n_jobs,
-                       check_positive_int, check_probability, check_progress, check_seed)
+                       check_positive_int, check_probability, check_progress, check_seed, larger_sample,
+                       unit_scale_samples)
 from .._checks.public import public_function
 from .._result import Result
 from ._common import blas_threads
@@ -72,6 +73,8 @@ def _trace_sqrt_cholesky(s1: np.ndarray, s2: np.ndarray) -> float:
     c, piv, rank, info = lapack.dpstrf(s1, lower=1)
     if info < 0:  # pragma: no cover - an illegal argument, never raised for a finite symmetric matrix
         raise RuntimeError(f"LAPACK dpstrf failed (info = {info})")
+    if rank == 0:  # S1 = 0 (a constant sample, or one 1e-300 of the other's scale): the trace term is 0
+        return 0.0
     low = np.tril(c[:, :rank])
     p = piv - 1
     s2p = s2[np.ix_(p, p)]
@@ -366,10 +369,22 @@ def frechet_distance(x, y, *, B=0, conf_level=0.95, seed=None, method="auto", ci
         conf_level = check_probability(conf_level, "conf_level", open_left=True, open_right=True)
         rng = check_seed(seed)
     n_jobs, progress = check_n_jobs(n_jobs), check_progress(progress)
+    # FD is translation invariant and homogeneous of degree 2: computed on unit-scale data (covariances of
+    # 1e300 overflow, of 1e-300 underflow), then scaled back by scale ** 2
+    xs, ys, scale = unit_scale_samples(x, y)
+    scale = np.float64(scale)
     with blas_threads(d):
-        mean_term, trace_term, _ = _fd_parts_from_samples(x, y, route)
-    reps = _bootstrap(x, y, B, rng, route, n_jobs, progress) if B > 0 else None
-    dist = mean_term + trace_term
+        mean_term, trace_term, _ = _fd_parts_from_samples(xs, ys, route)
+        reps = _bootstrap(xs, ys, B, rng, route, n_jobs, progress) if B > 0 else None
+    with np.errstate(over="ignore"):
+        mean_term, trace_term = mean_term * scale ** 2, trace_term * scale ** 2
+        reps = reps * scale ** 2 if reps is not None else None
+        dist = mean_term + trace_term
+    mean_term, trace_term = float(mean_term), float(trace_term)
+    if not (np.isfinite(dist) and (reps is None or np.isfinite(reps).all())):
+        raise ValueError(f"{larger_sample(x, y)} holds features as large as {max(np.abs(x).max(), np.abs(y).max()):.3g}: "
+                         "the Frechet distance (a squared distance) exceeds float64's range (1.8e308), so it has "
+                         "no finite value; rescale both samples alike")
     conf_int = None
     if B > 0:
         lo, hi = np.quantile(reps, [(1 - conf_level) / 2, (1 + conf_level) / 2])
@@ -576,6 +591,8 @@ def fid_infinity(x, y, *, ns, reps=1, conf_level=0.95, seed=None, method="auto",
     n_jobs, progress = check_n_jobs(n_jobs), check_progress(progress)
     from .._progress import parallel_map
 
+    x_in, y_in = x, y
+    x, y, unit = unit_scale_samples(x, y)  # FD of degree 2: fitted in unit-scale data, scaled back below
     # the subsamples drawn in order from rng here (the same whatever n_jobs), their FDs on n_jobs workers
     tasks, sizes = [], []
     for n in ns_arr.astype(int):
@@ -595,6 +612,13 @@ def fid_infinity(x, y, *, ns, reps=1, conf_level=0.95, seed=None, method="auto",
     cov = s2 * np.linalg.inv(design.T @ design)
     se = float(math.sqrt(cov[0, 0]))
     q = float(stdtrit(dof, (1 + conf_level) / 2))
-    return FIDInfinityResult(estimate=float(coef[0]), slope=float(coef[1]), std_error=se,
+    f = np.float64(unit) ** 2
+    with np.errstate(over="ignore"):
+        coef, se, values = coef * f, se * f, values * f
+    if not (np.isfinite(coef).all() and np.isfinite(se) and np.isfinite(values).all()):
+        raise ValueError(f"{larger_sample(x_in, y_in)} holds features as large as "
+                         f"{max(np.abs(x_in).max(), np.abs(y_in).max()):.3g}: the Frechet distance exceeds float64's "
+                         "range (1.8e308), so it has no finite value; rescale both samples alike")
+    return FIDInfinityResult(estimate=float(coef[0]), slope=float(coef[1]), std_error=float(se),
                              conf_int=(float(coef[0] - q * se), float(coef[0] + q * se)),
                              conf_level=float(conf_level), ns=sizes, values=values)

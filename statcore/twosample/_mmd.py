@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from .._checks import (as_feature_samples, check_choice, check_n_jobs, check_positive_int, check_positive_real,
-                       check_progress, check_seed, check_subset_size)
+                       check_progress, check_seed, check_subset_size, larger_sample, unit_scale_samples)
 from .._checks.public import public_function
 from .._resampling import perm_pvalue, run_stream
 from .._result import HTest, Result
@@ -168,6 +168,11 @@ def kid(x, y, *, subsets=100, subset_size=1000, seed=None, n_jobs=1, progress=No
                        unit="subset")
     idx = np.concatenate([p[0] for p in parts])
     vals = np.concatenate([p[1] for p in parts])
+    if not np.isfinite(vals).all():
+        big = larger_sample(x, y)
+        raise ValueError(f"{big} holds features as large as {max(np.abs(x).max(), np.abs(y).max()):.3g}: KID's cubic "
+                         "kernel (a.b / d + 1)^3 overflows float64 there, so KID has no finite value; KID is made "
+                         "for features of order 1 (Inception pool features): rescale both samples alike")
     return KIDResult(estimate=float(vals.mean()), std_dev=float(vals.std()), subsets=subsets, subset_size=m,
                      values=vals, indices=idx)
 
@@ -317,19 +322,36 @@ def mmd_test(x, y, *, kernel="gaussian", bandwidth="median", B=999, seed=None, p
         with blas_threads(z.shape[1]):
             k = _poly_gram(z, z, z.shape[1])
         bw = None
+        if not np.isfinite(k).all():
+            raise ValueError(f"{larger_sample(x, y)} holds features as large as {np.abs(z).max():.3g}: the cubic "
+                             "polynomial kernel overflows float64 there; rescale both samples alike or use "
+                             "kernel='gaussian' (scale-free with the median bandwidth)")
     else:
+        # squared distances on unit-scale data (no overflow at 1e300, no cancellation far from 0); the
+        # kernel depends on distance / bandwidth only, so the bandwidth is scaled alike
+        xs, ys, scale = unit_scale_samples(x, y)
         with blas_threads(z.shape[1]):
-            d2 = _sqdist(z)
+            d2 = _sqdist(np.vstack([xs, ys]))
+        iu = np.triu_indices(z.shape[0], 1)
+        if isinstance(bandwidth, str) and not np.median(d2[iu]) > 0 and np.any(d2[iu] > 0):
+            # one far outlier set the scale and the other distances underflowed: the scale of the median
+            # deviation instead, where the outlier's squared distances overflow (inf - inf) to a kernel of 0
+            xs, ys, scale = unit_scale_samples(x, y, robust=True)
+            with blas_threads(z.shape[1]), np.errstate(over="ignore", invalid="ignore"):
+                d2 = _sqdist(np.vstack([xs, ys]))
+            d2[np.isnan(d2)] = np.inf
         if isinstance(bandwidth, str):
             check_choice(bandwidth, "bandwidth", ("median",))
-            dist = np.sqrt(d2[np.triu_indices(z.shape[0], 1)])
-            bw = float(np.median(dist))
-            if not bw > 0:
+            dist = np.sqrt(d2[iu])
+            bws = float(np.median(dist))
+            if not bws > 0:
                 raise ValueError("bandwidth='median' is 0: more than half of the pooled pairs coincide; "
                                  "pass a positive bandwidth")
+            bw = bws * scale
         else:
             bw = check_positive_real(bandwidth, "bandwidth")
-        k = np.exp(-d2 / (2 * bw * bw)) if kernel == "gaussian" else np.exp(-np.sqrt(d2) / bw)
+            bws = bw / scale
+        k = np.exp(-d2 / (2 * bws * bws)) if kernel == "gaussian" else np.exp(-np.sqrt(d2) / bws)
     k = np.ascontiguousarray(k)
     total = k.sum()
 
@@ -401,8 +423,11 @@ def energy_test(x, y, *, B=999, seed=None, progress=None, n_jobs=1):
     n_jobs = check_n_jobs(n_jobs)
     progress = check_progress(progress)
     n1, n2 = x.shape[0], y.shape[0]
+    # E is translation invariant and homogeneous of degree 1: computed on unit-scale data (no overflow of
+    # the squared distances at 1e300, no cancellation at a location of 1e8), then scaled back
+    xs, ys, scale = unit_scale_samples(x, y)
     with blas_threads(x.shape[1]):
-        dist = np.ascontiguousarray(np.sqrt(_sqdist(np.vstack([x, y]))))
+        dist = np.ascontiguousarray(np.sqrt(_sqdist(np.vstack([xs, ys]))))
     total = dist.sum()
     c = n1 * n2 / (n1 + n2)
 
@@ -414,6 +439,7 @@ def energy_test(x, y, *, B=999, seed=None, progress=None, n_jobs=1):
     obs = float(stat(_block_sums(dist, np.arange(n1 + n2, dtype=np.int64)[None, :], n1))[0])
     reps = _permuted_stats(dist, n1, rng, B, stat, progress, n_jobs)
     p = perm_pvalue(obs, reps, alternative="greater")
+    obs, reps = obs * scale, reps * scale
     return HTest(statistic=obs, statistic_name="E-statistic", p_value=p,
                  method=f"{'Univariate' if x.shape[1] == 1 else 'Multivariate'} 2-sample E-test of equal distributions",
                  data_name=f"sample sizes {n1} {n2}, replicates {B}", alternative=None,

@@ -238,6 +238,15 @@ def rank_stability(scores, *, score=None, n_samples=None, B=200, seed=None, lowe
         labels_p = [f"protocol{j}" for j in range(values.shape[1])]
     if values.ndim != 2 or values.shape[0] < 2 or values.shape[1] < 2:
         raise ValueError(f"scores needs at least 2 models (rows) and 2 protocols (columns), got shape {values.shape}")
+    for what, labels in (("models (rows)", labels_m), ("protocols (columns)", labels_p)):
+        seen = set()
+        dup = next((lab for lab in labels if lab in seen or seen.add(lab)), None)
+        if dup is not None:
+            raise ValueError(f"scores has the label {dup!r} twice among its {what}; labels must be unique")
+    tied = [str(labels_p[j]) for j in range(values.shape[1]) if np.all(values[:, j] == values[0, j])]
+    if tied:
+        raise ValueError(f"scores gives every model the same score under {', '.join(map(repr, tied))}: such a "
+                         "protocol ranks nothing (its Kendall tau is 0/0, and so is W when all are tied); drop it")
     lower_is_better = check_flag(lower_is_better, "lower_is_better")
     ranks = _ranks(values, lower_is_better)
     n, m = ranks.shape

@@ -20,11 +20,12 @@ def _covers(x, rng):
 
 
 BAD_INPUT_SPECS = {
+    # a sampler's draws are data: NaN draws go to the test, which here returns a valid p-value
     "assert_size": apicheck.Spec(assert_size, {"test": _p, "null_sampler": _sample, "reps": 20, "seed": 1},
-                                 data=("test", "null_sampler"), paired=False),
+                                 data=("test", "null_sampler"), paired=False, ok={("null_sampler", "nan_callable")}),
     "assert_coverage": apicheck.Spec(assert_coverage, {"covers": _covers, "sampler": _sample, "reps": 20,
                                                        "conf_level": 0.9, "seed": 1},
-                                     data=("covers", "sampler"), paired=False),
+                                     data=("covers", "sampler"), paired=False, ok={("sampler", "nan_callable")}),
 }
 
 #: the strategies take sizes, not data: their checks are below
@@ -66,7 +67,9 @@ def test_calibration_of_coverage_follows_the_protocol():
     (lambda: assert_size(_p, _sample, n_se=-1), ValueError, "n_se"),
     (lambda: assert_size(_p, _sample, exact="no"), TypeError, "exact"),
     (lambda: assert_size(lambda d, rng: "x", _sample, reps=3), TypeError, "test"),
-    (lambda: assert_coverage(lambda d, rng: 2.0, _sample, reps=3), TypeError, "covers"),
+    (lambda: assert_size(lambda d, rng: float("nan"), _sample, reps=3), ValueError, "test"),
+    (lambda: assert_coverage(lambda d, rng: 2.0, _sample, reps=3), ValueError, "covers"),
+    (lambda: assert_coverage(lambda d, rng: "x", _sample, reps=3), TypeError, "covers"),
     (lambda: assert_coverage(_covers, _sample, conf_level=0.0), ValueError, "conf_level"),
 ])
 def test_strategy_and_check_arguments(call, exc, match):

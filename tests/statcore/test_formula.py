@@ -2,6 +2,7 @@
 formula's columns, categorical columns expand as R's model.matrix (live R), missing values follow
 nan_policy, data_name reads like R's, and a bad formula is a clear error naming what is wrong."""
 import dataclasses
+import re
 
 import numpy as np
 import pandas as pd
@@ -197,3 +198,31 @@ def test_categorical_expansion_matches_r_model_matrix(tmp_path):
     assert mf.cond.columns.tolist() == names.split()
     r = np.array([[float(v) for v in line.split(",")] for line in values.strip().splitlines()])
     np.testing.assert_array_equal(mf.cond.to_numpy(dtype=float), r)
+
+
+_TEXT_RESPONSE_CALLS = [
+    ("gcm_test", "{y} ~ x | z1", {}),
+    ("rpcit", "{y} ~ x | z1", {"seed": 1}),
+    ("dcor_test", "{y} ~ x", {"B": 19, "seed": 1}),
+    ("dcov_test", "{y} ~ x", {"B": 19, "seed": 1}),
+    ("pdcor_test", "{y} ~ x | z1", {"B": 19, "seed": 1}),
+    ("hsic_test", "{y} ~ x", {"B": 19, "seed": 1}),
+    ("c2g", "{y} ~ treat | age", {"seed": 1}),
+    ("joint_bounds", "{y} ~ treat", {"f": "product"}),
+    ("ite_variance_bounds", "{y} ~ treat", {}),
+]
+
+
+@pytest.mark.parametrize("func, formula, kw", _TEXT_RESPONSE_CALLS)
+@pytest.mark.parametrize("response", ["ytext", "yone", "C(y)", "ycat"])
+def test_text_response_is_refused_naming_the_column(func, formula, kw, response):
+    """R's model.response keeps text as text and the fit fails; the door must not dummy-code the response
+    (a text y used to give p = 1.0 over 40 indicator columns, a one-level text y a constant)."""
+    df = DF.assign(ytext=DF.y.round(1).astype(str), yone="a", ycat=pd.Categorical(DF.site))
+    column = response.removeprefix("C(").removesuffix(")")
+    with pytest.raises(TypeError, match=rf"response '{re.escape(response)}' holds text or categories"):
+        getattr(sc, func)(formula.format(y=response), data=df, **kw)
+    # a logical response is numeric, as in R
+    getattr(sc, func)(formula.format(y="treat") if func not in ("c2g", "joint_bounds", "ite_variance_bounds")
+                      else formula.format(y="y"), data=df, **kw)
+    assert column in df.columns

@@ -131,3 +131,21 @@ def test_dag_frames_are_acyclic_and_roots_are_independent(frame_and_dag):
     for i in range(len(roots) - 1):
         r = np.corrcoef(data[roots[i]], data[roots[i + 1]])[0, 1]
         assert abs(r) < 5 / np.sqrt(len(data))
+
+
+@pytest.mark.parametrize("bad", [float("nan"), 1.5, -0.1, np.float64("nan")])
+def test_assert_size_refuses_a_p_value_outside_0_1(bad):
+    """A test returning NaN or 1.5 never rejects; that used to pass as "rejection rate 0, accepted"."""
+    with pytest.raises(ValueError, match=r"test \(replicate 1\) returned the p-value .* not in \[0, 1\]"):
+        assert_size(lambda x, rng: bad, _normal, reps=50, seed=1)
+    with pytest.raises(ValueError, match=r"test \(replicate 3\)\['b'\] returned the p-value"):
+        calls = iter(range(100))
+        assert_size(lambda x, rng: {"a": 0.5, "b": bad if next(calls) == 2 else 0.5}, _normal, reps=50, seed=1)
+
+
+@pytest.mark.parametrize("bad", [float("nan"), 1.5, -0.1])
+def test_assert_coverage_refuses_a_coverage_outside_0_1(bad):
+    with pytest.raises(ValueError, match=r"covers \(replicate 1\) returned the coverage .* not in \[0, 1\]"):
+        assert_coverage(lambda x, rng: bad, _normal, reps=50, seed=1)
+    with pytest.raises(TypeError, match=r"covers \(replicate 1\) must return True/False"):
+        assert_coverage(lambda x, rng: "yes", _normal, reps=50, seed=1)

@@ -24,8 +24,9 @@ BAD_INPUT_SPECS = {
                         paired=False),
     "lyapunov_exponent": S(lyapunov_exponent, dict(r=0.7, d=2), data=("r", "d"), paired=False),
     "bandwidth_threshold": S(bandwidth_threshold, dict(d=2), data=("d",), paired=False),
+    # any positive dimension is a valid chain (d = 10**9 included)
     "threshold_scan": S(threshold_scan, dict(ds=[1, 2], rs=[0.5, 2.0], depth=5, n_chains=5, seed=0),
-                        data=("ds", "rs"), paired=False),
+                        data=("ds", "rs"), paired=False, ok={("ds", "huge_id")}),
     "limit_distribution": S(limit_distribution, dict(d=2, r=0.7, depth=3, n_samples=30, B=9, seed=0),
                             data=("d", "r"), paired=False),
     "count_modes": S(count_modes, dict(x=SAMPLE, B=9, seed=0), data=("x",), paired=False),

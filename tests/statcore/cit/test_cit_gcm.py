@@ -476,3 +476,28 @@ def test_rf_handles_a_response_linear_in_z():
     v = np.column_stack([z @ [1.0, 2.0], rng.normal(size=100)])
     r = residualize(v, z, regression="rf", seed=0)
     assert np.all(np.isfinite(r))
+
+
+@pytest.mark.parametrize("regression, rtol", [("ols", 1e-9), ("ridge", 1e-9), ("krr", 1e-9), ("rf", 1e-2)])
+@pytest.mark.parametrize("scale", [1e160, 1e-160, 1e300, 3e5])
+def test_gcm_is_scale_invariant_at_extreme_magnitudes(regression, rtol, scale):
+    """gcm_test at scale 1e160 returned p = nan (the residual products overflowed) and at 1e-160 called
+    the products constant; the statistic is scale-invariant, and so must the computation be."""
+    import warnings
+
+    rng = np.random.default_rng(11)
+    z = rng.normal(size=(120, 2))
+    x = z[:, 0] + rng.normal(size=120)
+    y = x + z[:, 1] + rng.normal(size=120)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = gcm_test(x, y, z, regression=regression, seed=1)
+        res = gcm_test(x * scale, y * scale, z * scale, regression=regression, seed=1)
+        mixed = gcm_test(np.c_[x, x * scale], np.c_[y, y / scale], z, kind="max", seed=2)
+        plain = gcm_test(np.c_[x, x], np.c_[y, y], z, kind="max", seed=2)
+    assert np.isfinite(res.statistic) and res.statistic == pytest.approx(ref.statistic, rel=rtol)
+    assert res.p_value == pytest.approx(ref.p_value, rel=rtol)
+    assert mixed.statistic == pytest.approx(plain.statistic, rel=1e-9) and mixed.p_value == plain.p_value
+    est = next(iter(res.estimate.values()))
+    if regression == "ols" and 1e-150 < scale < 1e150:
+        assert est == pytest.approx(next(iter(ref.estimate.values())) * scale ** 2, rel=1e-9)

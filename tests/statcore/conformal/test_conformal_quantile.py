@@ -103,3 +103,16 @@ def test_coverage_band():
     small = coverage_band(5, alpha=0.1)
     assert small.k == 6 > small.n and (small.lower, small.upper) == (0.9, 1.0)
     assert isinstance(small, CoverageBand) and "coverage in [0.9, 1]" in small.summary()
+
+
+@pytest.mark.parametrize("n, alpha", [(5, 0.1), (1, 0.3), (8, 0.1), (18, 0.05), (1, 0.01)])
+def test_coverage_band_is_capped_at_one(n, alpha):
+    """coverage_band(5, alpha=0.1) was (0.9, 1.067): a coverage above 1. With k > n the set is the whole
+    line (conformal_quantile gives inf), so the coverage is exactly 1, inside the capped band."""
+    lo, hi = coverage_band(n, alpha=alpha)
+    assert hi <= 1.0 and lo == 1.0 - alpha
+    k = conformal_rank(n, alpha)
+    exact = 1.0 if k > n else k / (n + 1)
+    if k > n:
+        assert conformal_quantile(np.arange(n, dtype=float), alpha=alpha, allow_infinite=True) == np.inf
+    assert lo <= exact <= hi

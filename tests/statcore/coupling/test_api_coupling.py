@@ -36,13 +36,16 @@ BAD_INPUT_SPECS = {
                            ok={("delta", "short")}),
     "imbens_manski_interval": Spec(imbens_manski_interval,
                                    dict(lower=0.0, upper=1.0, se_lower=0.1, se_upper=0.2, conf_level=0.9),
-                                   data=("lower", "upper", "se_lower", "se_upper"), paired=False),
+                                   data=("lower", "upper", "se_lower", "se_upper"), paired=False,
+                                   bounds=(("lower", "upper"),)),
     "stoye_interval": Spec(stoye_interval,
                            dict(lower=0.0, upper=1.0, se_lower=0.1, se_upper=0.2, rho=0.3, conf_level=0.9, n=100),
-                           data=("lower", "upper", "se_lower", "se_upper"), paired=False),
+                           data=("lower", "upper", "se_lower", "se_upper"), paired=False,
+                           bounds=(("lower", "upper"),)),
     "identified_set_interval": Spec(identified_set_interval,
                                     dict(lower=0.0, upper=1.0, se_lower=0.1, se_upper=0.2, rho=0.3, conf_level=0.9),
-                                    data=("lower", "upper", "se_lower", "se_upper"), paired=False),
+                                    data=("lower", "upper", "se_lower", "se_upper"), paired=False,
+                                    bounds=(("lower", "upper"),)),
 }
 
 #: the optional data arguments, swept too

@@ -112,3 +112,19 @@ def test_summary_and_plot():
     assert ax.get_title().startswith("_pearson")
     ax2 = res.plot(value="p_adjusted", annotate=False)
     assert len(ax2.texts) == 2 * int(res.significant[np.triu_indices(5, 1)].sum())
+
+
+def test_constant_column_is_named_and_alpha_one_is_allowed():
+    """One constant column failed the whole call blaming "y" (the pair's second argument); alpha=1.0 was
+    refused although documented as (0, 1]."""
+    rng = np.random.default_rng(5)
+    frame = pd.DataFrame({"a": rng.normal(size=30), "b": rng.normal(size=30), "c": 2.0})
+    with pytest.raises(ValueError, match=r"^data: the variable 'c' is constant"):
+        independence_matrix(frame, B=19, seed=1)
+    with pytest.raises(ValueError, match=r"^data: the variables 'V1', 'V3' are constant"):
+        independence_matrix(np.column_stack([np.ones(30), frame.a, np.zeros(30)]), B=19, seed=1)
+    # a group with one constant column among varying ones is a valid multivariate variable
+    res = independence_matrix(frame, groups={"ac": ["a", "c"], "b": ["b"]}, B=19, seed=1)
+    assert res.p_values.shape == (2, 2)
+    res = independence_matrix(frame[["a", "b"]], B=19, seed=1, alpha=1.0)
+    assert res.alpha == 1.0 and res.significant[0, 1]  # every adjusted p-value is <= 1

@@ -121,3 +121,14 @@ def test_one_return_type_for_any_number_of_models():
         assert isinstance(two, sc.ICTable) and len(two) == 2
         with pytest.raises(TypeError, match="index it by name"):
             float(two)
+
+
+@pytest.mark.parametrize("params", [{"loc": 0.0, "scale": -1.0}, (0.0, -2.0), (0.0, 0.0)])
+def test_loglik_of_a_scipy_triple_refuses_invalid_parameters(params):
+    """A negative scale gave a NaN log-likelihood silently (issue 29)."""
+    from scipy import stats
+
+    with pytest.raises(ValueError, match=r"^params .* are not valid parameters of scipy\.stats\.norm"):
+        sc.loglik((stats.norm, params, np.array([0.1, 0.5, -0.3])))
+    with pytest.raises(ValueError, match=r"scipy\.stats\.gamma"):
+        sc.loglik((stats.gamma, (-1.0,), np.array([0.1, 0.5])))

@@ -108,3 +108,15 @@ def test_swap_probabilities_resample_the_samples():
     assert sw[("raw", "good", "bad")] == 0.0 or sw[("raw", "twin", "bad")] < 0.01
     assert 0.05 < sw[("raw", a, b)] < 0.95
     assert rank_stability(table, score=score, n_samples=n, B=200, seed=5).swap.equals(res.swap)
+
+
+@pytest.mark.parametrize("table, match", [
+    (np.ones((4, 3)), r"same score under 'protocol0', 'protocol1', 'protocol2'"),
+    (np.c_[[1.0, 2.0, 3.0], [5.0, 5.0, 5.0]], r"same score under 'protocol1'"),
+    (pd.DataFrame([[1.0, 2.0], [2.0, 1.0], [3.0, 3.0]], index=["a", "b", "a"]), r"label 'a' twice among its models"),
+    (pd.DataFrame([[1.0, 2.0], [2.0, 1.0], [3.0, 3.0]], columns=["p", "p"]), r"label 'p' twice among its protocols"),
+])
+def test_rank_stability_refuses_tied_protocols_and_duplicate_labels(table, match):
+    """All scores tied returned W = NaN silently; duplicate labels were accepted (issue 29)."""
+    with pytest.raises(ValueError, match=r"^scores .*" + match):
+        rank_stability(table)
