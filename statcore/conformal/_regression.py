@@ -62,10 +62,10 @@ class ConformalIntervals(CalibrationRecord, Result):
     >>> res
     ConformalIntervals(score='absolute', alpha=0.1, n_cal=99, n_test=3, mean_length=3.149)
     >>> res.to_frame()
-          lower     upper    length         q
-    0 -1.574408  1.574408  3.148817  1.574408
-    1 -1.574408  1.574408  3.148817  1.574408
-    2 -1.574408  1.574408  3.148817  1.574408
+       pred_low  pred_high    length         q
+    0 -1.574408   1.574408  3.148817  1.574408
+    1 -1.574408   1.574408  3.148817  1.574408
+    2 -1.574408   1.574408  3.148817  1.574408
     """
 
     lower: np.ndarray
