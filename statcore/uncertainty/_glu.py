@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import digamma, log_softmax
 
-from .._checks import (as_hidden_matrix, as_hidden_stack, as_logit_matrix, check_renyi_order, check_same_n,
+from .._checks import (pow2_scale, as_hidden_matrix, as_hidden_stack, as_logit_matrix, check_renyi_order, check_same_n,
                        check_top_k)
 from .._checks.public import public_function
 from .._result import Result
@@ -59,7 +59,10 @@ def _renyi_from_gram_eigs(eigs: np.ndarray, alpha: float) -> float:
 
 def _gram_eigs(H: np.ndarray) -> np.ndarray:
     """Eigenvalues of the smaller of H H^T (T x T) and H^T H (d x d): their non-zero eigenvalues
-    are the same (the squared singular values of H)."""
+    are the same (the squared singular values of H). H is first divided by a power of two near its
+    largest entry: exact, the normalised eigenvalues do not depend on the scale, and hidden states of
+    1e300 no longer overflow the Gram matrix."""
+    H = H / pow2_scale(H, axis=None)
     G = H @ H.T if H.shape[0] <= H.shape[1] else H.T @ H
     return np.linalg.eigvalsh(G)
 

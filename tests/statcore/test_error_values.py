@@ -32,7 +32,7 @@ CALLS = {
                       "found -0.25"),
     "coverage_test": (lambda: sc.coverage_test(np.array([0.0, 1.0, 0.5]), alpha=0.1), "found 0.5"),
     "assert_coverage": (lambda: statcore.testing.assert_coverage(lambda d, rng: np.float64(1.5), lambda rng: None,
-                                                           reps=10, seed=1), "got 1.5"),
+                                                           reps=10, seed=1), "coverage 1.5,"),
 }
 
 

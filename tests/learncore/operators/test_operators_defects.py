@@ -36,4 +36,4 @@ def test_evaluate_restores_training_mode_when_the_model_raises():
     del net.forward_latent
     net.train()
     tab = evaluate(net, DS, corruptions={"none2": broken}, levels=(0.1,))
-    assert net.training and np.isfinite(tab.rel_l2).all()
+    assert net.training and np.isfinite(tab.to_frame()["rel_l2"]).all()
