@@ -8,8 +8,9 @@ __all__: list[str] = []
 from ._dcor import dcor, dcor_test, dcor_u, dcov, dcov_test, dcov_u, pdcor, pdcor_test, pdcov  # noqa: E402
 __all__ += ["dcov", "dcor", "dcov_u", "dcor_u", "pdcov", "pdcor", "dcor_test", "dcov_test", "pdcor_test"]
 
-# --- HSIC family (hsic.py) ---
-from ._hsic import dhsic, dhsic_test, hsic, hsic_test  # noqa: E402
+# --- HSIC family (_hsic.py, _dhsic.py) ---
+from ._hsic import hsic, hsic_test  # noqa: E402
+from ._dhsic import dhsic, dhsic_test  # noqa: E402
 __all__ += ["hsic", "hsic_test", "dhsic", "dhsic_test"]
 
 # --- pairwise tests among columns (matrix.py) ---

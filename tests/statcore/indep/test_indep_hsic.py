@@ -14,7 +14,8 @@ from scipy.spatial.distance import pdist, squareform
 
 from statcore import StatcoreWarning, dhsic, dhsic_test, hsic, hsic_test
 from statcore.indep import _hsic_approx
-from statcore.indep._hsic import _dhsic_gamma, _gretton_gamma, _hsic_b_parts
+from statcore.indep._dhsic import _dhsic_gamma
+from statcore.indep._hsic import _gretton_gamma, _hsic_b_parts
 
 
 # ----------------------------------------------------------------------------------------------
