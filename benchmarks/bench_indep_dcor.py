@@ -157,7 +157,7 @@ def permutation_test(runs: int, hyppo_full: bool):
     dcor_test(x[:50], y[:50], B=9, seed=0, n_jobs=-1)
     import importlib
 
-    dmod = importlib.import_module("statcore.indep._dcor")  # the module (its function dcor shadows the name)
+    dmod = importlib.import_module("statcore.indep._dcor")  # the tests module, whose permutation paths these are
 
     rows = []
     cpus = []

@@ -4,8 +4,9 @@ HSIC for large n, and all pairwise tests among the columns of a matrix (``indepe
 """
 __all__: list[str] = []
 
-# --- distance covariance family (dcor.py) ---
-from ._dcor import dcor, dcor_test, dcor_u, dcov, dcov_test, dcov_u, pdcor, pdcor_test, pdcov  # noqa: E402
+# --- distance covariance family (_dcov.py: the statistics; _dcor.py: the tests) ---
+from ._dcov import dcor, dcor_u, dcov, dcov_u, pdcor, pdcov  # noqa: E402
+from ._dcor import dcor_test, dcov_test, pdcor_test  # noqa: E402
 __all__ += ["dcov", "dcor", "dcov_u", "dcor_u", "pdcov", "pdcor", "dcor_test", "dcov_test", "pdcor_test"]
 
 # --- HSIC family (_hsic.py, _dhsic.py) ---

@@ -16,7 +16,8 @@ from statcore import dcor, dcor_test, dcor_u, dcov, dcov_test, dcov_u, pdcor, pd
 from statcore._warnings import StatcoreWarning
 
 #: the module (statcore.indep.dcor is the function dcor once the package is imported)
-dmod = importlib.import_module("statcore.indep._dcor")
+dmod = importlib.import_module("statcore.indep._dcov")   # the statistics
+tmod = importlib.import_module("statcore.indep._dcor")   # the tests and their permutation paths
 
 REL, ABS = 1e-10, 1e-13
 
@@ -290,6 +291,7 @@ def test_fast_path_is_automatic_and_equals_blocked(monkeypatch):
     fast = (dcor(x, y), dcov(x, y), dcor_u(x, y), dcov_u(x, y), pdcor(x, y, y[::-1].copy()))
     assert dcor_test(x, y, B=9, seed=1).extras["path"] == "fast"
     monkeypatch.setattr(dmod, "_is_fast", lambda arrays, index: False)
+    monkeypatch.setattr(tmod, "_is_fast", lambda arrays, index: False)
     slow = (dcor(x, y), dcov(x, y), dcor_u(x, y), dcov_u(x, y), pdcor(x, y, y[::-1].copy()))
     for a, b in zip(fast, slow):
         assert_close(a, b, "fast vs blocked", rel=1e-12)
@@ -314,10 +316,11 @@ def test_permutation_paths_agree(monkeypatch, kind):
 
     base = run()
     monkeypatch.setattr(dmod, "_is_fast", lambda arrays, index: False)
+    monkeypatch.setattr(tmod, "_is_fast", lambda arrays, index: False)
     recompute = run()
-    monkeypatch.setattr(dmod, "RECOMPUTE_MAX_DIM", 0)
+    monkeypatch.setattr(tmod, "RECOMPUTE_MAX_DIM", 0)
     matrix = run()
-    monkeypatch.setattr(dmod, "MATRIX_BYTES", 0)
+    monkeypatch.setattr(tmod, "MATRIX_BYTES", 0)
     blocked = run()
     for b, r, m, k in zip(base, recompute, matrix, blocked):
         assert r.extras["path"] == ("recompute" if kind != "pdcor" else "matrix")
@@ -517,7 +520,7 @@ def test_bad_input_messages():
 
 def test_public_names():
     for name in ("dcov", "dcor", "dcov_u", "dcor_u", "pdcov", "pdcor", "dcor_test", "dcov_test", "pdcor_test"):
-        assert name in statcore.__all__ and getattr(statcore, name) is getattr(dmod, name)
+        assert name in statcore.__all__ and getattr(statcore, name) is getattr(dmod if "test" not in name else tmod, name)
 
 
 @pytest.mark.parametrize("shape", [(37, 3, 2), (61, 2, 17)])
@@ -534,7 +537,7 @@ def test_recompute_path_equals_matrix_path_and_threads(monkeypatch, shape):
         assert r1.extras["path"] == r2.extras["path"] == "recompute"
         np.testing.assert_array_equal(r1.extras["replicates"], r2.extras["replicates"])
         with monkeypatch.context() as m:
-            m.setattr(dmod, "RECOMPUTE_MAX_DIM", 0)
+            m.setattr(tmod, "RECOMPUTE_MAX_DIM", 0)
             rm = dcor_test(a, b, B=40, seed=2)
         assert rm.extras["path"] == "matrix"
         np.testing.assert_allclose(r1.extras["replicates"], rm.extras["replicates"], rtol=1e-12, atol=1e-14)
