@@ -71,6 +71,7 @@ def _dr_obstacle(design, strata, f_class: str, bootstrap: str) -> str | None:
 
 def _bounds(y, treat, fx: _F, *, X, propensity, strata, assumption, f_class, conf_level, B, ci, seed,
             n_jobs, bootstrap, m, clip, nan_policy, adjust=None, progress=None, marginals="auto") -> JointBounds:
+    """The bounds, their bootstrap and intervals: the steps below, in order."""
     conf_level, B, ci, bootstrap, assumption, f_class, n_jobs, clip = coupling_options(
         conf_level, B, ci, bootstrap, assumption, f_class, n_jobs, clip, strata is not None)
     marginals = check_choice(marginals, "marginals", MARGINALS, {"dr": "doubly-robust", "aipw": "doubly-robust"})
@@ -87,19 +88,7 @@ def _bounds(y, treat, fx: _F, *, X, propensity, strata, assumption, f_class, con
         class_note = _check_stated_class(fx, f_class, u1, u0)
     n1 = int(design.arm.sum())
     n0 = design.y.size - n1
-    if marginals != "ipw":
-        why_not = _dr_obstacle(design, strata, f_class, bootstrap)
-        if why_not is not None and marginals == "doubly-robust":
-            raise ValueError(f"marginals='doubly-robust' cannot be used here: {why_not}; use marginals='ipw'")
-        design.dr = why_not is None
-        if design.dr:
-            bootstrap = "n-out-of-n"
-            design.weights_note = (f"doubly robust marginals (augmented inverse-propensity weighting: a linear "
-                                   f"outcome regression on X per arm with its residual law, {DR_DRAWS} residual "
-                                   f"quantiles per unit; the propensity "
-                                   + ("given" if design.X is None else "fitted by logistic regression on X")
-                                   + f", clipped to [{clip:g}, {1 - clip:g}])")
-    marginals = "doubly-robust" if design.dr else ("ipw" if design.inv_e is not None else "unweighted")
+    bootstrap = _choose_marginals(design, marginals, strata, f_class, bootstrap, clip)
 
     def compute(counts: np.ndarray, weights: np.ndarray | None = None) -> dict:
         v = _values(design, counts, fx, f_class, weights, n_jobs)
@@ -125,75 +114,140 @@ def _bounds(y, treat, fx: _F, *, X, propensity, strata, assumption, f_class, con
         point = compute(np.ones((1, design.y.size)))
         est = {k: float(v[0]) for k, v in point.items() if k != "_rows"}
         lower, upper = est["lower"], est["upper"]
-        if not (np.isfinite(lower) and np.isfinite(upper)):
-            big = float(np.abs(design.y).max())
-            raise ValueError(f"y: f(y1, y0) is not finite on the outcomes (|y| up to {big:.3g}), so the bounds on "
-                             f"E[f(Y1, Y0)] have no finite value (got [{lower:g}, {upper:g}]); rescale y (or f) "
-                             "so that f's values fit in float64")
-        if lower > upper + 1e-9 * max(1.0, abs(lower), abs(upper)):
-            raise ValueError(f"lower bound {lower:.6g} > upper bound {upper:.6g}: f is not {f_class} on the "
-                             f"support (f_class={f_class!r}, {class_note}); use f_class='general' (or 'auto')")
+        _check_point(design, lower, upper, f_class, class_note)
         estimate = est[assumption] if assumption else None
         notes = []
         if data.n_dropped:
             notes.append(f"{data.n_dropped} unit(s) with a missing value dropped (nan_policy='omit')")
-        if design.inv_e is not None and data.weights is None and B > 0:
-            frac = min(_kish_fractions(design, _cell_weights(design, np.ones((1, design.y.size)))[0]))
-            if design.dr:
-                if frac < KISH_WARN_DR:
-                    msg = (f"unequal inverse-propensity weights (smallest Kish effective fraction of an arm "
-                           f"{frac:.2f} < {KISH_WARN_DR}): the bootstrap standard error of the upper end may be "
-                           f"too small and the intervals may undercover there (measured coverage: "
-                           f"benchmarks/README.md, 'coupling')")
-                    warnings.warn(msg, OverlapWarning, stacklevel=4)
-                    notes.append(msg)
-            elif frac < KISH_WARN:
-                msg = (f"unequal inverse-propensity weights (smallest Kish effective fraction of an arm "
-                       f"{frac:.2f} < {KISH_WARN}): the bootstrap intervals may undercover, the upper end "
-                       f"first; the doubly robust marginals hold down to a fraction of {KISH_WARN_DR} "
-                       "(measured coverage: benchmarks/README.md, 'coupling')")
-                warnings.warn(msg, OverlapWarning, stacklevel=4)
-                notes.append(msg)
-        why = _kink(design, fx)
-        kink = why is not None
-        if bootstrap == "auto":
-            bootstrap = "numerical-delta" if kink else "n-out-of-n"
-            if kink and B > 0:
-                notes.append(f"{why}: the functional has a kink there and the n-out-of-n bootstrap is "
-                             "inconsistent, so the numerical-delta bootstrap (Hong & Li 2018) was used; "
-                             "bootstrap='m-out-of-n' is the alternative")
-        elif kink and bootstrap == "n-out-of-n" and B > 0:
-            notes.append(f"{why}: the functional may have a kink; consider bootstrap='numerical-delta' or "
-                         "'m-out-of-n'")
-        ratio = step = None
-        if bootstrap == "numerical-delta":
-            if not _is_discrete(design):
-                raise ValueError("bootstrap='numerical-delta' is for discrete outcomes (values seen at least "
-                                 "twice hold >= 99% of every arm); use 'n-out-of-n' or 'm-out-of-n' here")
-            step = float(min(n1, n0)) ** 0.25
-        if bootstrap == "m-out-of-n":
-            if m is None:
-                nmin = min(n1, n0)
-                ratio = float(np.ceil(nmin ** (2 / 3))) / nmin
-            else:
-                mm = check_positive_int(m, "m", minimum=2)
-                ratio = min(1.0, mm / min(n1, n0))
-        boot: dict = {}
-        if B > 0:
-            chunk = max(1, min(B, 2_000_000 // max(1, design.y.size)))
-            parts = []
-            with progress_bar(progress, B, desc="bootstrap", unit="replicate") as bar:
-                for start in range(0, B, chunk):
-                    counts = design.resample(rng, min(chunk, B - start), ratio)
-                    if step is None:
-                        parts.append(compute(counts))
-                    else:
-                        parts.append(compute(counts, _perturbed_atom_weights(design, counts, step)))
-                    bar.update(counts.shape[0])
-            boot = {k: np.concatenate([p[k] for p in parts]) for k in parts[0] if k != "_rows"}
+        notes += _overlap_notes(design, data, B)
+        bootstrap, kink, ratio, step, kink_notes = _choose_bootstrap(design, fx, bootstrap, B, m, n1, n0)
+        notes += kink_notes
+        boot = _replicates(design, compute, B, rng, ratio, step, progress) if B > 0 else {}
     finally:
         threads.close()
 
+    se, set_ci, point_ci = _intervals(boot, B, bootstrap, design, lower, upper, estimate, assumption, ci, conf_level,
+                                      ratio, step, n1 + n0, notes)
+    strata_table = None
+    if strata is not None:
+        strata_table = _strata_table(point["_rows"], design, lower, upper, estimate, assumption, adjust, notes)
+    wts = _cell_weights(design, np.ones((1, design.y.size)))[0]
+    return JointBounds(
+        lower=lower, upper=upper, estimate=estimate,
+        conf_int=point_ci if assumption else set_ci, set_conf_int=set_ci, point_conf_int=point_ci,
+        comonotone=est["comonotone"], countercomonotone=est["countercomonotone"],
+        f_label=fx.label, target=f"E[{fx.label}]" if adjust is None else "Var(Y1 - Y0)", f_class=f_class,
+        class_note=class_note, assumption=assumption,
+        conf_level=conf_level, ci=ci, B=B, bootstrap=bootstrap, m_ratio=ratio, nd_step=step, kink=kink, n1=n1, n0=n0,
+        weights_note=design.weights_note + _kish_note(design, wts), data_name=data_name, std_error=se, boot=boot,
+        strata_table=strata_table, notes=tuple(notes), _curves=_marginal_curves(design, fx, wts),
+        given_x={k: est[k] for k in ("comonotone given X", "countercomonotone given X")} if strata is not None
+        else None)
+
+
+def _choose_marginals(design, marginals: str, strata, f_class: str, bootstrap: str, clip: float) -> str:
+    """Doubly robust marginals where they apply (``design.dr`` set, its weights note written): the
+    bootstrap they need ("n-out-of-n"), else ``bootstrap`` unchanged."""
+    if marginals != "ipw":
+        why_not = _dr_obstacle(design, strata, f_class, bootstrap)
+        if why_not is not None and marginals == "doubly-robust":
+            raise ValueError(f"marginals='doubly-robust' cannot be used here: {why_not}; use marginals='ipw'")
+        design.dr = why_not is None
+        if design.dr:
+            bootstrap = "n-out-of-n"
+            design.weights_note = (f"doubly robust marginals (augmented inverse-propensity weighting: a linear "
+                                   f"outcome regression on X per arm with its residual law, {DR_DRAWS} residual "
+                                   f"quantiles per unit; the propensity "
+                                   + ("given" if design.X is None else "fitted by logistic regression on X")
+                                   + f", clipped to [{clip:g}, {1 - clip:g}])")
+    return bootstrap
+
+
+def _check_point(design, lower: float, upper: float, f_class: str, class_note: str) -> None:
+    """The point bounds must be finite and ordered."""
+    if not (np.isfinite(lower) and np.isfinite(upper)):
+        big = float(np.abs(design.y).max())
+        raise ValueError(f"y: f(y1, y0) is not finite on the outcomes (|y| up to {big:.3g}), so the bounds on "
+                         f"E[f(Y1, Y0)] have no finite value (got [{lower:g}, {upper:g}]); rescale y (or f) "
+                         "so that f's values fit in float64")
+    if lower > upper + 1e-9 * max(1.0, abs(lower), abs(upper)):
+        raise ValueError(f"lower bound {lower:.6g} > upper bound {upper:.6g}: f is not {f_class} on the "
+                         f"support (f_class={f_class!r}, {class_note}); use f_class='general' (or 'auto')")
+
+
+def _overlap_notes(design, data, B: int) -> list:
+    """The OverlapWarning (and its note) where unequal inverse-propensity weights threaten the intervals."""
+    notes = []
+    if design.inv_e is not None and data.weights is None and B > 0:
+        frac = min(_kish_fractions(design, _cell_weights(design, np.ones((1, design.y.size)))[0]))
+        if design.dr:
+            if frac < KISH_WARN_DR:
+                msg = (f"unequal inverse-propensity weights (smallest Kish effective fraction of an arm "
+                       f"{frac:.2f} < {KISH_WARN_DR}): the bootstrap standard error of the upper end may be "
+                       f"too small and the intervals may undercover there (measured coverage: "
+                       f"benchmarks/README.md, 'coupling')")
+                warnings.warn(msg, OverlapWarning, stacklevel=5)
+                notes.append(msg)
+        elif frac < KISH_WARN:
+            msg = (f"unequal inverse-propensity weights (smallest Kish effective fraction of an arm "
+                   f"{frac:.2f} < {KISH_WARN}): the bootstrap intervals may undercover, the upper end "
+                   f"first; the doubly robust marginals hold down to a fraction of {KISH_WARN_DR} "
+                   "(measured coverage: benchmarks/README.md, 'coupling')")
+            warnings.warn(msg, OverlapWarning, stacklevel=5)
+            notes.append(msg)
+    return notes
+
+
+def _choose_bootstrap(design, fx: _F, bootstrap: str, B: int, m, n1: int, n0: int) -> tuple:
+    """The bootstrap for the functional's smoothness: (bootstrap, kink, m-out-of-n ratio, numerical-delta
+    step, notes)."""
+    notes = []
+    why = _kink(design, fx)
+    kink = why is not None
+    if bootstrap == "auto":
+        bootstrap = "numerical-delta" if kink else "n-out-of-n"
+        if kink and B > 0:
+            notes.append(f"{why}: the functional has a kink there and the n-out-of-n bootstrap is "
+                         "inconsistent, so the numerical-delta bootstrap (Hong & Li 2018) was used; "
+                         "bootstrap='m-out-of-n' is the alternative")
+    elif kink and bootstrap == "n-out-of-n" and B > 0:
+        notes.append(f"{why}: the functional may have a kink; consider bootstrap='numerical-delta' or "
+                     "'m-out-of-n'")
+    ratio = step = None
+    if bootstrap == "numerical-delta":
+        if not _is_discrete(design):
+            raise ValueError("bootstrap='numerical-delta' is for discrete outcomes (values seen at least "
+                             "twice hold >= 99% of every arm); use 'n-out-of-n' or 'm-out-of-n' here")
+        step = float(min(n1, n0)) ** 0.25
+    if bootstrap == "m-out-of-n":
+        if m is None:
+            nmin = min(n1, n0)
+            ratio = float(np.ceil(nmin ** (2 / 3))) / nmin
+        else:
+            mm = check_positive_int(m, "m", minimum=2)
+            ratio = min(1.0, mm / min(n1, n0))
+    return bootstrap, kink, ratio, step, notes
+
+
+def _replicates(design, compute, B: int, rng, ratio, step, progress) -> dict:
+    """B bootstrap replicates of every quantity (resampling counts drawn in order from ``rng``)."""
+    chunk = max(1, min(B, 2_000_000 // max(1, design.y.size)))
+    parts = []
+    with progress_bar(progress, B, desc="bootstrap", unit="replicate") as bar:
+        for start in range(0, B, chunk):
+            counts = design.resample(rng, min(chunk, B - start), ratio)
+            if step is None:
+                parts.append(compute(counts))
+            else:
+                parts.append(compute(counts, _perturbed_atom_weights(design, counts, step)))
+            bar.update(counts.shape[0])
+    return {k: np.concatenate([p[k] for p in parts]) for k in parts[0] if k != "_rows"}
+
+
+def _intervals(boot: dict, B: int, bootstrap: str, design, lower: float, upper: float, estimate, assumption, ci: str,
+               conf_level: float, ratio, step, n: int, notes: list) -> tuple:
+    """Standard errors, the identified set's interval and the point's interval from the replicates
+    (appending to ``notes``)."""
     se: dict = {}
     set_ci = point_ci = None
     if B > 0:
@@ -222,7 +276,7 @@ def _bounds(y, treat, fx: _F, *, X, propensity, strata, assumption, f_class, con
                 set_ci = (identified_set_interval(c_lo, c_hi, se["lower"], se["upper"], rho=rho,
                                                   conf_level=conf_level) if ci == "whole-set"
                           else stoye_interval(c_lo, c_hi, se["lower"], se["upper"], rho=rho, conf_level=conf_level,
-                                              n=n1 + n0)).conf_int
+                                              n=n)).conf_int
             if assumption:
                 from scipy.stats import norm
 
@@ -242,38 +296,32 @@ def _bounds(y, treat, fx: _F, *, X, propensity, strata, assumption, f_class, con
                             estimate - float(np.quantile(d, alpha / 2)))
         if assumption:
             se["estimate"] = se[assumption]
-    strata_table = None
-    if strata is not None:
-        import pandas as pd
+    return se, set_ci, point_ci
 
-        strata_table = pd.DataFrame(point["_rows"], columns=["comonotone", "countercomonotone", "lower", "upper"],
-                                    index=pd.Index(design.levels, name="stratum"))
-        strata_table.insert(0, "share", design.p_s)
-        if assumption in ("comonotone", "countercomonotone") and not (lower - 1e-12 <= estimate <= upper + 1e-12):
-            notes.append(f"the unconditional '{assumption}' value lies outside the covariate-tightened bounds: "
-                         "that assumption contradicts the conditional marginals; consider "
-                         f"'{assumption} given X'")
-        if adjust is not None:
-            strata_table = None  # per-stratum rows are of E f, not of the adjusted quantity
-    wts = _cell_weights(design, np.ones((1, design.y.size)))[0]
-    curves = (design.y[i1], np.cumsum(wts[i1]) / wts[i1].sum(), design.y[i0], np.cumsum(wts[i0]) / wts[i0].sum(),
-              fx)
+
+def _strata_table(rows, design, lower: float, upper: float, estimate, assumption, adjust, notes: list):
+    """The per-stratum bounds (None for an adjusted quantity, whose rows would be of E f)."""
+    import pandas as pd
+
+    strata_table = pd.DataFrame(rows, columns=["comonotone", "countercomonotone", "lower", "upper"],
+                                index=pd.Index(design.levels, name="stratum"))
+    strata_table.insert(0, "share", design.p_s)
+    if assumption in ("comonotone", "countercomonotone") and not (lower - 1e-12 <= estimate <= upper + 1e-12):
+        notes.append(f"the unconditional '{assumption}' value lies outside the covariate-tightened bounds: "
+                     "that assumption contradicts the conditional marginals; consider "
+                     f"'{assumption} given X'")
+    return None if adjust is not None else strata_table
+
+
+def _marginal_curves(design, fx: _F, wts: np.ndarray) -> tuple:
+    """The two arms' (weighted or doubly robust) distribution functions, for the plot."""
+    i1, i0 = design.pooled[True], design.pooled[False]
     if design.dr:
         ones = np.ones(design.y.size)
         l1, w1, _ = _dr_marginal(design, ones, design.inverse_propensity(ones[None])[0], True)
         l0, w0, _ = _dr_marginal(design, ones, design.inverse_propensity(ones[None])[0], False)
-        curves = (l1, np.cumsum(w1), l0, np.cumsum(w0), fx)
-    return JointBounds(
-        lower=lower, upper=upper, estimate=estimate,
-        conf_int=point_ci if assumption else set_ci, set_conf_int=set_ci, point_conf_int=point_ci,
-        comonotone=est["comonotone"], countercomonotone=est["countercomonotone"],
-        f_label=fx.label, target=f"E[{fx.label}]" if adjust is None else "Var(Y1 - Y0)", f_class=f_class,
-        class_note=class_note, assumption=assumption,
-        conf_level=conf_level, ci=ci, B=B, bootstrap=bootstrap, m_ratio=ratio, nd_step=step, kink=kink, n1=n1, n0=n0,
-        weights_note=design.weights_note + _kish_note(design, wts), data_name=data_name, std_error=se, boot=boot,
-        strata_table=strata_table, notes=tuple(notes), _curves=curves,
-        given_x={k: est[k] for k in ("comonotone given X", "countercomonotone given X")} if strata is not None
-        else None)
+        return (l1, np.cumsum(w1), l0, np.cumsum(w0), fx)
+    return (design.y[i1], np.cumsum(wts[i1]) / wts[i1].sum(), design.y[i0], np.cumsum(wts[i0]) / wts[i0].sum(), fx)
 
 
 def _kish_note(design, w: np.ndarray) -> str:
