@@ -28,7 +28,7 @@ from .conformal import *  # noqa: F401,F403  (statcore.conformal.__all__ is publ
 from .conformal import __all__ as _conformal_all
 from .twosample import *  # noqa: F401,F403  (statcore.twosample.__all__ is public at the top level)
 from .twosample import __all__ as _twosample_all
-from ._roc import *  # noqa: F401,F403  (statcore.roc.__all__ is public at the top level)
+from ._roc import *  # noqa: F401,F403  (statcore._roc.__all__ is public at the top level)
 from ._roc import __all__ as _roc_all
 from .uncertainty import *  # noqa: F401,F403  (statcore.uncertainty.__all__ is public at the top level)
 from .uncertainty import __all__ as _uncertainty_all

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 import torch
 from statcore import Result, independence_matrix
-from statcore.utils import check_probability
+from statcore.utils import check_probability, check_progress
 
 from .._torch import module_dtype
 from ._model_checks import check_choice, check_dataset, check_positive_int, check_seed, check_split
@@ -389,7 +389,7 @@ class LatentSignature(Result):
 def latent_signature(model, ds, *, corruptions=None, level: float = 0.1, test: str = "dcor", p_adjust: str = "BH",
                      alpha: float = 0.05, B: int = 199, seed=None, split: str = "test",
                      participation: str = "covariance", batch_size: int = 256, n_jobs: int = 1,
-                     **test_args) -> LatentSignature:
+                     progress=None, **test_args) -> LatentSignature:
     """How dependent the latent coordinates of an operator are, on clean readings and under each
     corruption: pairwise tests with multiplicity control, total correlation, participation ratio.
 
@@ -436,6 +436,9 @@ def latent_signature(model, ds, *, corruptions=None, level: float = 0.1, test: s
         Samples per forward pass.
     n_jobs : int
         joblib workers over the pairs (``independence_matrix``'s).
+    progress : bool or None
+        A progress bar over the pairs of each condition (``independence_matrix``'s; None: only on a
+        terminal).
     **test_args
         More arguments of the test (e.g. ``method="t"`` for dcor, ``index=0.5``).
 
@@ -481,6 +484,7 @@ def latent_signature(model, ds, *, corruptions=None, level: float = 0.1, test: s
     alpha = check_probability(alpha, "alpha", open_right=True)
     B = check_positive_int(B, "B")
     batch_size = check_positive_int(batch_size, "batch_size")
+    progress = check_progress(progress)
     rng = check_seed(seed)
     entropy = int(rng.integers(2 ** 63))
     idx, x, y, coords = _split_data(ds, split)
@@ -514,7 +518,8 @@ def latent_signature(model, ds, *, corruptions=None, level: float = 0.1, test: s
             continue
         frame = pd.DataFrame(zk, columns=[f"z{j + 1}" for j in np.flatnonzero(keep)])
         res = independence_matrix(frame, test=test, p_adjust=p_adjust, alpha=alpha, B=B,
-                                  seed=_cell_rng(entropy, "signature:" + name, lev), n_jobs=n_jobs, **test_args)
+                                  seed=_cell_rng(entropy, "signature:" + name, lev), n_jobs=n_jobs, progress=progress,
+                                  **test_args)
         iu = np.triu_indices(zk.shape[1], 1)
         n_pairs = iu[0].size
         n_dep = int(res.significant[iu].sum())

@@ -10,8 +10,6 @@ from ._curve import _curve_from_counts, _mcclish, _partial_area
 
 __all__ = ["boot_areas", "sensitivity_band"]
 
-_BLOCK_CELLS = 2_000_000  # replicates x (groups or observations) per block
-
 
 def _draw(rng, case_idx, ctrl_idx, n_total, stratified, k):
     """Row indices (k x n_total) of k bootstrap samples."""
@@ -86,29 +84,22 @@ def boot_areas(rocs, rng, B, *, stratified=True, paired=True, n_jobs=1, progress
     return np.concatenate(parts, axis=0) if parts else np.empty((0, len(rocs)))
 
 
-def sensitivity_band(r, *, conf_level=0.95, B=200, seed=0, grid=101):
-    """A stratified-bootstrap band of the sensitivity at each specificity of a grid (pROC's
-    ``ci.se``): the percentile interval of the replicates' sensitivity at each grid point (the upper
-    end of the curve where it is vertical)."""
-    from .._checks import check_positive_int, check_probability, check_seed
+class _SensitivityAt:
+    """Each replicate's sensitivity at the specificities of a grid (the upper end of the curve where it
+    is vertical): (size, grid)."""
 
-    conf_level = check_probability(conf_level, "conf_level", open_left=True, open_right=True)
-    B = check_positive_int(B, "B", minimum=2)
-    rng = check_seed(seed)
-    is_case = np.asarray(r.is_case)
-    case_idx = np.flatnonzero(is_case)
-    ctrl_idx = np.flatnonzero(~is_case)
-    G = np.asarray(r.group_cases).size
-    sp_grid = np.linspace(0, 1, grid)
-    se_at = np.empty((B, grid))
-    block = max(1, min(B, _BLOCK_CELLS // max(G, is_case.size)))
-    done = 0
-    while done < B:
-        k = min(block, B - done)
-        rows = _draw(rng, case_idx, ctrl_idx, is_case.size, True, k)
-        c, d = _counts(np.asarray(r.group), is_case, rows, G)
+    def __init__(self, r, sp_grid):
+        self.is_case = np.asarray(r.is_case)
+        self.group = np.asarray(r.group)
+        self.n_groups = np.asarray(r.group_cases).size
+        self.sp_grid = sp_grid
+
+    def __call__(self, rows):
+        c, d = _counts(self.group, self.is_case, rows, self.n_groups)
         se, sp = _curve_from_counts(c, d)
-        for i in range(k):
+        sp_grid = self.sp_grid
+        out = np.empty((rows.shape[0], sp_grid.size))
+        for i in range(rows.shape[0]):
             # sp ascends (with repeats on vertical steps); the right-most index at each grid value
             # gives the highest sensitivity there
             j = np.searchsorted(sp[i], sp_grid, side="left")
@@ -118,8 +109,32 @@ def sensitivity_band(r, *, conf_level=0.95, B=200, seed=0, grid=101):
             y0 = se[i][np.maximum(j - 1, 0)]
             y1 = se[i][j]
             w = np.where(x1 > x0, (sp_grid - x0) / np.where(x1 > x0, x1 - x0, 1.0), 1.0)
-            se_at[done + i] = np.where(j == 0, se[i][0], y0 + w * (y1 - y0))
-        done += k
+            out[i] = np.where(j == 0, se[i][0], y0 + w * (y1 - y0))
+        return out
+
+
+def sensitivity_band(r, *, conf_level=0.95, B=200, seed=0, grid=101, n_jobs=1, progress=None):
+    """A stratified-bootstrap band of the sensitivity at each specificity of a grid (pROC's
+    ``ci.se``): the percentile interval of the replicates' sensitivity at each grid point (the upper
+    end of the curve where it is vertical). The rows are drawn in order from the seed's Generator in
+    the resampling engine's chunks (``statcore._resampling.run_stream``) and the chunks computed on
+    ``n_jobs`` workers; the band does not depend on ``n_jobs``."""
+    from .._checks import check_n_jobs, check_positive_int, check_probability, check_progress, check_seed
+    from .._resampling import run_stream
+
+    conf_level = check_probability(conf_level, "conf_level", open_left=True, open_right=True)
+    B = check_positive_int(B, "B", minimum=2)
+    rng = check_seed(seed)
+    n_jobs, progress = check_n_jobs(n_jobs), check_progress(progress)
+    is_case = np.asarray(r.is_case)
+    case_idx = np.flatnonzero(is_case)
+    ctrl_idx = np.flatnonzero(~is_case)
+    G = np.asarray(r.group_cases).size
+    sp_grid = np.linspace(0, 1, grid)
+    parts = run_stream(_Draw(case_idx, ctrl_idx, is_case.size, True), _SensitivityAt(r, sp_grid), B, rng=rng,
+                       bytes_per_resample=8.0 * max(G, is_case.size), n_jobs=n_jobs, progress=progress,
+                       desc="bootstrap", unit="replicate")
+    se_at = np.concatenate(parts, axis=0)
     alpha = 1 - conf_level
     lo, hi = np.quantile(se_at, [alpha / 2, 1 - alpha / 2], axis=0)
     return sp_grid, lo, hi

@@ -135,9 +135,10 @@ def roc_test(roc1, roc2, *, paired=True, method="delong", alternative="two.sided
     stratified : bool
         Bootstrap cases and controls separately (pROC's ``boot.stratified``).
     n_jobs : int
-        Workers for ``method="bootstrap"`` (joblib's convention); the result does not depend on it.
+        Workers for the bootstrap replicates or Venkatraman's permutations (joblib's convention); the
+        result does not depend on it.
     progress : bool or None
-        A progress bar over the bootstrap replicates (None: only on a terminal).
+        A progress bar over the bootstrap replicates or the permutations (None: only on a terminal).
 
     Returns
     -------
@@ -252,9 +253,9 @@ def roc_test(roc1, roc2, *, paired=True, method="delong", alternative="two.sided
         raise ValueError("method='venkatraman' tests equality of the whole curves and is two-sided only; "
                          "pass alternative='two.sided'")
     elif not paired:
-        res = _venkatraman_unpaired(roc1, roc2, B, rng)
+        res = _venkatraman_unpaired(roc1, roc2, B, rng, n_jobs, progress)
     else:
-        res = _venkatraman_paired(roc1, roc2, B, rng)
+        res = _venkatraman_paired(roc1, roc2, B, rng, n_jobs, progress)
     return dataclasses.replace(res, data_name=_data_name(roc1, roc2))
 
 
@@ -344,23 +345,56 @@ def _scores(r: ROCCurve) -> np.ndarray:
     return s
 
 
-def _venkatraman_paired(roc1, roc2, B, rng):
+class _PairedVenkDraw:
+    """The randomness of ``size`` paired permutations, drawn in the order of the original loop: per
+    permutation n uniforms for the exchanges, then n jitters of each test's ranks: (size, 3 n)."""
+
+    def __init__(self, n: int):
+        self.n = n
+
+    def __call__(self, rng: np.random.Generator, size: int) -> np.ndarray:
+        return rng.random((size, 3 * self.n))
+
+
+class _PairedVenkE:
+    """E of each paired permutation: each observation's two ratings exchanged with probability 1/2,
+    then re-ranked with ties broken at random (as in the paper)."""
+
+    def __init__(self, r1: np.ndarray, r2: np.ndarray, case: np.ndarray):
+        self.r1, self.r2, self.case = r1, r2, case
+
+    def __call__(self, u: np.ndarray) -> np.ndarray:
+        n = self.case.size
+        out = np.empty(u.shape[0])
+        for i, row in enumerate(u):
+            swap = row[:n] < 0.5
+            a = _ranks_first(np.where(swap, self.r2, self.r1) + row[n:2 * n] * 0.5)
+            b = _ranks_first(np.where(swap, self.r1, self.r2) + row[2 * n:] * 0.5)
+            out[i] = _venkatraman_E(a, b, self.case)
+        return out
+
+
+def _venkatraman_pvalue(null: list, E: float) -> float:
+    """pROC's p-value of Venkatraman's tests, #{E_b >= E} / B (no +1, as pROC), with the engine's tie
+    tolerance (``statcore._resampling.exceed_count``)."""
+    from .._resampling import exceed_count
+
+    null = np.concatenate(null) if null else np.empty(0)
+    return exceed_count(E, null, alternative="greater") / null.size
+
+
+def _venkatraman_paired(roc1, roc2, B, rng, n_jobs=1, progress=None):
+    from .._resampling import run_stream
+
     # the ranks of the scores as given, whatever the curves' direction (pROC's test ignores it too)
     case = np.asarray(roc1.is_case)
     r1 = _ranks_first(_scores(roc1))
     r2 = _ranks_first(_scores(roc2))
     E = _venkatraman_E(r1, r2, case)
-    count = 0
-    for _ in range(B):
-        swap = rng.random(case.size) < 0.5
-        a = np.where(swap, r2, r1)
-        b = np.where(swap, r1, r2)
-        # ranks of the exchanged ratings, ties broken at random as in the paper
-        u = rng.random(case.size)
-        a = _ranks_first(a + u * 0.5)
-        b = _ranks_first(b + rng.random(case.size) * 0.5)
-        count += _venkatraman_E(a, b, case) >= E
-    p = count / B
+    null = run_stream(_PairedVenkDraw(case.size), _PairedVenkE(r1, r2, case), B, rng=rng,
+                      bytes_per_resample=8.0 * 3 * case.size, n_jobs=n_jobs, progress=progress,
+                      desc="permutations", unit="permutation")
+    p = _venkatraman_pvalue(null, E)
     return ROCTest(statistic=E, statistic_name="E", parameter={"boot.n": float(B)}, p_value=float(p),
                    method="Venkatraman's test for two paired ROC curves", data_name="roc1 and roc2",
                    null_value={"difference in at least one ROC operating point": 0.0},
@@ -426,7 +460,58 @@ def _venkatraman_unpaired_E(case_by_rank1: np.ndarray, case_by_rank2: np.ndarray
     return float(np.sum(terms[np.isfinite(terms)], dtype=np.longdouble))
 
 
-def _venkatraman_unpaired(roc1, roc2, B, rng):
+class _UnpairedVenkDraw:
+    """The randomness of ``size`` unpaired permutations, drawn in the order of the original loop: per
+    permutation the n1 jitters of sample 1, the n2 of sample 2, then a random order of the pooled
+    controls and one of the pooled cases (``rng.permutation``). A row holds the n1 + n2 jitters, then
+    the two orders as (exact) floats."""
+
+    def __init__(self, n1: int, n2: int, n_controls: int, n_cases: int):
+        self.n1, self.n2, self.n_controls, self.n_cases = n1, n2, n_controls, n_cases
+
+    def __call__(self, rng: np.random.Generator, size: int) -> np.ndarray:
+        n = self.n1 + self.n2
+        out = np.empty((size, 2 * n))
+        for i in range(size):
+            out[i, :self.n1] = rng.random(self.n1)
+            out[i, self.n1:n] = rng.random(self.n2)
+            # rng.permutation(x) applies to x the swaps it applies to arange(len(x))
+            out[i, n:n + self.n_controls] = rng.permutation(self.n_controls)
+            out[i, n + self.n_controls:] = rng.permutation(self.n_cases)
+        return out
+
+
+class _UnpairedVenkE:
+    """E of each unpaired permutation: the ranks jittered by U(-1/2, 1/2) (ties broken at random),
+    then the controls of both samples exchanged at random among themselves, and the cases likewise."""
+
+    def __init__(self, r1, r2, case1, case2, mp):
+        self.r1, self.r2, self.case1, self.case2, self.mp = r1, r2, case1, case2, mp
+        self.n1_controls = int((~case1).sum())
+        self.n1_cases = int(case1.sum())
+        self.n_controls = self.n1_controls + int((~case2).sum())
+
+    def __call__(self, u: np.ndarray) -> np.ndarray:
+        r1, r2, case1, case2 = self.r1, self.r2, self.case1, self.case2
+        n1, n = r1.size, r1.size + r2.size
+        out = np.empty(u.shape[0])
+        for i, row in enumerate(u):
+            a = r1 + row[:n1] - 0.5
+            b = r2 + row[n1:n] - 0.5
+            order_controls = row[n:n + self.n_controls].astype(np.int64)
+            order_cases = row[n + self.n_controls:].astype(np.int64)
+            controls = np.concatenate([a[~case1], b[~case2]])[order_controls]
+            cases = np.concatenate([a[case1], b[case2]])[order_cases]
+            a[~case1], b[~case2] = controls[:self.n1_controls], controls[self.n1_controls:]
+            a[case1], b[case2] = cases[:self.n1_cases], cases[self.n1_cases:]
+            out[i] = _venkatraman_unpaired_E(case1[np.argsort(a, kind="stable")],
+                                             case2[np.argsort(b, kind="stable")], self.mp)
+        return out
+
+
+def _venkatraman_unpaired(roc1, roc2, B, rng, n_jobs=1, progress=None):
+    from .._resampling import run_stream
+
     case1 = np.asarray(roc1.is_case, dtype=bool)
     case2 = np.asarray(roc2.is_case, dtype=bool)
     for name, r in (("roc1", roc1), ("roc2", roc2)):
@@ -439,21 +524,12 @@ def _venkatraman_unpaired(roc1, roc2, B, rng):
     r1 = _ranks_first(_scores(roc1)).astype(float)
     r2 = _ranks_first(_scores(roc2)).astype(float)
     E = _venkatraman_unpaired_E(case1[np.argsort(r1)], case2[np.argsort(r2)], mp)
-    n1_controls = int((~case1).sum())
-    n1_cases = int(case1.sum())
-    count = 0
-    for _ in range(B):
-        # ranks jittered by U(-1/2, 1/2) (ties broken at random), then the controls of both samples
-        # exchanged at random among themselves, and the cases likewise
-        a = r1 + rng.random(r1.size) - 0.5
-        b = r2 + rng.random(r2.size) - 0.5
-        controls = rng.permutation(np.concatenate([a[~case1], b[~case2]]))
-        cases = rng.permutation(np.concatenate([a[case1], b[case2]]))
-        a[~case1], b[~case2] = controls[:n1_controls], controls[n1_controls:]
-        a[case1], b[case2] = cases[:n1_cases], cases[n1_cases:]
-        count += _venkatraman_unpaired_E(case1[np.argsort(a, kind="stable")],
-                                         case2[np.argsort(b, kind="stable")], mp) >= E
-    p = count / B
+    draw = _UnpairedVenkDraw(case1.size, case2.size, int((~case1).sum() + (~case2).sum()),
+                             int(case1.sum() + case2.sum()))
+    null = run_stream(draw, _UnpairedVenkE(r1, r2, case1, case2, mp), B, rng=rng,
+                      bytes_per_resample=8.0 * 2 * (case1.size + case2.size), n_jobs=n_jobs, progress=progress,
+                      desc="permutations", unit="permutation")
+    p = _venkatraman_pvalue(null, E)
     return ROCTest(statistic=E, statistic_name="E", parameter={"boot.n": float(B)}, p_value=float(p),
                    method="Venkatraman's test for two unpaired ROC curves", data_name="roc1 and roc2",
                    null_value={"difference in at least one ROC operating point": 0.0},

@@ -8,7 +8,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from .._progress import parallel_map, progress_bar
+from .._progress import parallel_map
 from .._checks import (check_group_fits, check_n_jobs, check_positive_int, check_probability, check_progress,
                        check_seed)
 from .._r.rformat import format_number, format_table
@@ -30,19 +30,39 @@ def _group_logliks(group: Any, models: Mapping[str, Any], names: Sequence[str]) 
     return lls
 
 
+class _GroupDraw:
+    """``size`` resamples of the G groups, (size, G) group indices, in order from ``rng``."""
+
+    def __init__(self, G: int):
+        self.G = G
+
+    def __call__(self, rng: np.random.Generator, size: int) -> np.ndarray:
+        return rng.integers(0, self.G, size=(size, self.G))
+
+
+class _WinCounts:
+    """Win counts of each model in each resample of the groups: (size, n_models)."""
+
+    def __init__(self, best: np.ndarray, n_models: int):
+        self.best, self.n_models = best, n_models
+
+    def __call__(self, idx: np.ndarray) -> np.ndarray:
+        b = idx.shape[0]
+        keys = self.best[idx] + self.n_models * np.arange(b)[:, None]
+        return np.bincount(keys.ravel(), minlength=b * self.n_models).reshape(b, self.n_models)
+
+
 def _bootstrap_wins(best: np.ndarray, n_models: int, B: int, rng: np.random.Generator,
-                    progress: bool | None = False, chunk: int = 64) -> np.ndarray:
-    """Win counts of each model in ``B`` resamples of the groups (rows: replicates)."""
-    G = best.size
-    out = np.empty((B, n_models), dtype=np.int64)
-    with progress_bar(progress, B, desc="bootstrap", unit="replicate") as bar:
-        for start in range(0, B, chunk):
-            b = min(chunk, B - start)
-            idx = rng.integers(0, G, size=(b, G))
-            keys = best[idx] + n_models * np.arange(b)[:, None]
-            out[start:start + b] = np.bincount(keys.ravel(), minlength=b * n_models).reshape(b, n_models)
-            bar.update(b)
-    return out
+                    progress: bool | None = False, n_jobs: int = 1) -> np.ndarray:
+    """Win counts of each model in ``B`` resamples of the groups (rows: replicates): the resamples are
+    drawn in order from ``rng`` in the resampling engine's chunks (``statcore._resampling.run_stream``)
+    and counted on ``n_jobs`` workers; the answer does not depend on ``n_jobs``."""
+    from .._resampling import run_stream
+
+    parts = run_stream(_GroupDraw(best.size), _WinCounts(best, n_models), B, rng=rng,
+                       bytes_per_resample=8.0 * best.size, n_jobs=n_jobs, progress=progress, desc="bootstrap",
+                       unit="replicate")
+    return np.concatenate(parts, axis=0).astype(np.int64, copy=False)
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -198,8 +218,9 @@ def compare_by_group(fits: Mapping[Any, Mapping[str, Any]], *, criterion: str = 
     seed : None, int or numpy.random.Generator
         Randomness of the bootstrap.
     n_jobs : int
-        Computes the groups' log-likelihoods in parallel through joblib (worth it when ``loglik`` is
-        costly, e.g. when it evaluates a model on data); the answer does not depend on it.
+        Computes the groups' log-likelihoods, and then the bootstrap replicates, in parallel through
+        joblib (worth it when ``loglik`` is costly, e.g. when it evaluates a model on data); the
+        answer does not depend on it.
     progress : bool, optional
         A progress bar (tqdm) over the groups' log-likelihoods and then the B bootstrap
         replicates. Default (None): only when standard error is a terminal.
@@ -258,7 +279,7 @@ def compare_by_group(fits: Mapping[Any, Mapping[str, Any]], *, criterion: str = 
     table = pd.DataFrame({"wins": wins, "share": wins / len(groups)}, index=pd.Index(names, name="model"))
     boot = None
     if B > 0:
-        boot = _bootstrap_wins(best, M, B, rng, progress)
+        boot = _bootstrap_wins(best, M, B, rng, progress, n_jobs)
         a = (1 - level) / 2
         table["wins_lower"] = np.quantile(boot, a, axis=0, method="inverted_cdf")
         table["wins_upper"] = np.quantile(boot, 1 - a, axis=0, method="inverted_cdf")
