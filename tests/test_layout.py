@@ -1,6 +1,7 @@
 """The layout rules a newcomer relies on (CONTRIBUTING.md): no module is shadowed by the function of
 the same name that its package re-exports, and numba kernels sit beside the code that calls them."""
 import importlib
+import re
 import pkgutil
 import types
 from pathlib import Path
@@ -36,3 +37,14 @@ def test_one_kernel_convention():
     misplaced = [str(p.relative_to(ROOT)) for p in jitted
                  if not p.name.endswith("_kernels.py") and p.name != "_jit.py"]  # _jit: the mechanism itself
     assert not misplaced, f"numba kernels outside a *_kernels.py module: {misplaced}"
+
+
+def test_vignettes_and_guides_use_the_public_api():
+    # a worked analysis reads like a user's script: statcore's and learncore's public names only
+    private = re.compile(r"\b(?:statcore|learncore)(?:\.\w+)*\._\w+")
+    found = []
+    for path in [*(ROOT / "vignettes").glob("*.py"), *(ROOT / "docs" / "guide").glob("*.md")]:
+        for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if ("import" in line or ">>>" in line) and private.search(line):
+                found.append(f"{path.relative_to(ROOT)}:{lineno}: {line.strip()}")
+    assert not found, "private modules in worked analyses: " + "; ".join(found)

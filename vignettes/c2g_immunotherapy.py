@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import expit
 
-from statcore.ebayes._c2g import c2g
+from statcore import c2g
 
 FIG = Path("figures")
 FIG.mkdir(exist_ok=True)
