@@ -452,7 +452,7 @@ def permutation_test(data: Any, statistic: Callable, *, permutation_type: str = 
     ``"samples"``: within each observation the values are exchanged between samples (paired tests);
     with one sample, the signs are flipped. When ``B`` reaches the number of distinct permutations,
     all are enumerated and the p-value is exact, #{T_b >= T} / B; otherwise it is
-    (1 + #{T_b >= T}) / (B + 1) over B random permutations. A T_b within 1e-9 |T| of T counts as a
+    (1 + #{T_b >= T}) / (B + 1) over B random permutations. A T_b within ``1e-9 * abs(T)`` of T counts as a
     tie (scipy: 100 machine epsilons; see ``statcore._resampling.TIE_RTOL``). The two-sided p-value is twice the smaller one-sided one,
     at most 1.
 

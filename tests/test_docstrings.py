@@ -81,3 +81,24 @@ def test_numpydoc(name):
     if not inspect.isclass(obj):
         doc = inspect.getdoc(obj) or ""
         assert "References\n----------" in doc, f"{name}: no References section"
+
+
+_SUBSTITUTION = __import__("re").compile(r"(?<![`|\w])\|[^|`\s][^|`\n]*?\|(?![`|\w])")
+
+
+@pytest.mark.parametrize("name", sorted(PUBLIC))
+def test_no_accidental_rest_substitution(name):
+    """``|T|`` outside a code span is a reST substitution reference, which the site build (-W) refuses:
+    write ``abs(T)`` or a code span."""
+    import re
+
+    obj = PUBLIC[name]
+    docs = [inspect.getdoc(obj) or ""]
+    if inspect.isclass(obj):
+        docs += [inspect.getdoc(v) or "" for k, v in vars(obj).items() if not k.startswith("_") and callable(v)]
+    for doc in docs:
+        text = re.sub(r"``.*?``", "", doc, flags=re.S)
+        text = re.sub(r":math:`.*?`", "", text)
+        text = re.sub(r"\.\. math::.*?(\n\n|$)", "", text, flags=re.S)
+        found = _SUBSTITUTION.findall(text)
+        assert not found, f"{name}: {found} would be read as reST substitutions"
