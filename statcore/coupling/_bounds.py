@@ -10,7 +10,6 @@ import numpy as np
 from .._checks import (check_choice, check_positive_int, check_progress, check_seed, coupling_data_inputs,
                        coupling_options, pow2_scale)
 from .._checks.public import public_function
-from .._progress import progress_bar
 from ._design import (DR_DRAWS, OverlapWarning, _cell_weights, _dr_marginal, _make_design, _perturbed_atom_weights,
                       _values, _weighted_means)
 from ._functions import _F, _check_stated_class, _detect_class, _resolve_f
@@ -229,18 +228,28 @@ def _choose_bootstrap(design, fx: _F, bootstrap: str, B: int, m, n1: int, n0: in
     return bootstrap, kink, ratio, step, notes
 
 
+class _CountsDraw:
+    """``size`` bootstrap replicates' resampling counts, from ``rng`` in order (``design.resample``)."""
+
+    def __init__(self, design, ratio):
+        self.design, self.ratio = design, ratio
+
+    def __call__(self, rng, size: int) -> np.ndarray:
+        return self.design.resample(rng, size, self.ratio)
+
+
 def _replicates(design, compute, B: int, rng, ratio, step, progress) -> dict:
-    """B bootstrap replicates of every quantity (resampling counts drawn in order from ``rng``)."""
-    chunk = max(1, min(B, 2_000_000 // max(1, design.y.size)))
-    parts = []
-    with progress_bar(progress, B, desc="bootstrap", unit="replicate") as bar:
-        for start in range(0, B, chunk):
-            counts = design.resample(rng, min(chunk, B - start), ratio)
-            if step is None:
-                parts.append(compute(counts))
-            else:
-                parts.append(compute(counts, _perturbed_atom_weights(design, counts, step)))
-            bar.update(counts.shape[0])
+    """B bootstrap replicates of every quantity through the resampling engine (``run_stream``: chunks of
+    resampling counts drawn in order from ``rng``; the kernels' threads do the parallel work)."""
+    from .._resampling import run_stream
+
+    def chunk(counts: np.ndarray) -> dict:
+        if step is None:
+            return compute(counts)
+        return compute(counts, _perturbed_atom_weights(design, counts, step))
+
+    parts = run_stream(_CountsDraw(design, ratio), chunk, B, rng=rng, bytes_per_resample=8.0 * design.y.size,
+                       n_jobs=1, progress=progress, desc="bootstrap", unit="replicate")
     return {k: np.concatenate([p[k] for p in parts]) for k in parts[0] if k != "_rows"}
 
 
