@@ -42,7 +42,7 @@ from ._checks import (apply_nan_policy, as_float_array, check_aligned_indexes, c
                       check_probability, check_progress, check_seed, public_function)
 from ._progress import parallel_map, progress_bar
 from ._jit import lazy_njit
-from ._resampling import perm_pvalue
+from ._pvalue import perm_pvalue
 
 __all__ = ["check_seed", "check_n_jobs", "effective_n_jobs", "lazy_njit", "thread_limit",
            "check_nan_policy", "apply_nan_policy", "check_positive_int", "check_finite_real",
