@@ -40,7 +40,7 @@ from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
-from ._checks import check_choice, check_n_jobs, check_progress
+from ._checks import check_choice, check_n_jobs, check_progress, check_seed
 from ._result import HTest, Result
 from ._warnings import StatcoreWarning
 
@@ -81,13 +81,8 @@ def root_seed(seed: Any, name: str = "seed") -> np.random.SeedSequence:
         return seed
     if isinstance(seed, np.random.Generator):
         return np.random.SeedSequence([int(v) for v in seed.integers(0, 2 ** 32, size=4, dtype=np.uint64)])
-    if seed is None:
-        return np.random.SeedSequence()
-    if isinstance(seed, numbers.Integral) and not isinstance(seed, bool):
-        if seed < 0:
-            raise ValueError(f"{name} must be a non-negative integer, got {seed}")
-        return np.random.SeedSequence(int(seed))
-    raise TypeError(f"{name} must be None, a non-negative int, a numpy Generator or SeedSequence, got {seed!r}")
+    check_seed(seed, name)  # the one validator: refuses negatives, bools, RandomState, other types
+    return np.random.SeedSequence(None if seed is None else int(seed))
 
 
 def chunk_sizes(B: int, bytes_per_resample: float, budget: float | None = None) -> list[int]:
