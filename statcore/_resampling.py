@@ -108,9 +108,10 @@ def _rows(bytes_per_resample: float, budget: float | None) -> int:
 
 def _run_chunk(draw: Callable, compute: Callable, seeds: Sequence, sizes: Sequence[int], rows: int) -> np.ndarray:
     """The statistics of one chunk: each block's draws from its own stream, evaluated ``rows`` at a time."""
-    idx = [draw(np.random.default_rng(s), int(m)) for s, m in zip(seeds, sizes)]
-    idx = idx[0] if len(idx) == 1 else np.concatenate(idx, axis=0)
-    out = [np.asarray(compute(idx[i:i + rows])) for i in range(0, idx.shape[0], rows)]
+    out = []
+    for s, m in zip(seeds, sizes):  # block by block: the draws are never copied into one chunk array
+        idx = draw(np.random.default_rng(s), int(m))
+        out.extend(np.asarray(compute(idx[i:i + rows])) for i in range(0, idx.shape[0], rows))
     return out[0] if len(out) == 1 else np.concatenate(out, axis=0)
 
 
@@ -594,6 +595,8 @@ class _BootDraw:
         self.sizes = list(sizes)
 
     def __call__(self, rng: np.random.Generator, size: int) -> np.ndarray:
+        if len(self.sizes) == 1:
+            return rng.integers(0, self.sizes[0], (size, self.sizes[0]))
         return np.concatenate([rng.integers(0, n, (size, n)) for n in self.sizes], axis=1)
 
 
