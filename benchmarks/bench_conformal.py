@@ -111,7 +111,7 @@ def main():
         return cc.predict_set(1 - prt[:m], confidence=1 - alpha, smoothing=False) == 1
 
     def both(res):
-        return np.column_stack([res.lower, res.upper])
+        return np.column_stack([res.pred_low, res.pred_high])
 
     cases = [
         ("intervals, absolute",

@@ -269,6 +269,7 @@ def check_result_protocol(res: Any, *, plot: bool | None = None) -> None:
     _check_pandas_frozen(res)
     _check_tests_are_htests(res)
     _check_columns_named(frame, name)
+    _check_prediction_interval_fields(res, frame, name)
     if plot is None:
         plot = type(res)._plot is not Result._plot
     if plot:
@@ -420,6 +421,35 @@ def _column_table() -> tuple[set, dict]:
         for bad in re.findall(r"`([^`]+)`", cells[2]) if len(cells) > 2 else []:
             never[bad] = ", ".join(good)
     return names, never
+
+
+def _prediction_interval_ends() -> tuple:
+    """The names the naming table gives the ends of a prediction interval (``pred_low``, ``pred_high``)."""
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "conventions.md").read_text()
+    part = text.split("### Column and attribute names", 1)[1]
+    for line in part.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if line.startswith("|") and len(cells) > 1 and cells[1].startswith("the ends of a prediction interval"):
+            return tuple(re.findall(r"`([^`]+)`", cells[0]))
+    raise AssertionError("docs/conventions.md names no ends of a prediction interval")
+
+
+def _check_prediction_interval_fields(res: Any, frame: pd.DataFrame, name: str) -> None:
+    """A result whose ``to_frame()`` reports a prediction interval holds its ends as fields of the same
+    names (the table: one name as a column and as an attribute), not as ``lower``/``upper`` (the ends of
+    an identified set or bound) nor under both names."""
+    ends = _prediction_interval_ends()
+    if not set(ends) & set(frame.columns):
+        return
+    fields = {f.name for f in dataclasses.fields(res)}
+    missing = [e for e in ends if e not in fields]
+    assert not missing, (f"{name}: to_frame() reports the prediction interval {ends}, but the fields {missing} "
+                         f"are absent: the naming table gives them the same names as attributes")
+    other = sorted(fields & {"lower", "upper"})
+    assert not other, (f"{name}: a prediction interval's ends are {ends} in the naming table, yet fields {other} "
+                       f"remain (lower/upper name an identified set's or a bound's ends)")
 
 
 def _check_columns_named(frame: pd.DataFrame, name: str) -> None:

@@ -19,7 +19,7 @@ class TrajectorySets(Result):
 
     Attributes
     ----------
-    lower, upper : numpy.ndarray
+    pred_low, pred_high : numpy.ndarray
         The ends of all intervals.
     element, step : numpy.ndarray of int
         The batch element (flattened) and the step of each interval.
@@ -53,8 +53,8 @@ class TrajectorySets(Result):
            [ 1.35,  4.65]])
     """
 
-    lower: np.ndarray
-    upper: np.ndarray
+    pred_low: np.ndarray
+    pred_high: np.ndarray
     element: np.ndarray
     step: np.ndarray
     n_intervals: np.ndarray
@@ -68,26 +68,26 @@ class TrajectorySets(Result):
     @classmethod
     def from_sets(cls, sets, *, steps, threshold, alpha, n_calibration, T) -> "TrajectorySets":
         """Assemble from one ``statcore.ConformalSet`` per step (rows = elements)."""
-        lower, upper, element, step = [], [], [], []
+        low, high, element, step = [], [], [], []
         n_el = sets[0].n_intervals.size
         n_int = np.zeros((n_el, len(steps)), dtype=np.int64)
         length = np.zeros((n_el, len(steps)))
         for k, cs in enumerate(sets):
-            lower.append(np.asarray(cs.lower))
-            upper.append(np.asarray(cs.upper))
+            low.append(np.asarray(cs.pred_low))
+            high.append(np.asarray(cs.pred_high))
             element.append(np.asarray(cs.row))
             step.append(np.full(cs.row.size, steps[k], dtype=np.int64))
             n_int[:, k] = cs.n_intervals
             length[:, k] = cs.length
-        lo, up, el, st = (np.concatenate(v) for v in (lower, upper, element, step))
+        lo, up, el, st = (np.concatenate(v) for v in (low, high, element, step))
         order = np.lexsort((lo, st, el))
-        return cls(lower=lo[order], upper=up[order], element=el[order].astype(np.int64), step=st[order],
+        return cls(pred_low=lo[order], pred_high=up[order], element=el[order].astype(np.int64), step=st[order],
                    n_intervals=n_int, length=length, q=np.asarray(threshold, dtype=float),
                    steps=tuple(int(s) for s in steps),
                    alpha=float(alpha), n_calibration=int(n_calibration), T=int(T))
 
     def intervals(self, element: int, step: int) -> np.ndarray:
-        """The (k, 2) array of [lower, upper] rows of one set.
+        """The (k, 2) array of [pred_low, pred_high] rows of one set.
 
         Parameters
         ----------
@@ -103,7 +103,7 @@ class TrajectorySets(Result):
         if step not in self.steps:
             raise ValueError(f"step {step} has no sets; steps are {self.steps}")
         sel = (self.element == element) & (self.step == step)
-        return np.column_stack([self.lower[sel], self.upper[sel]])
+        return np.column_stack([self.pred_low[sel], self.pred_high[sel]])
 
     def contains(self, y) -> np.ndarray:
         """Whether each element's outcome at each step lies in its set.
@@ -128,7 +128,7 @@ class TrajectorySets(Result):
         col = {s: k for k, s in enumerate(self.steps)}
         k = np.array([col[s] for s in self.step], dtype=np.int64)
         v = yy[self.element, k]
-        hit = (self.lower <= v) & (v <= self.upper)
+        hit = (self.pred_low <= v) & (v <= self.pred_high)
         out = np.zeros((n_el, n_st), dtype=bool)
         out[self.element[hit], k[hit]] = True
         return out
@@ -148,15 +148,16 @@ class TrajectorySets(Result):
 
     def to_frame(self) -> pd.DataFrame:
         """One row per interval: ``element``, ``step``, ``interval`` (1, 2, ... within the set),
-        ``pred_low``, ``pred_high`` (the attributes ``lower``, ``upper``), ``length``."""
+        ``pred_low``, ``pred_high`` (the attributes of the same names), ``length``."""
         key = self.element * (max(self.steps) + 1) + self.step
         within = np.zeros(key.size, dtype=np.int64)
         if key.size:
             first = np.r_[True, key[1:] != key[:-1]]
             starts = np.maximum.accumulate(np.where(first, np.arange(key.size), 0))
             within = np.arange(key.size) - starts + 1
-        return pd.DataFrame({"element": self.element, "step": self.step, "interval": within, "pred_low": self.lower,
-                             "pred_high": self.upper, "length": self.upper - self.lower})
+        return pd.DataFrame({"element": self.element, "step": self.step, "interval": within,
+                             "pred_low": self.pred_low, "pred_high": self.pred_high,
+                             "length": self.pred_high - self.pred_low})
 
     def _repr_parts(self):
         n_el, n_st = self.length.shape

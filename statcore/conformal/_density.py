@@ -81,7 +81,7 @@ class ConformalSet(Result):
 
     Attributes
     ----------
-    lower, upper : numpy.ndarray
+    pred_low, pred_high : numpy.ndarray
         The ends of all intervals, density after density (row ``row[j]`` owns interval j); an
         infinite set is the one interval (-inf, inf).
     row : numpy.ndarray of int
@@ -110,8 +110,8 @@ class ConformalSet(Result):
            [ 1.168,  2.832]])
     """
 
-    lower: np.ndarray
-    upper: np.ndarray
+    pred_low: np.ndarray
+    pred_high: np.ndarray
     row: np.ndarray
     n_intervals: np.ndarray
     length: np.ndarray
@@ -120,10 +120,10 @@ class ConformalSet(Result):
 
     @property
     def intervals(self) -> tuple:
-        """One (k_i, 2) array of [lower, upper] rows per density (a tuple, even for one density)."""
+        """One (k_i, 2) array of [pred_low, pred_high] rows per density (a tuple, even for one density)."""
         stops = np.cumsum(self.n_intervals)
         starts = stops - self.n_intervals
-        both = np.column_stack([self.lower, self.upper])
+        both = np.column_stack([self.pred_low, self.pred_high])
         return tuple(both[a:b] for a, b in zip(starts, stops))
 
     def contains(self, y):
@@ -143,7 +143,7 @@ class ConformalSet(Result):
         if yy.size != n:
             raise ValueError(f"y must have one value per set ({n}), got {yy.size}")
         yr = yy[self.row]
-        hit = (self.lower <= yr) & (yr <= self.upper)
+        hit = (self.pred_low <= yr) & (yr <= self.pred_high)
         return np.bincount(self.row[hit], minlength=n) > 0
 
     def summary(self, digits: int = R_DIGITS) -> str:
@@ -172,14 +172,14 @@ class ConformalSet(Result):
 
     def to_frame(self):
         """One row per interval: ``row`` (the density), ``interval`` (1, 2, ... within it),
-        ``pred_low``, ``pred_high`` (its ends: the attributes ``lower``, ``upper``), ``length``; an empty
-        set has no row."""
+        ``pred_low``, ``pred_high`` (its ends: the attributes of the same names), ``length``; an empty set
+        has no row."""
         import pandas as pd
 
         stops = np.cumsum(self.n_intervals)
         within = np.arange(self.row.size) - (stops - self.n_intervals)[self.row] + 1
-        return pd.DataFrame({"row": self.row, "interval": within, "pred_low": self.lower, "pred_high": self.upper,
-                             "length": self.upper - self.lower})
+        return pd.DataFrame({"row": self.row, "interval": within, "pred_low": self.pred_low,
+                             "pred_high": self.pred_high, "length": self.pred_high - self.pred_low})
 
     def _repr_parts(self):
         level = float(self.level[0]) if np.all(self.level == self.level[0]) else "varies"
@@ -234,7 +234,7 @@ def conformal_set(density, grid, *, threshold):
     Returns
     -------
     ConformalSet
-        The intervals (``intervals``, ``lower``, ``upper``, ``row``), their number and total length per
+        The intervals (``intervals``, ``pred_low``, ``pred_high``, ``row``), their number and total length per
         set, ``contains(y)``.
 
     References
@@ -289,5 +289,5 @@ def conformal_set(density, grid, *, threshold):
     length = np.bincount(row, weights=upper - lower, minlength=n) if row.size else np.zeros(n)
     if whole.any():
         length[whole] = np.inf
-    return ConformalSet(lower=lower, upper=upper, row=row.astype(np.int64), n_intervals=counts.astype(np.int64),
+    return ConformalSet(pred_low=lower, pred_high=upper, row=row.astype(np.int64), n_intervals=counts.astype(np.int64),
                         length=length, level=level, grid_range=(float(g[0]), float(g[-1])))

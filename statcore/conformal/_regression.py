@@ -32,10 +32,10 @@ class ConformalIntervals(CalibrationRecord, Result):
 
     Attributes
     ----------
-    lower, upper : numpy.ndarray, shape (n_test,)
+    pred_low, pred_high : numpy.ndarray, shape (n_test,)
         The ends of the intervals (+-inf when the calibration set is too small and
         ``allow_infinite=True``). With CQR and a negative q the interval of a test point whose
-        predicted band is narrower than -2q is empty: then ``lower > upper``.
+        predicted band is narrower than -2q is empty: then ``pred_low > pred_high``.
     q : numpy.ndarray, shape (n_test,)
         The conformal quantile used for each test point (one value, or its group's).
     alpha : float
@@ -68,8 +68,8 @@ class ConformalIntervals(CalibrationRecord, Result):
     2 -1.574408   1.574408  3.148817  1.574408
     """
 
-    lower: np.ndarray
-    upper: np.ndarray
+    pred_low: np.ndarray
+    pred_high: np.ndarray
     q: np.ndarray
     alpha: float
     score: str
@@ -82,8 +82,8 @@ class ConformalIntervals(CalibrationRecord, Result):
 
     @property
     def length(self) -> np.ndarray:
-        """The interval lengths, upper - lower (0 for an empty CQR interval)."""
-        return np.maximum(self.upper - self.lower, 0.0)
+        """The interval lengths, pred_high - pred_low (0 for an empty CQR interval)."""
+        return np.maximum(self.pred_high - self.pred_low, 0.0)
 
     def _size(self) -> np.ndarray:
         return self.length
@@ -92,7 +92,7 @@ class ConformalIntervals(CalibrationRecord, Result):
         yy = as_cal_vector(y, "y")
         if yy.size != self.n_test:
             raise ValueError(f"y must have one value per test point ({self.n_test}), got {yy.size}")
-        return (self.lower <= yy) & (yy <= self.upper)
+        return (self.pred_low <= yy) & (yy <= self.pred_high)
 
     def summary(self, digits: int = R_DIGITS) -> str:
         """The score, alpha, the calibration (per group when Mondrian), the coverage band and the
@@ -107,18 +107,19 @@ class ConformalIntervals(CalibrationRecord, Result):
                          f"[{format_number(float(length.min()), digits)}, {format_number(float(length.max()), digits)}]")
         else:
             lines.append(f"interval length: {int(np.sum(~np.isfinite(length)))} infinite intervals")
-        if self.score == "cqr" and np.any(self.lower > self.upper):
-            lines.append(f"{int(np.sum(self.lower > self.upper))} empty intervals (q < 0 narrower than the band)")
+        empty = int(np.sum(self.pred_low > self.pred_high))
+        if self.score == "cqr" and empty:
+            lines.append(f"{empty} empty intervals (q < 0 narrower than the band)")
         lines.append("")
         return "\n".join(lines) + "\n"
 
     def to_frame(self):
-        """One row per test point: ``pred_low``, ``pred_high`` (the attributes ``lower``, ``upper``),
-        ``length``, ``q`` and, with Mondrian
-        calibration, ``group`` (the index of the Series passed as test predictions)."""
+        """One row per test point: ``pred_low``, ``pred_high`` (the attributes of the same names),
+        ``length``, ``q`` and, with Mondrian calibration, ``group`` (the index of the Series passed as test
+        predictions)."""
         import pandas as pd
 
-        cols = {"pred_low": self.lower, "pred_high": self.upper, "length": self.length, "q": self.q}
+        cols = {"pred_low": self.pred_low, "pred_high": self.pred_high, "length": self.length, "q": self.q}
         if self.test_groups is not None:
             cols["group"] = self.test_groups
         return pd.DataFrame(cols, index=self.index)
@@ -140,10 +141,10 @@ class ConformalIntervals(CalibrationRecord, Result):
             _, ax = plt.subplots(figsize=(7, 3.5), layout="constrained")
         n = self.n_test
         take = np.arange(n) if n <= max_points else np.linspace(0, n - 1, max_points).astype(int)
-        mid = 0.5 * (self.lower[take] + self.upper[take])
+        mid = 0.5 * (self.pred_low[take] + self.pred_high[take])
         order = take[np.argsort(mid, kind="stable")]
         x = np.arange(order.size)
-        ax.vlines(x, self.lower[order], self.upper[order], color="0.6", lw=1.5, label="interval")
+        ax.vlines(x, self.pred_low[order], self.pred_high[order], color="0.6", lw=1.5, label="interval")
         if y is not None:
             yy = as_cal_vector(y, "y")
             if yy.size != n:
@@ -215,7 +216,7 @@ def conformal_interval(y_cal, pred_cal, pred_test, *, alpha, score="absolute", s
     Returns
     -------
     ConformalIntervals
-        ``lower``, ``upper``, ``q`` (per test point), the per-group calibration, ``covers(y)``,
+        ``pred_low``, ``pred_high``, ``q`` (per test point), the per-group calibration, ``covers(y)``,
         ``coverage(y)``, ``coverage_table(y)``, ``to_frame()``, ``plot()``.
 
     Notes
@@ -243,7 +244,7 @@ def conformal_interval(y_cal, pred_cal, pred_test, *, alpha, score="absolute", s
     >>> y_cal = x_cal + x_cal * rng.normal(size=500)        # noise grows with x
     >>> res = conformal_interval(y_cal, x_cal, x_test, alpha=0.1, score="normalized",
     ...                          scale_cal=x_cal, scale_test=x_test)
-    >>> res.lower.round(3), res.upper.round(3)
+    >>> res.pred_low.round(3), res.pred_high.round(3)
     (array([-0.388, -1.165]), array([1.388, 4.165]))
     """
     alpha = check_miscoverage(alpha)
@@ -268,7 +269,7 @@ def conformal_interval(y_cal, pred_cal, pred_test, *, alpha, score="absolute", s
         scores = np.abs(y - pc) / sc
     cal = calibrate(scores, pt.size, alpha, allow_infinite, groups_cal, groups_test, keep)
     half = cal.q_test if st is None else cal.q_test * st
-    return ConformalIntervals(lower=pt - half, upper=pt + half, q=cal.q_test, alpha=alpha, score=score,
+    return ConformalIntervals(pred_low=pt - half, pred_high=pt + half, q=cal.q_test, alpha=alpha, score=score,
                               groups=cal.labels, group_q=cal.group_q, group_n=cal.group_n,
                               group_rank=cal.group_rank, test_groups=cal.test_groups, index=index)
 
@@ -304,7 +305,7 @@ def conformal_cqr(y_cal, lo_cal, hi_cal, lo_test, hi_test, *, alpha, groups_cal=
     -------
     ConformalIntervals
         With ``score="cqr"``. With q < 0 an interval whose band is narrower than -2q is empty
-        (``lower > upper``, length 0), as in Romano et al.
+        (``pred_low > pred_high``, length 0), as in Romano et al.
 
     Notes
     -----
@@ -324,7 +325,7 @@ def conformal_cqr(y_cal, lo_cal, hi_cal, lo_test, hi_test, *, alpha, groups_cal=
     >>> rng = np.random.default_rng(2)
     >>> y_cal = rng.normal(size=200)
     >>> res = conformal_cqr(y_cal, np.full(200, -1.0), np.full(200, 1.0), [-1.0], [1.0], alpha=0.1)
-    >>> float(res.q[0]) > 0, res.lower.round(3), res.upper.round(3)
+    >>> float(res.q[0]) > 0, res.pred_low.round(3), res.pred_high.round(3)
     (True, array([-1.678]), array([1.678]))
     """
     alpha = check_miscoverage(alpha)
@@ -336,6 +337,6 @@ def conformal_cqr(y_cal, lo_cal, hi_cal, lo_test, hi_test, *, alpha, groups_cal=
     check_same_n(lo_test=lt, hi_test=ht)
     scores = np.maximum(lo - y, y - hi)
     cal = calibrate(scores, lt.size, alpha, allow_infinite, groups_cal, groups_test, keep, test_name="lo_test")
-    return ConformalIntervals(lower=lt - cal.q_test, upper=ht + cal.q_test, q=cal.q_test, alpha=alpha, score="cqr",
-                              groups=cal.labels, group_q=cal.group_q, group_n=cal.group_n,
+    return ConformalIntervals(pred_low=lt - cal.q_test, pred_high=ht + cal.q_test, q=cal.q_test, alpha=alpha,
+                              score="cqr", groups=cal.labels, group_q=cal.group_q, group_n=cal.group_n,
                               group_rank=cal.group_rank, test_groups=cal.test_groups, index=index)

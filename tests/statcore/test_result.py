@@ -257,3 +257,50 @@ def test_result_check_catches_the_breaches():
     check_result_protocol(_bad_result(text="header\n" + test.summary(), held=test), plot=False)
     with pytest.raises(AssertionError, match="inside a container"):
         check_result_protocol(_bad_result(extra={"table": pd.DataFrame({"a": [1.0]})}), plot=False)
+
+
+@dataclass(frozen=True, repr=False)
+class _Interval(Result):
+    """A prediction-interval result done right: its ends hold the names of its columns."""
+
+    pred_low: np.ndarray
+    pred_high: np.ndarray
+
+    def summary(self):
+        return "probe"
+
+    def to_frame(self):
+        return pd.DataFrame({"pred_low": self.pred_low, "pred_high": self.pred_high})
+
+
+@dataclass(frozen=True, repr=False)
+class _BoundNamedInterval(Result):
+    """The breach: a prediction interval whose ends are the attributes lower/upper (a bound's names)."""
+
+    lower: np.ndarray
+    upper: np.ndarray
+
+    def summary(self):
+        return "probe"
+
+    def to_frame(self):
+        return pd.DataFrame({"pred_low": self.lower, "pred_high": self.upper})
+
+
+@dataclass(frozen=True, repr=False)
+class _AliasedInterval(_Interval):
+    """The other breach: the ends under both names."""
+
+    lower: np.ndarray = None
+    upper: np.ndarray = None
+
+
+def test_result_check_wants_prediction_interval_ends_named_by_the_table():
+    from apicheck import check_result_protocol
+
+    lo, hi = np.zeros(2), np.ones(2)
+    check_result_protocol(_Interval(lo, hi), plot=False)
+    with pytest.raises(AssertionError, match=r"fields \['pred_low', 'pred_high'\] are absent: the naming table"):
+        check_result_protocol(_BoundNamedInterval(lo, hi), plot=False)
+    with pytest.raises(AssertionError, match=r"naming table, yet fields \['lower', 'upper'\] remain"):
+        check_result_protocol(_AliasedInterval(lo, hi, lo, hi), plot=False)

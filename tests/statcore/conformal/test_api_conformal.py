@@ -86,7 +86,7 @@ def test_conformal_set_is_compact_and_frozen():
     assert repr(res).startswith("ConformalSet(sets=30, intervals=30")
     with pytest.raises(AttributeError):
         res.level = 0
-    assert not res.lower.flags.writeable
+    assert not res.pred_low.flags.writeable
 
 
 def test_interval_and_class_results():

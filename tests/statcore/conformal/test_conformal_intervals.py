@@ -24,13 +24,13 @@ def test_absolute_and_normalized_by_definition():
     y, pc, pt, sc, st, _ = _data()
     q = _kth(np.abs(y - pc).tolist(), 0.1)
     res = conformal_interval(y, pc, pt, alpha=0.1)
-    np.testing.assert_array_equal(res.lower, pt - q)
-    np.testing.assert_array_equal(res.upper, pt + q)
+    np.testing.assert_array_equal(res.pred_low, pt - q)
+    np.testing.assert_array_equal(res.pred_high, pt + q)
     assert res.group_rank[0] == math.ceil(121 * 0.9) and res.n_cal == 120
     qn = _kth((np.abs(y - pc) / sc).tolist(), 0.2)
     res = conformal_interval(y, pc, pt, alpha=0.2, score="normalized", scale_cal=sc, scale_test=st)
-    np.testing.assert_allclose(res.lower, pt - qn * st, rtol=0, atol=0)
-    np.testing.assert_allclose(res.upper, pt + qn * st, rtol=0, atol=0)
+    np.testing.assert_allclose(res.pred_low, pt - qn * st, rtol=0, atol=0)
+    np.testing.assert_allclose(res.pred_high, pt + qn * st, rtol=0, atol=0)
     assert np.all(res.q == qn)
 
 
@@ -40,10 +40,10 @@ def test_cqr_by_definition_and_empty_intervals():
     q = _kth(np.maximum(lo - y, y - hi).tolist(), 0.1)
     res = conformal_cqr(y, lo, hi, pt - 3.0, pt + 3.0, alpha=0.1)
     assert q < 0
-    np.testing.assert_array_equal(res.lower, pt - 3.0 - q)
-    np.testing.assert_array_equal(res.upper, pt + 3.0 + q)
+    np.testing.assert_array_equal(res.pred_low, pt - 3.0 - q)
+    np.testing.assert_array_equal(res.pred_high, pt + 3.0 + q)
     narrow = conformal_cqr(y, lo, hi, pt - 0.1, pt + 0.1, alpha=0.1)   # narrower than -2q: empty
-    assert np.all(narrow.lower > narrow.upper) and np.all(narrow.length == 0)
+    assert np.all(narrow.pred_low > narrow.pred_high) and np.all(narrow.length == 0)
     assert not narrow.covers(pt).any()
     assert "empty intervals" in narrow.summary()
 
@@ -56,7 +56,7 @@ def test_mondrian_by_definition():
     assert res.groups == ("hi", "lo", "mid")
     for g in res.groups:
         q = _kth(np.abs(y - pc)[gc == g].tolist(), 0.2)
-        np.testing.assert_array_equal(res.upper[gt == g], pt[gt == g] + q)
+        np.testing.assert_array_equal(res.pred_high[gt == g], pt[gt == g] + q)
         assert res.group_q[res.groups.index(g)] == q
         assert res.group_n[res.groups.index(g)] == np.sum(gc == g)
     tab = res.coverage_table(y=pt + 0.01)
@@ -67,7 +67,7 @@ def test_mondrian_by_definition():
     cq = conformal_cqr(y, pc - 1, pc + 1, pt - 1, pt + 1, alpha=0.2, groups_cal=gc, groups_test=gt)
     for g in cq.groups:
         q = _kth(np.maximum(pc - 1 - y, y - pc - 1)[gc == g].tolist(), 0.2)
-        np.testing.assert_array_equal(cq.lower[gt == g], pt[gt == g] - 1 - q)
+        np.testing.assert_array_equal(cq.pred_low[gt == g], pt[gt == g] - 1 - q)
 
 
 def test_series_index_and_result_helpers():
@@ -94,14 +94,14 @@ def test_nan_policy_omit_drops_calibration_points():
     res = conformal_interval(y2, pc, pt, alpha=0.1, score="normalized", scale_cal=sc2, scale_test=st,
                              nan_policy="omit")
     ref = conformal_interval(y[keep], pc[keep], pt, alpha=0.1, score="normalized", scale_cal=sc[keep], scale_test=st)
-    np.testing.assert_array_equal(res.upper, ref.upper)
+    np.testing.assert_array_equal(res.pred_high, ref.pred_high)
     assert res.n_cal == keep.sum()
     g = np.arange(y.size) % 2
     res = conformal_cqr(y2, pc - 1, pc + 1, pt - 1, pt + 1, alpha=0.2, nan_policy="omit", groups_cal=g,
                         groups_test=np.arange(pt.size) % 2)
     ref = conformal_cqr(y[keep], pc[keep] - 1, pc[keep] + 1, pt - 1, pt + 1, alpha=0.2, groups_cal=g[keep],
                         groups_test=np.arange(pt.size) % 2)
-    np.testing.assert_array_equal(res.upper, ref.upper)
+    np.testing.assert_array_equal(res.pred_high, ref.pred_high)
     with pytest.raises(ValueError, match="nan_policy"):
         conformal_interval(y2, pc, pt, alpha=0.1, nan_policy="propagate")
     with pytest.raises(ValueError, match="pred_test contains NaN"):

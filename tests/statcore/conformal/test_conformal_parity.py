@@ -67,12 +67,12 @@ def test_absolute_equals_mapie_and_crepes(alpha):
     est = ColumnRegressor(0).fit(pc[:, None])
     mp = SplitConformalRegressor(est, confidence_level=1 - alpha, conformity_score="absolute", prefit=True)
     _, iv = mp.conformalize(pc[:, None], y).predict_interval(pt[:, None])
-    np.testing.assert_allclose(res.lower, iv[:, 0, 0], rtol=0, atol=TOL)
-    np.testing.assert_allclose(res.upper, iv[:, 1, 0], rtol=0, atol=TOL)
+    np.testing.assert_allclose(res.pred_low, iv[:, 0, 0], rtol=0, atol=TOL)
+    np.testing.assert_allclose(res.pred_high, iv[:, 1, 0], rtol=0, atol=TOL)
     cr = ConformalRegressor().fit(y - pc)
     ci = cr.predict_int(pt, confidence=1 - alpha)
-    np.testing.assert_allclose(res.lower, ci[:, 0], rtol=0, atol=TOL)
-    np.testing.assert_allclose(res.upper, ci[:, 1], rtol=0, atol=TOL)
+    np.testing.assert_allclose(res.pred_low, ci[:, 0], rtol=0, atol=TOL)
+    np.testing.assert_allclose(res.pred_high, ci[:, 1], rtol=0, atol=TOL)
 
 
 @pytest.mark.parametrize("alpha", ALPHAS)
@@ -85,16 +85,16 @@ def test_normalized_equals_mapie_and_crepes(alpha):
     res = conformal_interval(y, pc, pt, alpha=alpha, score="normalized", scale_cal=xc, scale_test=xt)
     cr = ConformalRegressor().fit(y - pc, sigmas=xc)
     ci = cr.predict_int(pt, sigmas=xt, confidence=1 - alpha)
-    np.testing.assert_allclose(res.lower, ci[:, 0], rtol=0, atol=TOL)
-    np.testing.assert_allclose(res.upper, ci[:, 1], rtol=0, atol=TOL)
+    np.testing.assert_allclose(res.pred_low, ci[:, 0], rtol=0, atol=TOL)
+    np.testing.assert_allclose(res.pred_high, ci[:, 1], rtol=0, atol=TOL)
     # MAPIE: a prefit residual model returning sigma (column 1)
     Xc, Xt = np.column_stack([pc, xc]), np.column_stack([pt, xt])
     score = ResidualNormalisedScore(residual_estimator=ColumnRegressor(1).fit(Xc), prefit=True)
     mp = SplitConformalRegressor(ColumnRegressor(0).fit(Xc), confidence_level=1 - alpha, conformity_score=score,
                                  prefit=True)
     _, iv = mp.conformalize(Xc, y).predict_interval(Xt)
-    np.testing.assert_allclose(res.lower, iv[:, 0, 0], rtol=0, atol=TOL)
-    np.testing.assert_allclose(res.upper, iv[:, 1, 0], rtol=0, atol=TOL)
+    np.testing.assert_allclose(res.pred_low, iv[:, 0, 0], rtol=0, atol=TOL)
+    np.testing.assert_allclose(res.pred_high, iv[:, 1, 0], rtol=0, atol=TOL)
 
 
 @pytest.mark.parametrize("normalized", [False, True])
@@ -107,8 +107,8 @@ def test_mondrian_equals_crepes_bins(normalized):
     res = conformal_interval(y, pc, pt, alpha=0.1, groups_cal=gc, groups_test=gt, **kw)
     cr = ConformalRegressor().fit(y - pc, sigmas=xc if normalized else None, bins=gc)
     ci = cr.predict_int(pt, sigmas=xt if normalized else None, bins=gt, confidence=0.9)
-    np.testing.assert_allclose(res.lower, ci[:, 0], rtol=0, atol=TOL)
-    np.testing.assert_allclose(res.upper, ci[:, 1], rtol=0, atol=TOL)
+    np.testing.assert_allclose(res.pred_low, ci[:, 0], rtol=0, atol=TOL)
+    np.testing.assert_allclose(res.pred_high, ci[:, 1], rtol=0, atol=TOL)
     assert len(res.groups) == 3
 
 
@@ -128,8 +128,8 @@ def test_cqr_equals_mapie_symmetric_correction(alpha):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         _, iv = mp.conformalize(Xc, y).predict_interval(Xt, symmetric_correction=True)
-    np.testing.assert_allclose(res.lower, iv[:, 0, 0], rtol=0, atol=TOL)
-    np.testing.assert_allclose(res.upper, iv[:, 1, 0], rtol=0, atol=TOL)
+    np.testing.assert_allclose(res.pred_low, iv[:, 0, 0], rtol=0, atol=TOL)
+    np.testing.assert_allclose(res.pred_high, iv[:, 1, 0], rtol=0, atol=TOL)
 
 
 def _classification(n=500, m=300, K=6, seed=0):
@@ -257,4 +257,4 @@ def test_too_small_calibration_versus_peers():
     with pytest.raises(ValueError, match="= 9 calibration scores"):
         conformal_interval(s, np.zeros(5), np.zeros(2), alpha=0.1)
     res = conformal_interval(s, np.zeros(5), np.zeros(2), alpha=0.1, allow_infinite=True)
-    assert np.all(res.upper == np.inf) and np.all(res.lower == -np.inf)
+    assert np.all(res.pred_high == np.inf) and np.all(res.pred_low == -np.inf)

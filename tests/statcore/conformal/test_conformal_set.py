@@ -60,7 +60,7 @@ def test_set_shrinks_as_modes_separate_with_fixed_widths():
     assert all(a > b for a, b in zip(lengths[:-1], lengths[1:-1]))
     one = 2 * 0.5 * np.sqrt(2 * np.log(0.5 / (level * 0.5 * np.sqrt(2 * np.pi))))   # one component alone
     assert lengths[-1] == pytest.approx(2 * one, abs=1e-3)
-    hulls = [r.upper.max() - r.lower.min() for r in sets]
+    hulls = [r.pred_high.max() - r.pred_low.min() for r in sets]
     assert all(a < b for a, b in zip(hulls, hulls[1:]))
 
 
@@ -75,7 +75,7 @@ def test_calibrated_hpd_set_excludes_the_gap():
         res = conformal_set(f, grid, threshold=-level)
         assert res.n_intervals[0] == n_int
     assert res.length[0] == pytest.approx(2 * 1.6448536 * 0.5 * 2, abs=2e-3)   # two 90% normal intervals
-    assert res.upper.max() - res.lower.min() > 6.0
+    assert res.pred_high.max() - res.pred_low.min() > 6.0
 
 
 def test_rows_and_per_row_thresholds():
