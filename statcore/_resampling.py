@@ -102,6 +102,11 @@ def spawn_seeds(seed: Any, n: int, *, key: Sequence[int] = ()) -> list[np.random
         ``n`` streams; pass one to ``numpy.random.default_rng`` (or as the ``seed`` of any statcore
         or learncore function).
 
+    References
+    ----------
+    numpy's ``SeedSequence`` (spawn keys: its ``spawn`` method); O'Neill, M. E. (2015). PCG: a family of
+    simple fast space-efficient statistically good algorithms for random number generation. HMC-CS-2014-0905.
+
     Examples
     --------
     >>> import numpy as np
