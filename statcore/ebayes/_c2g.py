@@ -194,6 +194,11 @@ def c2g(y: Any, treat: Any = None, X: Any = None, *, model: str = "additive", al
     authors' code and the design choices behind the options are in ``benchmarks/README.md``,
     section "c2g".
 
+    The fit runs on y divided by a power of two near its spread (exact) and every output is read in
+    y's units, so c2g(y * k) is c2g(y) with the means, CARE and the noise density times k and the
+    log-likelihoods less n_treated log k, at any magnitude float64 holds (bit for bit when k is a
+    power of two).
+
     Examples
     --------
     >>> import numpy as np
