@@ -150,10 +150,9 @@ def main():
 
 def _seeds(B, seed=2):
     """The replicates' seed sequences of calibrate_selection({"W053": fits}, B=B, seed=seed)."""
-    from statcore.utils import check_seed
+    from statcore.utils import check_seed, spawn_seeds
 
-    root = check_seed(seed)
-    return np.random.SeedSequence(int(root.integers(2**63))).spawn(1)[0].spawn(B)
+    return spawn_seeds(spawn_seeds(check_seed(seed), 1)[0], B)
 
 
 def stream(fits, path, R, MI, B, n_jobs=2, from_truth=False):

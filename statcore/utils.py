@@ -19,6 +19,8 @@
   counts finished tasks.
 - :func:`perm_pvalue`: the one permutation p-value rule, (1 + #{T_b >= T}) / (B + 1) with the
   one tie tolerance (the resampling engine's; ``statcore.permutation_test`` is its public face).
+- :func:`spawn_seeds`: ``n`` independent seed streams from one seed (optionally keyed by integers), the
+  resampling engine's rule, for the tasks of a parallel loop: the answer does not depend on ``n_jobs``.
 
 Examples
 --------
@@ -43,12 +45,13 @@ from ._checks import (apply_nan_policy, as_float_array, check_aligned_indexes, c
 from ._progress import parallel_map, progress_bar
 from ._jit import lazy_njit
 from ._pvalue import perm_pvalue
+from ._resampling import spawn_seeds
 
 __all__ = ["check_seed", "check_n_jobs", "effective_n_jobs", "lazy_njit", "thread_limit",
            "check_nan_policy", "apply_nan_policy", "check_positive_int", "check_finite_real",
            "check_positive_real", "check_probability", "check_choice",
            "progress_bar", "parallel_map", "check_progress", "check_nonneg_real", "as_float_array", "perm_pvalue",
-           "public_function", "check_aligned_indexes"]
+           "public_function", "check_aligned_indexes", "spawn_seeds"]
 
 
 def effective_n_jobs(n_jobs: Any = 1) -> int:

@@ -77,6 +77,7 @@ DATA = {
     "check_choice": ("x", "name", "choices", "aliases"),
     "check_nonneg_real": ("x", "name"), "as_float_array": ("x", "name"),
     "perm_pvalue": ("observed", "null"),                 # the observed statistic and its null replicates
+    "spawn_seeds": ("seed", "n"),                        # the seed and how many streams it gives
     "progress_bar": ("progress", "total"), "parallel_map": ("func", "tasks"),
     # learncore.learning_rules
     "behaviour_metrics": ("trials", "p_right"), "plot_behaviour": ("trials", "p_right"),
@@ -270,7 +271,7 @@ def test_keyword_only_after_the_data(qualname, key, pkg, sig):
 @pytest.mark.parametrize("qualname,key,pkg,sig", CALLABLES, ids=IDS)
 def test_seed_replicates_builtins(qualname, key, pkg, sig):
     params = sig.parameters
-    if "seed" in params and key not in ("check_seed",):
+    if "seed" in params and key not in ("check_seed", "spawn_seeds"):  # their data is the seed
         assert params["seed"].default is None, f"{qualname}: seed defaults to {params['seed'].default!r}, not None"
     bad = sorted(set(params) & REPLICATE_NAMES)
     assert not bad, f"{qualname}: replicate counts are B, not {bad}"

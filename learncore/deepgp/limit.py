@@ -108,11 +108,16 @@ def count_modes(x, *, B=199, stability=0.9, bandwidth="normal_reference", min_he
 
     The density is a Gaussian kernel estimate with bandwidth h (by default the normal reference
     h = 1.06 sd n^(-1/5), which does not undersmooth the shoulders of a spiky heavy-tailed sample
-    into spurious bumps, as IQR-based rules do), binned on ``grid_size`` points (the grid spans the
-    sample's 0.5% and 99.5% quantiles plus 3h on each side; modes are counted between the two
-    quantiles, so isolated tail points do not count). Its interior local maxima at least
-    ``min_height`` times as high as the highest are the modes (the bumps of a heavy tail's few
-    points are not). The
+    into spurious bumps, as IQR-based rules do), binned on ``grid_size`` points. The counting range
+    drops the k = ceil(0.005 n) most extreme points on each side (at least one: the sample's 0.5% and
+    99.5% quantiles for n >= 200), and both the grid and the bandwidth come from the points inside
+    it: the grid spans the range plus 3h on each side, modes are counted inside the range, and sd
+    (and the IQR of "silverman") is that of the points in the range. So isolated tail points do
+    not count, and one far outlier (1e6 or 1e300 beside data of size 1) neither inflates h nor
+    stretches the grid until the bulk falls into one bin: it is not a mode, and the bulk's modes
+    are found as without it (R's ``bw.nrd`` protects h the same way with min(sd, IQR / 1.34)). Its
+    interior local maxima at least ``min_height`` times as high as the highest are the modes (the
+    bumps of a heavy tail's few points are not). The
     bootstrap redraws the sample B times (multinomial counts on the same bins, the same bandwidth):
     the number of stable modes is the largest m such that at least a share ``stability`` of the
     resamples have m modes or more.
@@ -120,15 +125,16 @@ def count_modes(x, *, B=199, stability=0.9, bandwidth="normal_reference", min_he
     Parameters
     ----------
     x : array_like (n,)
-        The sample (finite, n >= 20).
+        The sample (finite, n >= 20). Points outside the counting range (above) are left out of
+        the density and of the bootstrap.
     B : int
         Bootstrap resamples.
     stability : float
         The share of resamples that must show at least m modes for m to count, in (0, 1].
     bandwidth : {"normal_reference", "silverman"} or float
         h: "normal_reference" 1.06 sd n^(-1/5); "silverman" 0.9 min(sd, IQR / 1.34) n^(-1/5)
-        (Silverman 1986, eq. 3.31; resolves closer modes, finds spurious ones in heavy tails); or
-        a positive number.
+        (Silverman 1986, eq. 3.31; resolves closer modes, finds spurious ones in heavy tails), sd and
+        IQR those of the points in the counting range, n all points; or a positive number.
     min_height : float
         The height, relative to the highest, below which a local maximum is not a mode, in [0, 1).
     grid_size : int
@@ -177,11 +183,17 @@ def count_modes(x, *, B=199, stability=0.9, bandwidth="normal_reference", min_he
     else:
         bandwidth = check_positive_real(bandwidth, "bandwidth")
     rng = check_seed(seed)
-    q = np.quantile(v, [0.005, 0.25, 0.75, 0.995])
-    dev = np.abs(v - np.median(v)).max()
-    sd = float((v / dev).std() * dev) if dev > 0 else 0.0  # scaled first: squares of 1e300 overflowed (sd inf)
-    if not sd > 0:                                     # a constant sample: one mode
-        return ModeCount(np.array([float(v[0])]), np.ones(1), stability, 0.0, B)
+    # the counting range: without the k most extreme points a side (k = ceil(0.005 n), at least 1), so
+    # that a far outlier sets neither the bandwidth nor the grid
+    s = np.sort(v)
+    k = max(1, math.ceil(0.005 * n))
+    inside = s[k:n - k]
+    dev = np.abs(inside - np.median(inside)).max()
+    # scaled first: squares of 1e300 overflowed (sd inf)
+    sd = float((inside / dev).std() * dev) if dev > 0 else 0.0
+    if not sd > 0:                                     # a constant sample (up to the trimmed points): one mode
+        return ModeCount(np.array([float(np.median(v))]), np.ones(1), stability, 0.0, B)
+    q = np.array([inside[0], *np.quantile(inside, [0.25, 0.75]), inside[-1]])
     if bandwidth == "normal_reference":
         h = 1.06 * sd * n ** (-0.2)
     elif bandwidth == "silverman":

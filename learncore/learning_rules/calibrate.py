@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from statcore.utils import (check_n_jobs, check_probability, check_progress, check_seed, parallel_map, perm_pvalue,
-                            thread_limit)
+                            spawn_seeds, thread_limit)
 
 from ._checks import check_positive_int, check_positive_real
 from ._model import ARCH_CODE, RULE_CODE, RULES, check_arch
@@ -326,11 +326,11 @@ def calibrate_selection(fits, *, simpler: str = "1L", B: int = 99, alpha: float 
         raise ValueError("fits hold one architecture; calibration needs the simpler one and at least one other")
     names = list(groups)
     root = check_seed(seed)
-    ss = np.random.SeedSequence(int(root.integers(2**63))).spawn(len(names))
+    ss = spawn_seeds(root, len(names))
     if not isinstance(refit_from_truth, (bool, np.bool_)):
         raise TypeError(f"refit_from_truth must be True or False; got {refit_from_truth!r}")
     jobs = [(groups[g][simpler], {a: groups[g][a].hidden for a in archs}, simpler, richer, kw, s,
-             bool(refit_from_truth)) for g, seq in zip(names, ss) for s in seq.spawn(B)]
+             bool(refit_from_truth)) for g, seq in zip(names, ss) for s in spawn_seeds(seq, B)]
     stats = parallel_map(_replicate, jobs, n_jobs=n_jobs, progress=progress, desc="bootstrap refits",
                          unit="replicate")
     boot = np.array(stats, dtype=np.float64).reshape(len(names), B)

@@ -7,7 +7,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 from statcore import ConvergenceWarning
-from statcore.utils import check_n_jobs, check_progress, check_seed, parallel_map, thread_limit
+from statcore.utils import check_n_jobs, check_progress, check_seed, parallel_map, spawn_seeds, thread_limit
 
 from ._model import check_arch, check_hidden, check_rule, n_params
 from ._trials import check_trials
@@ -121,7 +121,7 @@ def fit_many(animals, *, archs: Sequence[str] = ("1L", "2L", "2NL"), rule: str =
     n_jobs = check_n_jobs(n_jobs)
     progress = check_progress(progress)
     root = check_seed(seed)
-    seeds = np.random.SeedSequence(int(root.integers(2**63))).spawn(len(groups) * len(archs))
+    seeds = spawn_seeds(root, len(groups) * len(archs))
     warn = fit_kwargs.pop("warn", True)  # fit's warn: here it gates the one summary warning below
     if not isinstance(warn, (bool, np.bool_)):
         raise TypeError(f"warn must be True or False, got {type(warn).__name__}")

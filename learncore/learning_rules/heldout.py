@@ -212,7 +212,7 @@ def heldout_loglik(trials, *, archs: Sequence[str] = ("1L", "2L", "2NL"), folds:
     0     0   1L      200     200
     1     1   1L      400     200
     """
-    from statcore.utils import check_n_jobs, check_progress, check_seed, parallel_map
+    from statcore.utils import check_n_jobs, check_progress, check_seed, parallel_map, spawn_seeds
 
     if isinstance(archs, str):
         archs = (archs,)
@@ -231,7 +231,7 @@ def heldout_loglik(trials, *, archs: Sequence[str] = ("1L", "2L", "2NL"), folds:
     fold = session_folds(trials, folds=folds)
     data = check_trials(trials)
     root = check_seed(seed)
-    seeds = np.random.SeedSequence(int(root.integers(2**63))).spawn(folds * len(archs))
+    seeds = spawn_seeds(root, folds * len(archs))
     sessions = np.asarray(data.session_labels, dtype=object)
     rows = []
     p_out = {a: np.full(data.n_trials, np.nan) for a in archs}

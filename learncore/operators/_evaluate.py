@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 import torch
 from statcore import Result, independence_matrix
-from statcore.utils import check_probability, check_progress
+from statcore.utils import check_probability, check_progress, spawn_seeds
 
 from .._torch import module_dtype
 from ._model_checks import check_choice, check_dataset, check_positive_int, check_seed, check_split
@@ -112,9 +112,11 @@ def _levels(levels) -> np.ndarray:
     return np.asarray(out)
 
 
-def _cell_rng(entropy: int, kind: str, level: float) -> np.random.Generator:
+def _cell_rng(root: np.random.SeedSequence, kind: str, level: float) -> np.random.Generator:
+    """The stream of one (corruption, level) cell: keyed by the cell, not by its position, so adding a
+    level or a corruption changes no other cell's draws (statcore's ``spawn_seeds`` rule)."""
     key = (zlib.crc32(kind.encode()), zlib.crc32(repr(float(level)).encode()))
-    return np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=key))
+    return np.random.default_rng(spawn_seeds(root, 1, key=key)[0])
 
 
 def _model_io(model) -> tuple[Callable, torch.dtype]:
@@ -228,7 +230,7 @@ def evaluate(model, ds, *, corruptions=None, levels=(0.05, 0.1, 0.2), seed=None,
     if not isinstance(clean, (bool, np.bool_)):
         raise TypeError(f"clean must be True or False, got {clean!r}")
     rng = check_seed(seed)
-    entropy = int(rng.integers(2 ** 63))
+    root = spawn_seeds(rng, 1)[0]
     idx, x, y, coords = _split_data(ds, split)
     zero = np.linalg.norm(y, axis=1) == 0
     if zero.any():
@@ -240,7 +242,7 @@ def evaluate(model, ds, *, corruptions=None, levels=(0.05, 0.1, 0.2), seed=None,
         frames.append(pd.DataFrame({"sample": idx, "corruption": "none", "level": 0.0, "rel_l2": _rel_l2(pred, y)}))
     for kind, fn in table.items():
         for level in levels:
-            xc = np.asarray(fn(x.copy(), float(level), sensor_coords=coords, seed=_cell_rng(entropy, kind, level)),
+            xc = np.asarray(fn(x.copy(), float(level), sensor_coords=coords, seed=_cell_rng(root, kind, level)),
                             dtype=np.float64)
             if xc.shape != x.shape or not np.all(np.isfinite(xc)):
                 raise ValueError(f"corruption {kind!r} at level {level:g} returned readings of shape {xc.shape} "
@@ -486,13 +488,13 @@ def latent_signature(model, ds, *, corruptions=None, level: float = 0.1, test: s
     batch_size = check_positive_int(batch_size, "batch_size")
     progress = check_progress(progress)
     rng = check_seed(seed)
-    entropy = int(rng.integers(2 ** 63))
+    root = spawn_seeds(rng, 1)[0]
     idx, x, y, coords = _split_data(ds, split)
     if idx.size < 4:
         raise ValueError(f"the {split} split has {idx.size} samples; the pairwise tests need at least 4")
     conditions = [("clean", 0.0, x)]
     for kind, fn in table.items():
-        xc = np.asarray(fn(x.copy(), level, sensor_coords=coords, seed=_cell_rng(entropy, kind, level)),
+        xc = np.asarray(fn(x.copy(), level, sensor_coords=coords, seed=_cell_rng(root, kind, level)),
                         dtype=np.float64)
         if xc.shape != x.shape or not np.all(np.isfinite(xc)):
             raise ValueError(f"corruption {kind!r} returned readings of shape {xc.shape} (expected {x.shape}) "
@@ -518,7 +520,7 @@ def latent_signature(model, ds, *, corruptions=None, level: float = 0.1, test: s
             continue
         frame = pd.DataFrame(zk, columns=[f"z{j + 1}" for j in np.flatnonzero(keep)])
         res = independence_matrix(frame, test=test, p_adjust=p_adjust, alpha=alpha, B=B,
-                                  seed=_cell_rng(entropy, "signature:" + name, lev), n_jobs=n_jobs, progress=progress,
+                                  seed=_cell_rng(root, "signature:" + name, lev), n_jobs=n_jobs, progress=progress,
                                   **test_args)
         iu = np.triu_indices(zk.shape[1], 1)
         n_pairs = iu[0].size

@@ -119,12 +119,15 @@ class C2GInputs:
     X: np.ndarray | None
     columns: list | None
     keep: np.ndarray | None
+    unit: float = 1.0
 
 
 def c2g_inputs(y: Any, treat: Any, X: Any, model: str, nan_policy: Any) -> C2GInputs:
     """Validate the data of ``c2g``: y (a vector), treat (binary, same length), X (rows = units,
     optional); ``nan_policy`` "raise" or "omit" (drops the units with a NaN in y, treat or X). At
-    least 2 controls and 2 treated units; 4 controls for the additive model with covariates."""
+    least 2 controls and 2 treated units; 4 controls for the additive model with covariates. ``unit``:
+    the power of two near the outcomes' spread (largest |y - median(y)|, ``pow2_scale``) that c2g fits
+    on y / unit (exact), so that no square of the fit under- or overflows at any magnitude."""
     nan_policy = check_nan_policy(nan_policy, ("raise", "omit"))
     check_aligned_indexes(y=y, treat=treat, X=X)
     yv = as_float_array(y, "y", allow_nan=True)
@@ -161,19 +164,16 @@ def c2g_inputs(y: Any, treat: Any, X: Any, model: str, nan_policy: Any) -> C2GIn
         # beyond its intercept and half a degree per kernel direction: guaranteed from 4 controls
         raise ValueError(f"treat has {n - n1} control units; the additive model with covariates X needs "
                          "at least 4 controls (or pass X=None, or model='nonparametric')")
-    spread = float(np.max(np.abs(yv - np.median(yv))))
-    if spread > 0 and not C2G_Y_SPREAD[0] <= spread <= C2G_Y_SPREAD[1]:
-        # measured: selections and lfdr equal those of y / s for spreads from 1e-150 to 1e150; beyond,
-        # the fit's squares under- or overflow (nobody selected at 1e-200, an IndexError at 1e160)
-        raise ValueError(f"y: the outcomes' spread (largest |y - median(y)| = {spread:.3g}) is outside "
-                         f"[{C2G_Y_SPREAD[0]:g}, {C2G_Y_SPREAD[1]:g}], where C2G's fit would under- or overflow; "
-                         "its selections and lfdr do not change when y is multiplied by a constant, so rescale y "
-                         "(for example y / np.std(y))")
-    return C2GInputs(yv, tv, Xv, columns, kept.keep)
-
-
-#: the spread of the outcomes (largest |y - median|) c2g accepts: its fit is scale-equivariant inside
-C2G_Y_SPREAD = (1e-100, 1e100)
+    with np.errstate(over="ignore", invalid="ignore"):
+        spread = float(np.max(np.abs(yv - np.median(yv))))
+    if not np.isfinite(spread):
+        raise ValueError("y: the outcomes' spread (largest |y - median(y)|) overflows float64; C2G is "
+                         "scale-equivariant, so divide y by a constant (for example 2.0 ** 10) and read the "
+                         "outputs in those units")
+    # the fit runs on y / unit (a power of two: exact) and reads its outputs back in y's units; a constant
+    # y (spread 0) keeps unit 1 and selects nobody
+    unit = float(pow2_scale(yv, axis=None, center=np.median(yv)))
+    return C2GInputs(yv, tv, Xv, columns, kept.keep, unit)
 
 
 def c2g_new_covariates(x: Any, center: np.ndarray | None, scale: np.ndarray | None, columns: list | None,

@@ -25,6 +25,7 @@ from .._checks import (show_value, apply_nan_policy, as_column_groups, as_float_
                        check_positive_int, check_progress, check_probability, check_seed)
 from .._checks.public import public_function
 from .._progress import parallel_map, progress_bar
+from .._resampling import root_seed, spawn_seeds
 from ._skeleton_result import SkeletonResult
 
 __all__ = ["pc_skeleton", "SkeletonResult"]
@@ -133,20 +134,21 @@ def _validate_test_args(test, test_args: dict) -> None:
 class _Tester:
     """Runs the test of node ``i`` against node ``j`` given nodes ``S``; picklable for joblib.
 
-    Seeds are derived from ``entropy`` and the nodes involved, so a test's random draws (projection
+    Seeds are derived from the root ``SeedSequence`` and the nodes involved (``spawn_seeds(root, 1,
+    key=...)``, the resampling engine's rule), so a test's random draws (projection
     directions, bootstrap multipliers, forests) do not depend on the order or the process it runs in.
     """
 
-    def __init__(self, design: _Design, test, test_args: dict, entropy: int):
+    def __init__(self, design: _Design, test, test_args: dict, root: np.random.SeedSequence):
         self.design = design
         self.test = test
-        self.entropy = entropy
+        self.root = root
         self.args = dict(test_args)
         # the built-in tests get residuals from the cache: the regression is pc_skeleton's business
         self.regression = None if callable(test) else self.args.pop("regression", "ols")
 
     def _seed(self, *key: int) -> np.random.Generator:
-        return np.random.default_rng(np.random.SeedSequence(self.entropy, spawn_key=tuple(key)))
+        return np.random.default_rng(spawn_seeds(self.root, 1, key=key)[0])
 
     def _block(self, nodes) -> np.ndarray | None:
         if not nodes:
@@ -370,8 +372,7 @@ def pc_skeleton(data, *, alpha: float = 0.01, test: str | Callable = "rpcit", gr
     design, alpha, test, max_cond, n_jobs = _validate(data, alpha, test, groups, max_cond, n_jobs, nan_policy)
     progress = check_progress(progress)
     _validate_test_args(test, test_args)
-    entropy = int(check_seed(seed).integers(2**63))
-    tester = _Tester(design, test, test_args, entropy)
+    tester = _Tester(design, test, test_args, root_seed(check_seed(seed)))
     m = len(design.names)
     adj = ~np.eye(m, dtype=bool)
     p_max = np.full((m, m), np.nan)

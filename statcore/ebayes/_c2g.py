@@ -194,6 +194,11 @@ def c2g(y: Any, treat: Any = None, X: Any = None, *, model: str = "additive", al
     authors' code and the design choices behind the options are in ``benchmarks/README.md``,
     section "c2g".
 
+    The fit runs on y divided by a power of two near its spread (exact) and every output is read in
+    y's units, so c2g(y * k) is c2g(y) with the means, CARE and the noise density times k and the
+    log-likelihoods less n_treated log k, at any magnitude float64 holds (bit for bit when k is a
+    power of two).
+
     Examples
     --------
     >>> import numpy as np
@@ -239,14 +244,18 @@ def c2g(y: Any, treat: Any = None, X: Any = None, *, model: str = "additive", al
 
     # many small linear-algebra calls: threaded BLAS only oversubscribes the cores (benchmarks/README.md,
     # ebayes); parallelism comes from n_jobs
+    # the fit runs on y / unit, unit a power of two near y's spread (exact, so the fit on y * 2^k is the
+    # fit on y bit for bit); the models read their outputs back in y's units
+    unit = data.unit
+    ys = yv / unit
     with thread_limit(1, pools="blas"):
         if model == "additive":
-            fit = _fit_additive(Z, yv, tv, noise, rng)
+            fit = _fit_additive(Z, ys, tv, noise, rng).in_units(unit)
         else:
             from ._c2g_nonparametric import fit_nonparametric
 
-            fit = _NonparametricModel(fit_nonparametric(Z, yv, tv, B, boot_quantile, rng, n_jobs, progress,
-                                                                bandwidth=bandwidth, band=band))
+            fit = _NonparametricModel(fit_nonparametric(Z, ys, tv, B, boot_quantile, rng, n_jobs, progress,
+                                                        bandwidth=bandwidth, band=band), unit)
     if model == "additive" and not fit.em.converged:
         import warnings
 
@@ -288,14 +297,28 @@ class _AdditiveModel:
     def __init__(self, krr, rff, noise, em, mu0, mu1, pi, lfdr):
         self.krr, self.rff, self.noise, self.em = krr, rff, noise, em
         self.mu0, self.mu1, self.pi, self.lfdr = mu0, mu1, pi, lfdr
+        self.unit = 1.0     # the fit ran on y / unit: krr, em and mu0_const are in those units
+
+    def in_units(self, unit: float) -> "_AdditiveModel":
+        """The model read in y's units, fitted on y / unit: the means, the noise density and the
+        treated log-likelihoods (the density of y is that of y / unit divided by unit)."""
+        if unit == 1.0:
+            return self
+        from ._c2g_additive import ScaledNoise
+
+        self.unit = unit
+        self.mu0, self.mu1 = self.mu0 * unit, self.mu1 * unit
+        self.noise = ScaledNoise(self.noise, unit)
+        self.loglik = np.asarray(self.em.loglik, dtype=float) - self.n_treated * np.log(unit)
+        return self
 
     def predict_mu0(self, Z):
         if self.krr is None:
-            return np.full(Z.shape[0], self.mu0_const)
-        return self.krr.predict(Z)
+            return np.full(Z.shape[0], self.mu0_const * self.unit)
+        return self.krr.predict(Z) * self.unit
 
     def care(self, Z):
-        return self.rff(Z) @ self.em.beta_mu - self.predict_mu0(Z)
+        return self.rff(Z) @ self.em.beta_mu * self.unit - self.predict_mu0(Z)
 
 
 def _fit_additive(Z, y, treat, noise_method, rng):
@@ -363,11 +386,14 @@ def _fit_additive(Z, y, treat, noise_method, rng):
     model = _AdditiveModel(krr, rff, g, em, mu0, mu1, pi, lfdr)
     model.pi_star = pistar
     model.mu0_const = mu0_const
+    model.n_treated = n1
+    model.loglik = np.asarray(em.loglik, dtype=float)
     return model
 
 
 class _NonparametricModel:
-    def __init__(self, fit):
+    def __init__(self, fit, unit=1.0):
         self.np_fit = fit
         self.pi = fit.pi_star
         self.lfdr = fit.lfdr
+        self.unit = unit    # the fit ran on y / unit: its means (mu0, mu_t) are in those units

@@ -209,6 +209,24 @@ class NoiseDensity:
         return (p @ a) / p.sum(axis=1)
 
 
+class ScaledNoise:
+    """A ``NoiseDensity`` fitted to residuals / unit, read in the residuals' own units (c2g fits on the
+    outcomes divided by a power of two near their spread): density g(r / unit) / unit, atoms, kernel sd
+    and support times unit; ``base`` is the density as fitted, ``fit`` its estimator's result."""
+
+    def __init__(self, base: NoiseDensity, unit: float):
+        self.base, self.unit = base, float(unit)
+        self.fit, self.method, self.weights = base.fit, base.method, base.weights
+        self.atoms = base.atoms * self.unit
+        self.sd, self.lo, self.hi = base.sd * self.unit, base.lo * self.unit, base.hi * self.unit
+
+    def logpdf(self, r: np.ndarray) -> np.ndarray:
+        return self.base.logpdf(np.asarray(r, dtype=float) / self.unit) - np.log(self.unit)
+
+    def atom_mean(self, r: np.ndarray) -> np.ndarray:
+        return self.base.atom_mean(np.asarray(r, dtype=float) / self.unit) * self.unit
+
+
 def fit_noise(resid: np.ndarray, noise: str, seed: np.random.Generator, min_scale: float = 0.0,
               min_kernel_sd: float = 0.0) -> NoiseDensity:
     """Noise density of the residuals; their scale is taken as at least ``min_scale`` (residuals

@@ -128,7 +128,7 @@ class C2GResult(Result):
         conv = {}
         if model == "additive":
             em = fit.em
-            trace = np.array(em.loglik, dtype=float)
+            trace = np.array(fit.loglik, dtype=float)   # in y's units (the fit ran on y / unit)
             trace.flags.writeable = False
             conv = dict(loglik=float(trace[-1]) if trace.size else None, converged=bool(em.converged),
                         n_iter=int(em.n_iter), loglik_trace=trace,
@@ -208,12 +208,13 @@ class C2GResult(Result):
                                 ("mu0_boot", "mu0_boot"), ("mut_boot", "mu_t_boot"))}
         else:
             res = npf.query(Z)
-        diff = res["mut"] - res["mu0"]
+        unit = self._fit.unit   # the fit ran on y / unit: its means are read back in y's units
+        diff = (res["mut"] - res["mu0"]) * unit
         lo, hi = _care_ends(diff, res["pi_star"])
         a = (1.0 - conf_level) / 2.0
         with np.errstate(invalid="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
-            d_boot = res["mut_boot"] - res["mu0_boot"]
+            d_boot = (res["mut_boot"] - res["mu0_boot"]) * unit
             d_ci = (np.nanquantile(d_boot, a, axis=1), np.nanquantile(d_boot, 1 - a, axis=1))
         # each end over the corners of (difference interval) x (pi* interval): a union, conservative
         corners = [_care_ends(d, p) for d in d_ci for p in (res["pi_star_lo"], res["pi_star_hi"])]

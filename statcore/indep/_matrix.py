@@ -13,6 +13,7 @@ from .._checks import (apply_nan_policy, as_column_groups, as_float_array, check
 from .._checks import check_progress, show_value
 from .._checks.public import public_function
 from .._progress import parallel_map
+from .._resampling import root_seed, spawn_seeds
 from .._r.rformat import R_DIGITS, format_table, strwrap
 from .._result import HTest, Result
 
@@ -219,17 +220,18 @@ def _estimate_of(res) -> float:
 
 
 class _PairTester:
-    """Runs the test of one pair of variables; seeds derive from ``entropy`` and the pair, so the
+    """Runs the test of one pair of variables; seeds derive from the root ``SeedSequence`` and the pair
+    (``spawn_seeds(root, 1, key=(i, j))``, the resampling engine's rule), so the
     answer does not depend on ``n_jobs`` or the order of the pairs. Picklable for joblib."""
 
-    def __init__(self, values, cols, test, test_args, entropy, builtin: bool):
+    def __init__(self, values, cols, test, test_args, root, builtin: bool):
         self.values, self.cols, self.test = values, cols, test
-        self.args, self.entropy, self.builtin = dict(test_args), entropy, builtin
+        self.args, self.root, self.builtin = dict(test_args), root, builtin
 
     def run(self, i: int, j: int):
         x = self.values[:, self.cols[i]]
         y = self.values[:, self.cols[j]]
-        rng = np.random.default_rng(np.random.SeedSequence(self.entropy, spawn_key=(i, j)))
+        rng = np.random.default_rng(spawn_seeds(self.root, 1, key=(i, j))[0])
         res = self.test(x, y, seed=rng, **self.args) if self.builtin else self.test(x, y, **self.args)
         if isinstance(res, HTest):
             return res, float(res.statistic) if res.statistic is not None else math.nan, float(res.p_value)
@@ -369,7 +371,7 @@ def independence_matrix(data, *, test: str | Callable = "dcor", groups: Mapping 
     n_jobs = check_n_jobs(n_jobs)
     progress = check_progress(progress)
     rng = check_seed(seed)
-    entropy = int(rng.integers(2 ** 63))
+    root = root_seed(rng)
     k = len(names)
     pairs = [(i, j) for i in range(k) for j in range(i + 1, k)]
     args = dict(test_args)
@@ -378,7 +380,7 @@ def independence_matrix(data, *, test: str | Callable = "dcor", groups: Mapping 
         fn = _builtin(test)
     else:
         fn = test
-    tester = _PairTester(values, cols, fn, args, entropy, builtin)
+    tester = _PairTester(values, cols, fn, args, root, builtin)
     if n_jobs == 1 or len(pairs) < 2:
         bounds = [(a, a + 1) for a in range(len(pairs))]
     else:

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from .._checks import (as_feature_samples, check_choice, check_n_jobs, check_positive_int, check_positive_real,
-                       check_progress, check_seed, check_subset_size, larger_sample, unit_scale_samples)
+                       check_progress, check_seed, check_subset_size, larger_sample, pow2_scale, unit_scale_samples)
 from .._checks.public import public_function
 from .._resampling import perm_pvalue, run_stream
 from .._result import HTest, Result
@@ -222,17 +222,19 @@ def _permutations(rng: np.random.Generator, B: int, n: int) -> np.ndarray:
 
 
 def _permuted_stats(m: np.ndarray, n1: int, rng: np.random.Generator, B: int, stat, progress,
-                    n_jobs: int = 1) -> np.ndarray:
+                    n_jobs: int = 1, linear: tuple | None = None) -> np.ndarray:
     """stat of the block sums of the B permutations, drawn in order from ``rng`` (the same
     permutations whatever the chunking); the engine (``statcore._resampling.run_stream``) owns the
-    loop, the chunks and the progress bar, and ``n_jobs`` sets the kernel's numba threads."""
+    loop, the chunks and the progress bar, and ``n_jobs`` sets the kernel's numba threads.
+    ``linear = (a, coef)`` adds coef * (sum of a over the permuted first sample - over the observed
+    one), computed from the membership changes only (``_PermutedStat``)."""
     import numba  # noqa: F401  (loaded first: thread_limit sets numba's pool once numba is loaded)
 
     from ..utils import effective_n_jobs, thread_limit
 
     n = m.shape[0]
     with thread_limit(effective_n_jobs(n_jobs), pools="numba"):
-        parts = run_stream(_RowPermutations(n), _PermutedStat(m, n1, stat), B, rng=rng,
+        parts = run_stream(_RowPermutations(n), _PermutedStat(m, n1, stat, linear), B, rng=rng,
                            bytes_per_resample=8.0 * max(n, 1), progress=progress, desc="permutations", unit="perm")
     return np.concatenate(parts)
 
@@ -248,11 +250,21 @@ class _RowPermutations:
 
 
 class _PermutedStat:
-    def __init__(self, m: np.ndarray, n1: int, stat):
-        self.m, self.n1, self.stat = m, n1, stat
+    def __init__(self, m: np.ndarray, n1: int, stat, linear: tuple | None = None):
+        self.m, self.n1, self.stat, self.linear = m, n1, stat, linear
 
     def __call__(self, perms: np.ndarray) -> np.ndarray:
-        return self.stat(_block_sums(self.m, perms, self.n1))
+        out = self.stat(_block_sums(self.m, perms, self.n1))
+        if self.linear is not None:
+            # sum of a over the permuted first sample minus over the observed one, from the {-1, 0, 1}
+            # membership changes: a unit that stays in its sample adds an exact 0, so a far outlier's
+            # huge a_i enters only the splits that move it
+            a, coef = self.linear
+            change = np.zeros((perms.shape[0], perms.shape[1]))
+            np.put_along_axis(change, perms[:, :self.n1], 1.0, axis=1)
+            change[:, :self.n1] -= 1.0
+            out = out + coef * (change @ a)
+        return out
 
 
 def _block_sums(m: np.ndarray, perms: np.ndarray, n1: int) -> np.ndarray:
@@ -370,6 +382,65 @@ def mmd_test(x, y, *, kernel="gaussian", bandwidth="median", B=999, seed=None, p
                  extras={"replicates": reps, "bandwidth": bw, "kernel": kernel, "B": B})
 
 
+#: the ratio of the largest deviation from the median to the median one beyond which energy_test computes
+#: E from centred distances (below it the outliers' terms leave the bulk's digits in float64)
+_FAR_OUTLIER_RATIO = 2.0 ** 10
+
+
+def _far_outlier_units(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, float] | None:
+    """(w, s): the pooled data about their column medians in units s of the median deviation (a power
+    of two, ``pow2_scale``), when the largest deviation exceeds ``_FAR_OUTLIER_RATIO`` median ones (and
+    w holds no value near float64's limit); None otherwise, and "beyond" when the outliers lie more
+    than 2^1000 median deviations out (no one unit holds both: the bulk's distances vanish beside them)."""
+    z = np.vstack([x, y])
+    center = np.median(z, axis=0)
+    with np.errstate(over="ignore", invalid="ignore"):
+        dev = np.abs(z - center)
+        med = float(np.median(dev))
+        big = float(dev.max())
+    if not (med > 0 and np.isfinite(big) and big > _FAR_OUTLIER_RATIO * med):
+        return None
+    s = float(pow2_scale(z, axis=None, center=center, robust=True))
+    with np.errstate(over="ignore"):
+        w = (z - center) / s
+    if not np.all(np.abs(w) < 2.0 ** 1000):  # the differences of two points must stay finite
+        return "beyond"
+    return w, s
+
+
+def _centred_distances(w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """C_ij = d_ij - a_i - a_j off the diagonal (0 on it) and a_i = |w_i|, without cancellation.
+
+    With A = max(a_i, a_j), b = min(a_i, a_j) and u the point of norm A divided by A, v the other,
+    d - A = (b^2 - 2 A <u, v>) / (d + A), so C = (b (b / A) - 2 <u, v>) / (d / A + 1) - b: every term is
+    of the size of the smaller point, and no square of a far point is formed. Since
+    E(D) = E(C) + 2 c (sum_x a / n1^2 + sum_y a / n2^2) for any a (the V-statistic's diagonal holds
+    -2 a_i), the centred matrix carries the bulk's information whatever the outliers' size."""
+    n, d = w.shape
+    rowmax = np.abs(w).max(axis=1)
+    safe = np.where(rowmax > 0, rowmax, 1.0)
+    a = rowmax * np.sqrt(np.einsum("ij,ij->i", w / safe[:, None], w / safe[:, None]))
+    C = np.zeros((n, n))
+    step = max(1, (1 << 22) // max(n * d, 1))
+    for lo in range(0, n, step):
+        wi = w[lo:lo + step, None, :]
+        ai = a[lo:lo + step, None]
+        first = ai >= a[None, :]
+        A = np.maximum(ai, a[None, :])
+        b = np.minimum(ai, a[None, :])
+        Asafe = np.where(A > 0, A, 1.0)
+        u = np.where(first[..., None], wi, w[None, :, :]) / Asafe[..., None]
+        v = np.where(first[..., None], w[None, :, :], wi)
+        diff = wi - w[None, :, :]
+        m = np.abs(diff).max(axis=2)
+        msafe = np.where(m > 0, m, 1.0)
+        dist = m * np.sqrt(np.einsum("ijk,ijk->ij", diff / msafe[..., None], diff / msafe[..., None]))
+        block = (b * (b / Asafe) - 2.0 * np.einsum("ijk,ijk->ij", u, v)) / (dist / Asafe + 1.0) - b
+        C[lo:lo + step] = np.where(A > 0, block, 0.0)
+    np.fill_diagonal(C, 0.0)
+    return np.ascontiguousarray(C), a
+
+
 @public_function(data=("x", "y"), nan_policy=("raise", "omit"), samples="independent")
 def energy_test(x, y, *, B=999, seed=None, progress=None, n_jobs=1):
     """Energy test of equal distributions (R energy's ``eqdist.etest`` for two samples).
@@ -403,6 +474,19 @@ def energy_test(x, y, *, B=999, seed=None, progress=None, n_jobs=1):
     HTest
         Printed as R prints ``eqdist.etest``; ``extras["replicates"]``.
 
+    Notes
+    -----
+    Far outliers (a deviation from the median over 2^10 median deviations) contribute a term to E that
+    is the same for every split leaving them in their sample and can exceed the bulk's by more than
+    float64's 16 digits (one value of 1e300: every permuted E then tied with the observed one, p = 1;
+    R's ``eqdist.etest`` returns E = NaN). There E is computed from the centred distances
+    d_ij - a_i - a_j (a_i the distance of point i from the median, formed without cancellation) plus the
+    term linear in the a_i, and the permuted statistics are compared without the term they share, which
+    gives the p-value of exact arithmetic. With unequal sample sizes that p-value is large whatever the
+    bulk shows: the splits that move an outlier to the smaller sample have the larger E. Outliers more
+    than 2^1000 median deviations out cannot share one float64 unit with the bulk: a StatcoreWarning
+    says so, and the tied permutations count as at least as extreme.
+
     References
     ----------
     Szekely, G. J. & Rizzo, M. L. (2004). Testing for equal distributions in high dimension. InterStat 5.
@@ -423,13 +507,36 @@ def energy_test(x, y, *, B=999, seed=None, progress=None, n_jobs=1):
     n_jobs = check_n_jobs(n_jobs)
     progress = check_progress(progress)
     n1, n2 = x.shape[0], y.shape[0]
-    # E is translation invariant and homogeneous of degree 1: computed on unit-scale data (no overflow of
-    # the squared distances at 1e300, no cancellation at a location of 1e8), then scaled back
-    xs, ys, scale = unit_scale_samples(x, y)
-    with blas_threads(x.shape[1]):
-        dist = np.ascontiguousarray(np.sqrt(_sqdist(np.vstack([xs, ys]))))
-    total = dist.sum()
     c = n1 * n2 / (n1 + n2)
+    centred = _far_outlier_units(x, y)
+    if isinstance(centred, str):
+        import warnings
+
+        from .._warnings import StatcoreWarning
+
+        warnings.warn("energy_test: the largest deviation from the median exceeds 2^1000 median deviations, "
+                      "beyond what float64 holds in one unit: the bulk's distances vanish beside the outliers', "
+                      "so the permuted statistics tie with the observed one unless an outlier changes sample; "
+                      "the p-value counts those ties as at least as extreme (conservative). Test the bulk and "
+                      "the outliers separately", StatcoreWarning, stacklevel=3)
+        centred = None
+    if centred is None:
+        # E is translation invariant and homogeneous of degree 1: computed on unit-scale data (no overflow
+        # of the squared distances at 1e300, no cancellation at a location of 1e8), then scaled back
+        xs, ys, scale = unit_scale_samples(x, y)
+        with blas_threads(x.shape[1]):
+            dist = np.ascontiguousarray(np.sqrt(_sqdist(np.vstack([xs, ys]))))
+        linear, offset = None, 0.0
+    else:
+        # far outliers: E from the centred distances d_ij - a_i - a_j (a_i = |w_i|, w the data about the
+        # median), whose outlier rows are of the bulk's size, plus the part linear in the a_i (the
+        # outliers' common contribution, _centred_distances); permuted statistics are compared with the
+        # observed one without that common part (a constant shift of all of them: the same p-value)
+        w, scale = centred
+        dist, a = _centred_distances(w)
+        linear = (a, 2 * c * (1 / n1 ** 2 - 1 / n2 ** 2))
+        offset = 2 * c * (float(np.sum(a[:n1])) / n1 ** 2 + float(np.sum(a[n1:])) / n2 ** 2)
+    total = dist.sum()
 
     def stat(sums):
         sxx, syy = sums[..., 0], sums[..., 1]
@@ -437,9 +544,9 @@ def energy_test(x, y, *, B=999, seed=None, progress=None, n_jobs=1):
         return c * (2 * sxy / (n1 * n2) - sxx / n1 ** 2 - syy / n2 ** 2)
 
     obs = float(stat(_block_sums(dist, np.arange(n1 + n2, dtype=np.int64)[None, :], n1))[0])
-    reps = _permuted_stats(dist, n1, rng, B, stat, progress, n_jobs)
+    reps = _permuted_stats(dist, n1, rng, B, stat, progress, n_jobs, linear=linear)
     p = perm_pvalue(obs, reps, alternative="greater")
-    obs, reps = obs * scale, reps * scale
+    obs, reps = (obs + offset) * scale, (reps + offset) * scale
     return HTest(statistic=obs, statistic_name="E-statistic", p_value=p,
                  method=f"{'Univariate' if x.shape[1] == 1 else 'Multivariate'} 2-sample E-test of equal distributions",
                  data_name=f"sample sizes {n1} {n2}, replicates {B}", alternative=None,

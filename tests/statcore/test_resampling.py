@@ -349,3 +349,38 @@ def test_run_stream_independent_of_n_jobs():
 
 def _row_sums(block):
     return block.sum(axis=1)
+
+
+def test_spawn_seeds_is_the_engines_rule_and_refuses_bad_seeds():
+    """statcore.utils.spawn_seeds: the children of the seed by spawn key (the engine's block streams),
+    keyed streams below the key, the SeedSequence never advanced, bad seeds and counts refused."""
+    from statcore.utils import spawn_seeds
+
+    a = spawn_seeds(3, 4)
+    assert [s.spawn_key for s in a] == [(0,), (1,), (2,), (3,)]
+    # the engine's stream blocks are these streams, and numpy's own spawn gives the same children
+    assert [s.generate_state(4).tolist() for s in a] == [s.generate_state(4).tolist() for s in rs.block_seeds(3, 4)]
+    assert [s.generate_state(4).tolist() for s in a] == \
+        [s.generate_state(4).tolist() for s in np.random.SeedSequence(3).spawn(4)]
+    root = np.random.SeedSequence(11)
+    k1 = spawn_seeds(root, 2, key=(5, 7))
+    k2 = spawn_seeds(root, 2, key=(5, 7))
+    assert [s.spawn_key for s in k1] == [(5, 7, 0), (5, 7, 1)]
+    assert [s.generate_state(2).tolist() for s in k1] == [s.generate_state(2).tolist() for s in k2]
+    assert root.n_children_spawned == 0
+    assert k1[0].generate_state(2).tolist() != spawn_seeds(root, 1, key=(7, 5))[0].generate_state(2).tolist()
+    assert spawn_seeds(0, 0) == []
+    g = np.random.default_rng(0)
+    assert spawn_seeds(g, 1)[0].entropy != spawn_seeds(g, 1)[0].entropy  # a Generator advances
+    for bad, err in ((-1, ValueError), (True, TypeError), ("a", TypeError), (1.5, TypeError),
+                     (np.random.RandomState(0), TypeError)):
+        with pytest.raises(err, match="seed"):
+            spawn_seeds(bad, 2)
+    with pytest.raises(ValueError, match=r"\bn\b"):
+        spawn_seeds(0, -1)
+    with pytest.raises(TypeError, match=r"\bn\b"):
+        spawn_seeds(0, 2.5)
+    with pytest.raises(ValueError, match="key"):
+        spawn_seeds(0, 1, key=(-1,))
+    with pytest.raises(TypeError, match="key"):
+        spawn_seeds(0, 1, key="ab")

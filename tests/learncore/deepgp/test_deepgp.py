@@ -216,3 +216,19 @@ def test_cholesky_method_reports_its_jitter():
 def test_bad_input_names_the_argument(call, arg):
     with pytest.raises((ValueError, TypeError), match=rf"\b{arg}\b"):
         call()
+
+
+@pytest.mark.parametrize("n_half", [600, 50])
+@pytest.mark.parametrize("outlier", [1e6, 1e300, -1e300])
+def test_count_modes_ignores_one_far_outlier(outlier, n_half):
+    """A far outlier neither inflates the bandwidth nor stretches the grid: the bimodal bulk keeps its
+    two modes at -2.5 and 2.5 (the outlier lies outside the counting range, so it is no mode), and the
+    bandwidth is the one of the bulk alone, at any n (the 0.5% trim drops at least one point a side)."""
+    rng = np.random.default_rng(3)
+    bulk = np.concatenate([rng.normal(-2.5, 1, n_half), rng.normal(2.5, 1, n_half)])
+    res = count_modes(np.r_[bulk, outlier], B=99, seed=0)
+    assert res.n_modes == 2 and res.stable_modes == 2
+    assert np.allclose(np.sort(res.locations), [-2.5, 2.5], atol=0.6)
+    # the bandwidth is the normal reference of the bulk's own spread (trimmed alike), n counting the outlier
+    alone = count_modes(bulk, B=9, seed=0)
+    assert res.bandwidth == pytest.approx(alone.bandwidth, rel=0.05)

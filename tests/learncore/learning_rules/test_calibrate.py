@@ -14,6 +14,7 @@ from learncore.learning_rules import (calibrate_selection, check_trials, fit, fi
                                       heldout_loglik, replay_p_right, session_folds, simulate)
 from learncore.learning_rules.calibrate import _replicate, _replicate_fits, simulate_like  # noqa: E402
 from statcore import ConvergenceWarning  # noqa: E402
+from statcore.utils import spawn_seeds  # noqa: E402
 
 ONE = {"W": np.zeros((2, 3)), "eta": 0.05, "beta": 8.0}
 
@@ -125,7 +126,7 @@ def test_heldout_loglik_is_the_replayed_prediction_of_the_earlier_fit():
     res = heldout_loglik(tr, archs=("1L", "2L"), hidden=1, folds=2, restarts=1, max_iter=40, seed=0)
     assert list(res.table["n_train"]) == [200, 200, 400, 400]
     # fold 1 of 1L by hand: the fit to the first 400 trials (same seed stream), replayed to trial 600
-    seeds = np.random.SeedSequence(int(np.random.default_rng(0).integers(2**63))).spawn(4)
+    seeds = spawn_seeds(np.random.default_rng(0), 4)   # statcore's one stream rule, as heldout_loglik
     f = fit(tr.iloc[:400], arch="1L", restarts=1, max_iter=40, seed=np.random.default_rng(seeds[2]), warn=False)
     p, _ = replay_p_right(tr, "1L", f.params)
     y = (tr["choice"] == "right").to_numpy()[400:]

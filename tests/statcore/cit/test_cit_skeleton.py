@@ -508,3 +508,14 @@ def test_bad_input():
         pc_skeleton(chain, test=lambda x, y, z: 2.0)
     with pytest.raises(TypeError, match="p-value or an HTest"):
         pc_skeleton(chain, test=lambda x, y, z: "small")
+
+
+def test_n_jobs_changes_nothing():
+    """Each test's seed stream is keyed by its nodes (statcore.utils.spawn_seeds), so the random
+    projections of RP-CIT, and so the skeleton and its p-values, do not depend on n_jobs."""
+    dag = nx.DiGraph([(0, 1), (1, 2), (3, 2)])
+    data = linear_sem(dag, 150, np.random.default_rng(8))
+    runs = [pc_skeleton(data, alpha=0.01, test="rpcit", seed=4, n_jobs=j) for j in (1, 2)]
+    np.testing.assert_array_equal(np.asarray(runs[0].adjacency), np.asarray(runs[1].adjacency))
+    np.testing.assert_array_equal(np.asarray(runs[0].p_max, dtype=float), np.asarray(runs[1].p_max, dtype=float))
+    assert runs[0].sepsets == runs[1].sepsets

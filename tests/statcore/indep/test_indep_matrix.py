@@ -128,3 +128,13 @@ def test_constant_column_is_named_and_alpha_one_is_allowed():
     assert res.p_values.shape == (2, 2)
     res = independence_matrix(frame[["a", "b"]], B=19, seed=1, alpha=1.0)
     assert res.alpha == 1.0 and res.significant[0, 1]  # every adjusted p-value is <= 1
+
+
+def test_n_jobs_changes_nothing():
+    """The pairs' seed streams (statcore.utils.spawn_seeds keyed by the pair) do not depend on n_jobs."""
+    df = _frame(60, seed=4)
+    runs = [independence_matrix(df, test="dcor", B=49, seed=3, n_jobs=j) for j in (1, 2)]
+    np.testing.assert_array_equal(runs[0].p_values, runs[1].p_values)
+    np.testing.assert_array_equal(runs[0].statistic, runs[1].statistic)
+    again = independence_matrix(df, test="dcor", B=49, seed=3)
+    np.testing.assert_array_equal(again.p_values, runs[0].p_values)
