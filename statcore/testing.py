@@ -16,7 +16,9 @@ The replicates of a calibration check draw either from one ``numpy.random.Genera
 ``seed``), in order: the sampler draws the data, then the test or interval gets the same Generator
 for its own randomness (permutations, bootstrap); or, with ``seeds``, each from its own seed,
 handed as it is to the sampler and the test (replicate i is then reproducible on its own, and the
-replicates may run on several workers). Either way a check gives the same answer every run.
+replicates may run on several workers); or, with ``vectorized=True``, all at once (a simulation
+computed as arrays: the sampler draws every data set, the test returns one value per replicate).
+Either way a check gives the same answer every run.
 
 The bounds: ``target`` -+ ``n_se`` Monte Carlo standard errors, one-sided by default (size and
 error rates from above, coverage from below) and two-sided with ``exact``; the standard error is
@@ -406,8 +408,35 @@ def _replicate(fn: Callable, sampler: Callable, randomness: Any, threads: int | 
         return fn(sampler(randomness), randomness)
 
 
-def _run(fn: Callable, sampler: Callable, reps: int, rng: Any, seeds: list | None, n_jobs: int, convert,
-         what: str) -> dict:
+def _vector(raw: Any, convert, what: str, reps: int | None) -> np.ndarray:
+    """One value per replicate from a vectorised call: a 1-d array of numbers, each checked as ``convert``
+    checks one (the first bad one raises with its replicate number)."""
+    arr = np.asarray(raw)
+    if arr.ndim != 1 or arr.size < 2 or (reps is not None and arr.size != reps):
+        raise ValueError(f"{what} must return one value per replicate with vectorized=True (a vector of length "
+                         f"{'reps' if reps is None else reps}, at least 2), got shape {arr.shape}")
+    if arr.dtype.kind not in "biuf" or (arr.dtype.kind == "b" and convert is _as_p):
+        convert(arr[0].item() if arr.dtype.kind in "biuf" else arr[0], f"{what} (replicate 1)")
+        raise TypeError(f"{what} must return numbers, got an array of {arr.dtype}")
+    values = arr.astype(float)
+    bad = np.flatnonzero(~((values >= 0.0) & (values <= 1.0)))   # NaN is bad too
+    if bad.size:
+        convert(float(values[bad[0]]), f"{what} (replicate {bad[0] + 1})")
+    return values
+
+
+def _run(fn: Callable, sampler: Callable, reps: int | None, rng: Any, seeds: list | None, n_jobs: int, convert,
+         what: str, vectorized: bool = False) -> dict:
+    if vectorized:  # one call: the sampler draws every replicate, the function returns a value per replicate
+        raw = fn(sampler(rng), rng)
+        if isinstance(raw, Mapping):
+            if not raw:
+                raise ValueError(f"{what} returned an empty mapping")
+            values = {str(k): _vector(v, convert, f"{what}[{k!r}]", reps) for k, v in raw.items()}
+            if len({v.size for v in values.values()}) > 1:
+                raise ValueError(f"{what} returned vectors of different lengths {[v.size for v in values.values()]}")
+            return values
+        return {"value": _vector(raw, convert, what, reps)}
     if seeds is None:  # one Generator, the replicates in order
         outs = (_replicate(fn, sampler, rng, None) for _ in range(reps))
     elif n_jobs == 1:
@@ -473,12 +502,19 @@ def _check(quantity: str, what: str, name: str, rates: dict, target: float, reps
 
 
 def _common(fn: Callable, fn_name: str, sampler: Callable, sampler_name: str, reps: Any, seed: Any, seeds: Any,
-            exact: Any, n_se: Any, std_error: Any, n_jobs: Any, minimum: int):
+            exact: Any, n_se: Any, std_error: Any, n_jobs: Any, minimum: int, vectorized: Any):
     from ._checks import check_choice, check_n_jobs
 
     _check_callable(fn, fn_name)
     _check_callable(sampler, sampler_name)
-    seeds, reps = _check_seeds(seeds, seed, reps, minimum)
+    if _check_flag(vectorized, "vectorized"):
+        if seeds is not None:
+            raise ValueError("vectorized=True draws every replicate in one call from seed's Generator: give seed, "
+                             "not seeds")
+        if reps is not None:
+            reps = check_positive_int(reps, "reps", minimum=2)
+    else:
+        seeds, reps = _check_seeds(seeds, seed, reps, minimum)
     n_se = _check_n_se(n_se)
     exact = _check_flag(exact, "exact")
     std_error = check_choice(std_error, "std_error", _STD_ERRORS)
@@ -492,7 +528,7 @@ def _common(fn: Callable, fn_name: str, sampler: Callable, sampler_name: str, re
 
 def assert_size(test: Callable, null_sampler: Callable, *, alpha: float = 0.05, reps: int | None = None,
                 seed: Any = None, seeds: Any = None, exact: bool = False, n_se: float = 3.0,
-                std_error: str = "nominal", n_jobs: int = 1) -> Calibration:
+                std_error: str = "nominal", n_jobs: int = 1, vectorized: bool = False) -> Calibration:
     """Check by seeded Monte Carlo that a test's rejection rate under the null is at most alpha.
 
     Each of ``reps`` replicates draws ``data = null_sampler(rng)`` and computes ``test(data, rng)``;
@@ -519,7 +555,8 @@ def assert_size(test: Callable, null_sampler: Callable, *, alpha: float = 0.05, 
     alpha : float in (0, 1)
         The level.
     reps : int, optional
-        Monte Carlo replicates (1000 by default; ``len(seeds)`` with ``seeds``).
+        Monte Carlo replicates (1000 by default; ``len(seeds)`` with ``seeds``; the length of the
+        returned vector with ``vectorized``).
     seed : None, int or numpy.random.Generator
         The randomness of the samplers and of the tests: one Generator for all replicates.
     seeds : sequence, optional
@@ -535,6 +572,10 @@ def assert_size(test: Callable, null_sampler: Callable, *, alpha: float = 0.05, 
     n_jobs : int
         Workers for the replicates (joblib's convention; other than 1 only with ``seeds``), each
         on one thread.
+    vectorized : bool
+        One call for all replicates (a simulation computed as arrays): ``null_sampler(rng)`` draws
+        every data set and ``test(data, rng)`` returns a vector of p-values, one per replicate (or
+        a dict of vectors); ``reps`` is its length. The draws are those of the vectorised code.
 
     Returns
     -------
@@ -568,8 +609,10 @@ def assert_size(test: Callable, null_sampler: Callable, *, alpha: float = 0.05, 
     """
     alpha = check_probability(alpha, "alpha", open_right=True)
     seeds, reps, n_se, exact, std_error, n_jobs, rng = _common(test, "test", null_sampler, "null_sampler", reps,
-                                                               seed, seeds, exact, n_se, std_error, n_jobs, 1)
-    p = _run(test, null_sampler, reps, rng, seeds, n_jobs, _as_p, "test")
+                                                               seed, seeds, exact, n_se, std_error, n_jobs, 1,
+                                                               vectorized)
+    p = _run(test, null_sampler, reps, rng, seeds, n_jobs, _as_p, "test", vectorized)
+    reps = len(next(iter(p.values())))
     rejected = {k: (v <= alpha).astype(float) for k, v in p.items()}
     rates = {k: float(v.mean()) for k, v in rejected.items()}
     se = _std_errors(rejected, alpha, reps, std_error)
@@ -615,7 +658,7 @@ def _check_flag(v: Any, name: str) -> bool:
 
 def assert_coverage(covers: Callable, sampler: Callable, *, conf_level: float = 0.95, reps: int | None = None,
                     seed: Any = None, seeds: Any = None, exact: bool = False, n_se: float = 3.0,
-                    std_error: str = "observed", n_jobs: int = 1) -> Calibration:
+                    std_error: str = "observed", n_jobs: int = 1, vectorized: bool = False) -> Calibration:
     """Check by seeded Monte Carlo that an interval (or set) covers at least ``conf_level``.
 
     Each of ``reps`` replicates draws ``data = sampler(rng)`` and computes ``covers(data, rng)``:
@@ -641,7 +684,8 @@ def assert_coverage(covers: Callable, sampler: Callable, *, conf_level: float = 
     conf_level : float in (0, 1)
         The nominal coverage (or the exact coverage expected, with ``exact``).
     reps : int, optional
-        Monte Carlo replicates (1000 by default; ``len(seeds)`` with ``seeds``).
+        Monte Carlo replicates (1000 by default; ``len(seeds)`` with ``seeds``; the length of the
+        returned vector with ``vectorized``).
     seed : None, int or numpy.random.Generator
         The randomness of the samplers and of the intervals: one Generator for all replicates.
     seeds : sequence, optional
@@ -654,6 +698,9 @@ def assert_coverage(covers: Callable, sampler: Callable, *, conf_level: float = 
         The Monte Carlo standard error of the mean coverage (above).
     n_jobs : int
         Workers for the replicates (other than 1 only with ``seeds``), each on one thread.
+    vectorized : bool
+        One call for all replicates: ``sampler(rng)`` draws every data set and ``covers(data, rng)``
+        returns a vector of coverages, one per replicate (or a dict of vectors); ``reps`` is its length.
 
     Returns
     -------
@@ -690,8 +737,9 @@ def assert_coverage(covers: Callable, sampler: Callable, *, conf_level: float = 
     """
     conf_level = check_probability(conf_level, "conf_level", open_right=True)
     seeds, reps, n_se, exact, std_error, n_jobs, rng = _common(covers, "covers", sampler, "sampler", reps, seed,
-                                                               seeds, exact, n_se, std_error, n_jobs, 2)
-    cov = _run(covers, sampler, reps, rng, seeds, n_jobs, _as_coverage, "covers")
+                                                               seeds, exact, n_se, std_error, n_jobs, 2, vectorized)
+    cov = _run(covers, sampler, reps, rng, seeds, n_jobs, _as_coverage, "covers", vectorized)
+    reps = len(next(iter(cov.values())))
     rates = {k: float(v.mean()) for k, v in cov.items()}
     se = _std_errors(cov, conf_level, reps, std_error)
     return _check("coverage", "coverage", "conf_level", rates, conf_level, reps, se, n_se, False, exact,
@@ -700,7 +748,7 @@ def assert_coverage(covers: Callable, sampler: Callable, *, conf_level: float = 
 
 def assert_error_rate(error: Callable, sampler: Callable, *, alpha: float = 0.05, reps: int | None = None,
                       seed: Any = None, seeds: Any = None, exact: bool = False, n_se: float = 3.0,
-                      std_error: str = "observed", n_jobs: int = 1) -> Calibration:
+                      std_error: str = "observed", n_jobs: int = 1, vectorized: bool = False) -> Calibration:
     """Check by seeded Monte Carlo that a mean error rate (an FDR, a FWER) is at most alpha.
 
     Each of ``reps`` replicates draws ``data = sampler(rng)`` and computes ``error(data, rng)``:
@@ -726,7 +774,8 @@ def assert_error_rate(error: Callable, sampler: Callable, *, alpha: float = 0.05
     alpha : float in (0, 1)
         The error rate to control (or the exact rate expected, with ``exact``).
     reps : int, optional
-        Monte Carlo replicates (1000 by default; ``len(seeds)`` with ``seeds``).
+        Monte Carlo replicates (1000 by default; ``len(seeds)`` with ``seeds``; the length of the
+        returned vector with ``vectorized``).
     seed : None, int or numpy.random.Generator
         The randomness of the samplers and of the rules: one Generator for all replicates.
     seeds : sequence, optional
@@ -739,6 +788,9 @@ def assert_error_rate(error: Callable, sampler: Callable, *, alpha: float = 0.05
         The Monte Carlo standard error of the mean error (above).
     n_jobs : int
         Workers for the replicates (other than 1 only with ``seeds``), each on one thread.
+    vectorized : bool
+        One call for all replicates: ``sampler(rng)`` draws every data set and ``error(data, rng)``
+        returns a vector of errors, one per replicate (or a dict of vectors); ``reps`` is its length.
 
     Returns
     -------
@@ -775,8 +827,9 @@ def assert_error_rate(error: Callable, sampler: Callable, *, alpha: float = 0.05
     """
     alpha = check_probability(alpha, "alpha", open_right=True)
     seeds, reps, n_se, exact, std_error, n_jobs, rng = _common(error, "error", sampler, "sampler", reps, seed,
-                                                               seeds, exact, n_se, std_error, n_jobs, 2)
-    err = _run(error, sampler, reps, rng, seeds, n_jobs, _as_error, "error")
+                                                               seeds, exact, n_se, std_error, n_jobs, 2, vectorized)
+    err = _run(error, sampler, reps, rng, seeds, n_jobs, _as_error, "error", vectorized)
+    reps = len(next(iter(err.values())))
     rates = {k: float(v.mean()) for k, v in err.items()}
     se = _std_errors(err, alpha, reps, std_error)
     return _check("error rate", "mean error", "alpha", rates, alpha, reps, se, n_se, True, exact, std_error,

@@ -266,3 +266,36 @@ def test_assert_error_rate_refuses_an_error_outside_0_1(bad):
 def test_seeds_n_jobs_and_std_error_arguments(call, exc, match):
     with pytest.raises(exc, match=match):
         call()
+
+
+def test_vectorized_checks_a_simulation_computed_as_arrays():
+    # 4000 families of 20 uniforms at once: the draws of the vectorised code, one p-value per family
+    def min_p(u, rng):
+        return {"bonferroni": np.minimum(1.0, 20 * u.min(axis=1)), "min_p": u.min(axis=1)}
+
+    res = assert_size(lambda u, rng: {"bonferroni": min_p(u, rng)["bonferroni"]}, lambda rng: rng.uniform(size=(4000, 20)),
+                      alpha=0.05, seed=9, vectorized=True)
+    u = np.random.default_rng(9).uniform(size=(4000, 20))
+    assert res.reps == 4000 and res.rates["bonferroni"] == np.mean(np.minimum(1, 20 * u.min(axis=1)) <= 0.05)
+    # the unadjusted minimum rejects 1 - 0.95^20 = 64% of families
+    with pytest.raises(AssertionError, match=r"min_p: rejection rate 0\.6\d{3} \(\d+ of 4000\) exceeds"):
+        assert_size(min_p, lambda rng: rng.uniform(size=(4000, 20)), alpha=0.05, seed=9, vectorized=True)
+    cov = assert_coverage(lambda z, rng: np.abs(z) <= 1.959964, lambda rng: rng.normal(size=3000), seed=2,
+                          vectorized=True, exact=True, std_error="nominal")
+    assert cov.reps == 3000 and cov.std_errors["value"] == pytest.approx(np.sqrt(0.95 * 0.05 / 3000), rel=1e-12)
+
+
+@pytest.mark.parametrize("out, exc, match", [
+    (np.array([0.5, np.nan, 0.2]), ValueError, r"test \(replicate 2\) returned the p-value nan"),
+    (np.array([0.5, 0.1, 1.5]), ValueError, r"test \(replicate 3\) returned the p-value 1\.5"),
+    (np.array([True, False]), TypeError, "must return a p-value"),
+    (np.array(["a", "b"]), TypeError, "must return a p-value"),
+    (np.zeros((3, 2)), ValueError, "one value per replicate"),
+    (np.zeros(5), ValueError, r"a vector of length 4"),
+])
+def test_vectorized_refuses_what_is_not_one_p_value_per_replicate(out, exc, match):
+    reps = 4 if out.shape == (5,) else None
+    with pytest.raises(exc, match=match):
+        assert_size(lambda d, rng: out, lambda rng: None, seed=1, reps=reps, vectorized=True)
+    with pytest.raises(ValueError, match="not seeds"):
+        assert_size(lambda d, rng: out, lambda s: None, seeds=range(3), vectorized=True)
