@@ -8,12 +8,23 @@ What statcore's own tests use, public for people who test their own analyses:
   :func:`dag_frames` (DataFrames from a linear Gaussian model on a random DAG);
 - calibration checks: :func:`assert_size` (the rejection rate of a test under a null sampler is at
   most alpha + 3 Monte Carlo standard errors) and :func:`assert_coverage` (an interval's coverage is
-  at least its level - 3 s.e.), each one seeded Monte Carlo run that fails with the rate, its
-  standard error and the bound, and returns a :class:`Calibration` result otherwise.
+  at least its level - 3 s.e.) and :func:`assert_error_rate` (a mean error, an FDR or a FWER, is at
+  most alpha + 3 s.e.), each one seeded Monte Carlo run that fails with the rate, its standard error
+  and the bound, and returns a :class:`Calibration` result otherwise.
 
-The replicates of a calibration check all draw from one ``numpy.random.Generator`` (from ``seed``),
-in order: the sampler draws the data, then the test or interval gets the same Generator for its own
-randomness (permutations, bootstrap), so a check gives the same answer every run.
+The replicates of a calibration check draw either from one ``numpy.random.Generator`` (from
+``seed``), in order: the sampler draws the data, then the test or interval gets the same Generator
+for its own randomness (permutations, bootstrap); or, with ``seeds``, each from its own seed,
+handed as it is to the sampler and the test (replicate i is then reproducible on its own, and the
+replicates may run on several workers); or, with ``vectorized=True``, all at once (a simulation
+computed as arrays: the sampler draws every data set, the test returns one value per replicate).
+Either way a check gives the same answer every run.
+
+The bounds: ``target`` -+ ``n_se`` Monte Carlo standard errors, one-sided by default (size and
+error rates from above, coverage from below) and two-sided with ``exact``; the standard error is
+the binomial one at the nominal level (``std_error="nominal"``, the default of
+:func:`assert_size`), the observed one of the replicates' values (``"observed"``, the default of
+:func:`assert_coverage` and :func:`assert_error_rate`) or the larger of the two (``"larger"``).
 """
 from __future__ import annotations
 
@@ -28,7 +39,7 @@ from ._checks import check_positive_int, check_probability, check_seed, show_val
 from ._result import Result
 
 __all__ = ["pvalues", "treatment_outcome", "ci_triples", "dag_frames", "assert_size", "assert_coverage",
-           "Calibration"]
+           "assert_error_rate", "Calibration"]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -286,7 +297,7 @@ class Calibration(Result):
     Attributes
     ----------
     quantity : str
-        "size" (rejection rates) or "coverage".
+        "size" (rejection rates), "coverage" or "error rate" (mean errors: FDR, FWER).
     target : float
         alpha, or the nominal coverage.
     reps : int
@@ -325,7 +336,7 @@ class Calibration(Result):
 
     def summary(self) -> str:
         """One line per rate: the rate, its standard error and the accepted range."""
-        name = "rejection rate" if self.quantity == "size" else "coverage"
+        name = {"size": "rejection rate", "coverage": "coverage"}.get(self.quantity, "mean error")
         head = (f"Calibration ({self.quantity}): {self.reps} seeded replicates (seed {self.seed}), target "
                 f"{self.target:g}, bounds at {self.n_se:g} Monte Carlo standard errors")
         lines = [head]
@@ -371,11 +382,72 @@ def _check_callable(f: Any, name: str) -> Callable:
         raise TypeError(f"{name} must be callable, got {type(f).__name__}")
     return f
 
+def _check_seeds(seeds: Any, seed: Any, reps: Any, minimum: int) -> tuple[list | None, int]:
+    """``seeds`` (a sequence of per-replicate seeds) against ``seed`` and ``reps``: the seeds list and reps."""
+    if seeds is None:
+        return None, check_positive_int(1000 if reps is None else reps, "reps", minimum=minimum)
+    if isinstance(seeds, (str, bytes, Mapping, np.random.Generator)) or not hasattr(seeds, "__iter__"):
+        raise TypeError(f"seeds must be a sequence of per-replicate seeds (e.g. range(reps)), got "
+                        f"{type(seeds).__name__}")
+    if seed is not None:
+        raise ValueError("give seed (one Generator for all replicates) or seeds (one seed per replicate), not both")
+    seeds = list(seeds)
+    if len(seeds) < minimum:
+        raise ValueError(f"seeds must hold at least {minimum} per-replicate seed(s), got {len(seeds)}")
+    if reps is not None and check_positive_int(reps, "reps", minimum=minimum) != len(seeds):
+        raise ValueError(f"reps ({reps}) must equal len(seeds) ({len(seeds)}); leave reps out with seeds")
+    return seeds, len(seeds)
 
-def _run(fn: Callable, sampler: Callable, reps: int, rng: np.random.Generator, convert, what: str) -> dict:
+
+def _replicate(fn: Callable, sampler: Callable, randomness: Any, threads: int | None) -> Any:
+    if threads is None:
+        return fn(sampler(randomness), randomness)
+    from .utils import thread_limit
+
+    with thread_limit(threads):
+        return fn(sampler(randomness), randomness)
+
+
+def _vector(raw: Any, convert, what: str, reps: int | None) -> np.ndarray:
+    """One value per replicate from a vectorised call: a 1-d array of numbers, each checked as ``convert``
+    checks one (the first bad one raises with its replicate number)."""
+    arr = np.asarray(raw)
+    if arr.ndim != 1 or arr.size < 2 or (reps is not None and arr.size != reps):
+        raise ValueError(f"{what} must return one value per replicate with vectorized=True (a vector of length "
+                         f"{'reps' if reps is None else reps}, at least 2), got shape {arr.shape}")
+    if arr.dtype.kind not in "biuf" or (arr.dtype.kind == "b" and convert is _as_p):
+        convert(arr[0].item() if arr.dtype.kind in "biuf" else arr[0], f"{what} (replicate 1)")
+        raise TypeError(f"{what} must return numbers, got an array of {arr.dtype}")
+    values = arr.astype(float)
+    bad = np.flatnonzero(~((values >= 0.0) & (values <= 1.0)))   # NaN is bad too
+    if bad.size:
+        convert(float(values[bad[0]]), f"{what} (replicate {bad[0] + 1})")
+    return values
+
+
+def _run(fn: Callable, sampler: Callable, reps: int | None, rng: Any, seeds: list | None, n_jobs: int, convert,
+         what: str, vectorized: bool = False) -> dict:
+    if vectorized:  # one call: the sampler draws every replicate, the function returns a value per replicate
+        raw = fn(sampler(rng), rng)
+        if isinstance(raw, Mapping):
+            if not raw:
+                raise ValueError(f"{what} returned an empty mapping")
+            values = {str(k): _vector(v, convert, f"{what}[{k!r}]", reps) for k, v in raw.items()}
+            if len({v.size for v in values.values()}) > 1:
+                raise ValueError(f"{what} returned vectors of different lengths {[v.size for v in values.values()]}")
+            return values
+        return {"value": _vector(raw, convert, what, reps)}
+    if seeds is None:  # one Generator, the replicates in order
+        outs = (_replicate(fn, sampler, rng, None) for _ in range(reps))
+    elif n_jobs == 1:
+        outs = (_replicate(fn, sampler, s, None) for s in seeds)
+    else:  # independent replicates: any order, any worker, each on one thread
+        from ._progress import parallel_map
+
+        outs = parallel_map(_replicate, [(fn, sampler, s, 1) for s in seeds], n_jobs=n_jobs, progress=False)
     values: dict[str, np.ndarray] = {}
-    for i in range(reps):
-        out = _named(fn(sampler(rng), rng), convert, f"{what} (replicate {i + 1})")
+    for i, raw in enumerate(outs):
+        out = _named(raw, convert, f"{what} (replicate {i + 1})")
         if i == 0:
             values = {k: np.empty(reps) for k in out}
         elif out.keys() != values.keys():
@@ -386,20 +458,92 @@ def _run(fn: Callable, sampler: Callable, reps: int, rng: np.random.Generator, c
     return values
 
 
-def _seed_text(seed: Any) -> Any:
+def _seed_text(seed: Any, seeds: list | None = None) -> Any:
+    if seeds is not None:
+        return f"per-replicate seeds {show_value(seeds[0])}, ..., {show_value(seeds[-1])}"
     return seed if seed is None or isinstance(seed, numbers.Integral) else type(seed).__name__
 
 
-def assert_size(test: Callable, null_sampler: Callable, *, alpha: float = 0.05, reps: int = 1000, seed: Any = None,
-                exact: bool = False, n_se: float = 3.0) -> Calibration:
+_STD_ERRORS = ("nominal", "observed", "larger")
+
+
+def _std_errors(values: dict, target: float, reps: int, std_error: str) -> dict:
+    """The Monte Carlo standard error of each mean: binomial at the target, observed, or the larger."""
+    nominal = math.sqrt(target * (1.0 - target) / reps)
+    observed = {k: float(v.std(ddof=1) / math.sqrt(reps)) if reps > 1 else 0.0 for k, v in values.items()}
+    if std_error == "nominal":
+        return {k: nominal for k in values}
+    if std_error == "observed":
+        return observed
+    return {k: max(nominal, observed[k]) for k in values}
+
+
+def _check(quantity: str, what: str, name: str, rates: dict, target: float, reps: int, se: dict, n_se: float,
+           upper_side: bool, exact: bool, std_error: str, seed_text: Any) -> Calibration:
+    """The bounds (one- or two-sided), the Calibration result, or an AssertionError naming every failure."""
+    low = {k: (target - n_se * se[k]) if (exact or not upper_side) else 0.0 for k in rates}
+    high = {k: (target + n_se * se[k]) if (exact or upper_side) else 1.0 for k in rates}
+    if quantity != "coverage":
+        low = {k: max(0.0, v) for k, v in low.items()}
+    res = Calibration(quantity=quantity, target=target, reps=reps, rates=rates, std_errors=se, lower=low,
+                      upper=high, n_se=n_se, seed=seed_text)
+    bad = [k for k in rates if not low[k] <= rates[k] <= high[k]]
+    if bad:
+        size = quantity == "size"
+        lines = [(f"{k}: {what} {rates[k]:.4f} ({int(round(rates[k] * reps))} of {reps}) " if size else
+                  f"{k}: {what} {rates[k]:.4f} over {reps} replicates ")
+                 + (f"exceeds the bound {high[k]:.4f} = {name} {target:g} + {n_se:g} x s.e. {se[k]:.4f}"
+                    if rates[k] > high[k] else
+                    f"is below {'' if size else 'the bound '}{low[k]:.4f} = {name} {target:g} - {n_se:g} x s.e. "
+                    f"{se[k]:.4f}")
+                 + f" ({std_error} s.e.)" for k in bad]
+        raise AssertionError(f"{quantity} check failed (seed {seed_text}):\n  " + "\n  ".join(lines))
+    return res
+
+
+def _common(fn: Callable, fn_name: str, sampler: Callable, sampler_name: str, reps: Any, seed: Any, seeds: Any,
+            exact: Any, n_se: Any, std_error: Any, n_jobs: Any, minimum: int, vectorized: Any):
+    from ._checks import check_choice, check_n_jobs
+
+    _check_callable(fn, fn_name)
+    _check_callable(sampler, sampler_name)
+    if _check_flag(vectorized, "vectorized"):
+        if seeds is not None:
+            raise ValueError("vectorized=True draws every replicate in one call from seed's Generator: give seed, "
+                             "not seeds")
+        if reps is not None:
+            reps = check_positive_int(reps, "reps", minimum=2)
+    else:
+        seeds, reps = _check_seeds(seeds, seed, reps, minimum)
+    n_se = _check_n_se(n_se)
+    exact = _check_flag(exact, "exact")
+    std_error = check_choice(std_error, "std_error", _STD_ERRORS)
+    n_jobs = check_n_jobs(n_jobs)
+    if n_jobs != 1 and seeds is None:
+        raise ValueError("n_jobs other than 1 needs seeds= (per-replicate seeds): the replicates of seed= draw in "
+                         "order from one Generator")
+    rng = check_seed(seed) if seeds is None else None
+    return seeds, reps, n_se, exact, std_error, n_jobs, rng
+
+
+def assert_size(test: Callable, null_sampler: Callable, *, alpha: float = 0.05, reps: int | None = None,
+                seed: Any = None, seeds: Any = None, exact: bool = False, n_se: float = 3.0,
+                std_error: str = "nominal", n_jobs: int = 1, vectorized: bool = False) -> Calibration:
     """Check by seeded Monte Carlo that a test's rejection rate under the null is at most alpha.
 
-    Each of ``reps`` replicates draws ``data = null_sampler(rng)`` and computes ``test(data, rng)``
-    (``rng`` the one Generator built from ``seed``); the rejection rate is the share of p-values at
-    or below ``alpha``. The check fails when the rate exceeds alpha + ``n_se`` standard errors,
-    the standard error being the binomial sqrt(alpha (1 - alpha) / reps) at the nominal level; with
-    ``exact`` also when it is below alpha - ``n_se`` standard errors (a test meant to hold its level
-    exactly, not conservatively).
+    Each of ``reps`` replicates draws ``data = null_sampler(rng)`` and computes ``test(data, rng)``;
+    the rejection rate is the share of p-values at or below ``alpha``. The randomness ``rng`` is
+    either the one Generator built from ``seed``, shared by all replicates in order, or, with
+    ``seeds``, replicate i's own seed ``seeds[i]`` handed as it is to both callables (each builds
+    its randomness from it: ``np.random.default_rng(s)``, or a statcore function's ``seed=s``), so
+    a loop that seeded each replicate by hand keeps its draws exactly.
+
+    The bound is one-sided by default: the check fails when the rate exceeds alpha + ``n_se``
+    standard errors; with ``exact`` it is two-sided and also fails below alpha - ``n_se`` s.e. (a
+    test meant to hold its level exactly, not conservatively). The standard error is, with
+    ``std_error="nominal"`` (the default), the binomial sqrt(alpha (1 - alpha) / reps) computed at
+    the nominal level, not at the observed rate; ``"observed"`` uses the sample standard deviation
+    of the replicates' rejections over sqrt(reps), and ``"larger"`` the larger of the two.
 
     Parameters
     ----------
@@ -410,14 +554,28 @@ def assert_size(test: Callable, null_sampler: Callable, *, alpha: float = 0.05, 
         ``null_sampler(rng)`` returning one data set drawn under the null hypothesis.
     alpha : float in (0, 1)
         The level.
-    reps : int
-        Monte Carlo replicates.
+    reps : int, optional
+        Monte Carlo replicates (1000 by default; ``len(seeds)`` with ``seeds``; the length of the
+        returned vector with ``vectorized``).
     seed : None, int or numpy.random.Generator
-        The randomness of the samplers and of the tests.
+        The randomness of the samplers and of the tests: one Generator for all replicates.
+    seeds : sequence, optional
+        One seed per replicate in place of ``seed`` (an int, a list of ints, a ``SeedSequence``:
+        anything the callables build their randomness from); the replicates are then independent
+        of each other and of their order.
     exact : bool
-        Also fail on a rate below alpha - ``n_se`` s.e.
+        Two-sided: also fail on a rate below alpha - ``n_se`` s.e.
     n_se : float
         Standard errors in the bound (3 by default, the project's rule).
+    std_error : {"nominal", "observed", "larger"}
+        The Monte Carlo standard error of the rate (above).
+    n_jobs : int
+        Workers for the replicates (joblib's convention; other than 1 only with ``seeds``), each
+        on one thread.
+    vectorized : bool
+        One call for all replicates (a simulation computed as arrays): ``null_sampler(rng)`` draws
+        every data set and ``test(data, rng)`` returns a vector of p-values, one per replicate (or
+        a dict of vectors); ``reps`` is its length. The draws are those of the vectorised code.
 
     Returns
     -------
@@ -441,30 +599,25 @@ def assert_size(test: Callable, null_sampler: Callable, *, alpha: float = 0.05, 
     ...                   alpha=0.05, reps=400, seed=1, exact=True)
     >>> round(res.rates["value"], 4), round(res.std_errors["value"], 4)
     (0.0425, 0.0109)
+
+    One seed per replicate (replicate i draws its data from ``default_rng(i)``):
+
+    >>> res = assert_size(lambda x, s: stats.ttest_1samp(x, 0.0),
+    ...                   lambda s: np.random.default_rng(s).normal(size=20), alpha=0.05, seeds=range(400))
+    >>> res.reps, round(res.upper["value"], 4)
+    (400, 0.0827)
     """
-    _check_callable(test, "test")
-    _check_callable(null_sampler, "null_sampler")
     alpha = check_probability(alpha, "alpha", open_right=True)
-    reps = check_positive_int(reps, "reps")
-    n_se = _check_n_se(n_se)
-    exact = _check_flag(exact, "exact")
-    rng = check_seed(seed)
-    p = _run(test, null_sampler, reps, rng, _as_p, "test")
-    se = math.sqrt(alpha * (1.0 - alpha) / reps)
-    rates = {k: float(np.mean(v <= alpha)) for k, v in p.items()}
-    low = max(0.0, alpha - n_se * se) if exact else 0.0
-    high = alpha + n_se * se
-    res = Calibration(quantity="size", target=alpha, reps=reps, rates=rates, std_errors={k: se for k in rates},
-                      lower={k: low for k in rates}, upper={k: high for k in rates}, n_se=n_se,
-                      seed=_seed_text(seed))
-    bad = [k for k, r in rates.items() if not low <= r <= high]
-    if bad:
-        lines = [f"{k}: rejection rate {rates[k]:.4f} ({int(round(rates[k] * reps))} of {reps}) "
-                 + (f"exceeds the bound {high:.4f} = alpha {alpha:g} + {n_se:g} x s.e. {se:.4f}" if rates[k] > high
-                    else f"is below {low:.4f} = alpha {alpha:g} - {n_se:g} x s.e. {se:.4f}")
-                 for k in bad]
-        raise AssertionError(f"size check failed (seed {_seed_text(seed)}):\n  " + "\n  ".join(lines))
-    return res
+    seeds, reps, n_se, exact, std_error, n_jobs, rng = _common(test, "test", null_sampler, "null_sampler", reps,
+                                                               seed, seeds, exact, n_se, std_error, n_jobs, 1,
+                                                               vectorized)
+    p = _run(test, null_sampler, reps, rng, seeds, n_jobs, _as_p, "test", vectorized)
+    reps = len(next(iter(p.values())))
+    rejected = {k: (v <= alpha).astype(float) for k, v in p.items()}
+    rates = {k: float(v.mean()) for k, v in rejected.items()}
+    se = _std_errors(rejected, alpha, reps, std_error)
+    return _check("size", "rejection rate", "alpha", rates, alpha, reps, se, n_se, True, exact, std_error,
+                  _seed_text(seed, seeds))
 
 
 def _as_coverage(value: Any, what: str) -> float:
@@ -476,6 +629,18 @@ def _as_coverage(value: Any, what: str) -> float:
     if not 0.0 <= float(value) <= 1.0:  # NaN fails too
         raise ValueError(f"{what} returned the coverage {float(value)}, which is not in [0, 1] (True/False or a "
                          "fraction of points covered)")
+    return float(value)
+
+
+def _as_error(value: Any, what: str) -> float:
+    if isinstance(value, (bool, np.bool_)):
+        return float(value)
+    if not isinstance(value, (numbers.Real, np.floating, np.integer)):
+        raise TypeError(f"{what} must return True/False (an error or not) or an error proportion in [0, 1] "
+                        f"(a false discovery proportion), got {type(value).__name__}")
+    if not 0.0 <= float(value) <= 1.0:  # NaN fails too
+        raise ValueError(f"{what} returned the error {float(value)}, which is not in [0, 1] (True/False or a "
+                         "proportion such as a false discovery proportion)")
     return float(value)
 
 
@@ -491,16 +656,23 @@ def _check_flag(v: Any, name: str) -> bool:
     return bool(v)
 
 
-def assert_coverage(covers: Callable, sampler: Callable, *, conf_level: float = 0.95, reps: int = 1000,
-                    seed: Any = None, exact: bool = False, n_se: float = 3.0) -> Calibration:
+def assert_coverage(covers: Callable, sampler: Callable, *, conf_level: float = 0.95, reps: int | None = None,
+                    seed: Any = None, seeds: Any = None, exact: bool = False, n_se: float = 3.0,
+                    std_error: str = "observed", n_jobs: int = 1, vectorized: bool = False) -> Calibration:
     """Check by seeded Monte Carlo that an interval (or set) covers at least ``conf_level``.
 
     Each of ``reps`` replicates draws ``data = sampler(rng)`` and computes ``covers(data, rng)``:
     True/False (the interval covered the truth) or a coverage fraction in [0, 1] (the share of test
-    points a prediction set covered). The mean coverage fails the check when it is below
-    ``conf_level`` - ``n_se`` standard errors, the standard error being the sample standard deviation
-    of the replicates' coverages over sqrt(reps); with ``exact`` also when it is above
-    ``conf_level`` + ``n_se`` standard errors (a method whose coverage is exactly its level).
+    points a prediction set covered). ``rng`` is the one Generator from ``seed`` or, with ``seeds``,
+    replicate i's own seed handed as it is to both callables (as in :func:`assert_size`).
+
+    The bound is one-sided by default: the mean coverage fails the check when it is below
+    ``conf_level`` - ``n_se`` standard errors; with ``exact`` it is two-sided and also fails above
+    ``conf_level`` + ``n_se`` s.e. (a method whose coverage is exactly its level). The standard
+    error is, with ``std_error="observed"`` (the default), the sample standard deviation of the
+    replicates' coverages over sqrt(reps); with ``"nominal"`` the binomial
+    sqrt(conf_level (1 - conf_level) / reps) computed at the nominal level (for True/False
+    coverages), and with ``"larger"`` the larger of the two.
 
     Parameters
     ----------
@@ -511,14 +683,24 @@ def assert_coverage(covers: Callable, sampler: Callable, *, conf_level: float = 
         ``sampler(rng)`` returning one data set (with whatever truth ``covers`` compares with).
     conf_level : float in (0, 1)
         The nominal coverage (or the exact coverage expected, with ``exact``).
-    reps : int
-        Monte Carlo replicates.
+    reps : int, optional
+        Monte Carlo replicates (1000 by default; ``len(seeds)`` with ``seeds``; the length of the
+        returned vector with ``vectorized``).
     seed : None, int or numpy.random.Generator
-        The randomness of the samplers and of the intervals.
+        The randomness of the samplers and of the intervals: one Generator for all replicates.
+    seeds : sequence, optional
+        One seed per replicate in place of ``seed``, handed as it is to ``sampler`` and ``covers``.
     exact : bool
-        Also fail on a coverage above ``conf_level`` + ``n_se`` s.e.
+        Two-sided: also fail on a coverage above ``conf_level`` + ``n_se`` s.e.
     n_se : float
         Standard errors in the bound (3 by default).
+    std_error : {"observed", "nominal", "larger"}
+        The Monte Carlo standard error of the mean coverage (above).
+    n_jobs : int
+        Workers for the replicates (other than 1 only with ``seeds``), each on one thread.
+    vectorized : bool
+        One call for all replicates: ``sampler(rng)`` draws every data set and ``covers(data, rng)``
+        returns a vector of coverages, one per replicate (or a dict of vectors); ``reps`` is its length.
 
     Returns
     -------
@@ -545,27 +727,110 @@ def assert_coverage(covers: Callable, sampler: Callable, *, conf_level: float = 
     ...                       reps=300, seed=2)
     >>> res.rates["value"] > 0.85
     True
+
+    The bound of the nominal binomial standard error, 0.9 - 3 sqrt(0.9 x 0.1 / 300):
+
+    >>> res = assert_coverage(t_interval_covers, lambda rng: rng.normal(size=15), conf_level=0.9,
+    ...                       reps=300, seed=2, std_error="nominal")
+    >>> round(res.lower["value"], 4)
+    0.848
     """
-    _check_callable(covers, "covers")
-    _check_callable(sampler, "sampler")
     conf_level = check_probability(conf_level, "conf_level", open_right=True)
-    reps = check_positive_int(reps, "reps", minimum=2)
-    n_se = _check_n_se(n_se)
-    exact = _check_flag(exact, "exact")
-    rng = check_seed(seed)
-    cov = _run(covers, sampler, reps, rng, _as_coverage, "covers")
+    seeds, reps, n_se, exact, std_error, n_jobs, rng = _common(covers, "covers", sampler, "sampler", reps, seed,
+                                                               seeds, exact, n_se, std_error, n_jobs, 2, vectorized)
+    cov = _run(covers, sampler, reps, rng, seeds, n_jobs, _as_coverage, "covers", vectorized)
+    reps = len(next(iter(cov.values())))
     rates = {k: float(v.mean()) for k, v in cov.items()}
-    se = {k: float(v.std(ddof=1) / math.sqrt(reps)) for k, v in cov.items()}
-    low = {k: conf_level - n_se * se[k] for k in rates}
-    high = {k: (conf_level + n_se * se[k]) if exact else 1.0 for k in rates}
-    res = Calibration(quantity="coverage", target=conf_level, reps=reps, rates=rates, std_errors=se, lower=low,
-                      upper=high, n_se=n_se, seed=_seed_text(seed))
-    bad = [k for k in rates if not low[k] <= rates[k] <= high[k]]
-    if bad:
-        lines = [f"{k}: coverage {rates[k]:.4f} over {reps} replicates "
-                 + (f"is below the bound {low[k]:.4f} = conf_level {conf_level:g} - {n_se:g} x s.e. {se[k]:.4f}"
-                    if rates[k] < low[k] else
-                    f"exceeds {high[k]:.4f} = conf_level {conf_level:g} + {n_se:g} x s.e. {se[k]:.4f}")
-                 for k in bad]
-        raise AssertionError(f"coverage check failed (seed {_seed_text(seed)}):\n  " + "\n  ".join(lines))
-    return res
+    se = _std_errors(cov, conf_level, reps, std_error)
+    return _check("coverage", "coverage", "conf_level", rates, conf_level, reps, se, n_se, False, exact,
+                  std_error, _seed_text(seed, seeds))
+
+
+def assert_error_rate(error: Callable, sampler: Callable, *, alpha: float = 0.05, reps: int | None = None,
+                      seed: Any = None, seeds: Any = None, exact: bool = False, n_se: float = 3.0,
+                      std_error: str = "observed", n_jobs: int = 1, vectorized: bool = False) -> Calibration:
+    """Check by seeded Monte Carlo that a mean error rate (an FDR, a FWER) is at most alpha.
+
+    Each of ``reps`` replicates draws ``data = sampler(rng)`` and computes ``error(data, rng)``:
+    the replicate's error, a proportion in [0, 1] (the false discovery proportion of a selection,
+    whose mean over replicates estimates the FDR) or True/False (any false rejection: the FWER).
+    ``rng`` is the one Generator from ``seed`` or, with ``seeds``, replicate i's own seed handed as
+    it is to both callables (as in :func:`assert_size`).
+
+    The bound is one-sided by default: the mean error fails the check when it exceeds alpha +
+    ``n_se`` standard errors; with ``exact`` it is two-sided and also fails below alpha - ``n_se``
+    s.e. The standard error is, with ``std_error="observed"`` (the default: a false discovery
+    proportion is not a 0/1 draw), the sample standard deviation of the replicates' errors over
+    sqrt(reps); with ``"nominal"`` the binomial sqrt(alpha (1 - alpha) / reps) computed at the
+    nominal level (for True/False errors), and with ``"larger"`` the larger of the two.
+
+    Parameters
+    ----------
+    error : callable
+        ``error(data, rng)`` returning a proportion in [0, 1] or a bool, or a dict of them (several
+        rules on the same draws, each checked).
+    sampler : callable
+        ``sampler(rng)`` returning one data set (with the truth that ``error`` compares with).
+    alpha : float in (0, 1)
+        The error rate to control (or the exact rate expected, with ``exact``).
+    reps : int, optional
+        Monte Carlo replicates (1000 by default; ``len(seeds)`` with ``seeds``; the length of the
+        returned vector with ``vectorized``).
+    seed : None, int or numpy.random.Generator
+        The randomness of the samplers and of the rules: one Generator for all replicates.
+    seeds : sequence, optional
+        One seed per replicate in place of ``seed``, handed as it is to ``sampler`` and ``error``.
+    exact : bool
+        Two-sided: also fail on a mean error below alpha - ``n_se`` s.e.
+    n_se : float
+        Standard errors in the bound (3 by default).
+    std_error : {"observed", "nominal", "larger"}
+        The Monte Carlo standard error of the mean error (above).
+    n_jobs : int
+        Workers for the replicates (other than 1 only with ``seeds``), each on one thread.
+    vectorized : bool
+        One call for all replicates: ``sampler(rng)`` draws every data set and ``error(data, rng)``
+        returns a vector of errors, one per replicate (or a dict of vectors); ``reps`` is its length.
+
+    Returns
+    -------
+    Calibration
+        The mean errors, standard errors and bounds (when every rate passed).
+
+    Raises
+    ------
+    AssertionError
+        A mean error outside its bound, with the rate, its standard error, the bound and the seed.
+
+    References
+    ----------
+    Benjamini, Y. & Hochberg, Y. (1995). Controlling the false discovery rate: a practical and
+    powerful approach to multiple testing. Journal of the Royal Statistical Society B 57(1), 289-300.
+    Morris, T. P., White, I. R. & Crowther, M. J. (2019). Using simulation studies to evaluate
+    statistical methods. Statistics in Medicine 38(11), 2074-2102 (Monte Carlo standard errors).
+
+    Examples
+    --------
+    >>> import statcore as sc
+    >>> from scipy import stats
+    >>> def draw(rng):
+    ...     signal = rng.random(200) < 0.2
+    ...     z = rng.normal(size=200) + 3.0 * signal
+    ...     return sc.p_adjust(stats.norm.sf(z), method="BH"), signal
+    >>> def fdp(data, rng):
+    ...     q, signal = data
+    ...     selected = q <= 0.1
+    ...     return (selected & ~signal).sum() / max(selected.sum(), 1)
+    >>> res = assert_error_rate(fdp, draw, alpha=0.1, reps=200, seed=4)
+    >>> res.quantity, res.rates["value"] < 0.1
+    ('error rate', True)
+    """
+    alpha = check_probability(alpha, "alpha", open_right=True)
+    seeds, reps, n_se, exact, std_error, n_jobs, rng = _common(error, "error", sampler, "sampler", reps, seed,
+                                                               seeds, exact, n_se, std_error, n_jobs, 2, vectorized)
+    err = _run(error, sampler, reps, rng, seeds, n_jobs, _as_error, "error", vectorized)
+    reps = len(next(iter(err.values())))
+    rates = {k: float(v.mean()) for k, v in err.items()}
+    se = _std_errors(err, alpha, reps, std_error)
+    return _check("error rate", "mean error", "alpha", rates, alpha, reps, se, n_se, True, exact, std_error,
+                  _seed_text(seed, seeds))

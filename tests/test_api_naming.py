@@ -69,6 +69,7 @@ DATA = {
     "SkeletonResult.is_adjacent": ("a", "b"), "SkeletonResult.sepset": ("a", "b"),   # two nodes
     # statcore.testing: the test (or coverage check) and the sampler are the data
     "assert_size": ("test", "null_sampler"), "assert_coverage": ("covers", "sampler"),
+    "assert_error_rate": ("error", "sampler"),
     # statcore.utils: validators take the value and the argument name it came from
     "check_seed": ("seed", "name"), "check_n_jobs": ("n_jobs", "name"), "check_progress": ("progress", "name"),
     "check_nan_policy": ("nan_policy", "allowed"),

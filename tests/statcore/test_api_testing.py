@@ -3,8 +3,8 @@ protocol of Calibration."""
 import pytest
 
 import apicheck
-from statcore.testing import (Calibration, assert_coverage, assert_size, ci_triples, dag_frames, pvalues,
-                              treatment_outcome)
+from statcore.testing import (Calibration, assert_coverage, assert_error_rate, assert_size, ci_triples, dag_frames,
+                              pvalues, treatment_outcome)
 
 
 def _p(x, rng):
@@ -19,6 +19,10 @@ def _covers(x, rng):
     return bool(rng.random() < 0.99)
 
 
+def _error(x, rng):
+    return 0.0
+
+
 BAD_INPUT_SPECS = {
     # a sampler's draws are data: NaN draws go to the test, which here returns a valid p-value
     "assert_size": apicheck.Spec(assert_size, {"test": _p, "null_sampler": _sample, "reps": 20, "seed": 1},
@@ -26,6 +30,9 @@ BAD_INPUT_SPECS = {
     "assert_coverage": apicheck.Spec(assert_coverage, {"covers": _covers, "sampler": _sample, "reps": 20,
                                                        "conf_level": 0.9, "seed": 1},
                                      data=("covers", "sampler"), paired=False, ok={("sampler", "nan_callable")}),
+    "assert_error_rate": apicheck.Spec(assert_error_rate, {"error": _error, "sampler": _sample, "reps": 20,
+                                                           "alpha": 0.1, "seed": 1},
+                                       data=("error", "sampler"), paired=False, ok={("sampler", "nan_callable")}),
 }
 
 #: the strategies take sizes, not data: their checks are below
@@ -51,6 +58,9 @@ def test_calibration_of_coverage_follows_the_protocol():
     res = assert_coverage(_covers, _sample, conf_level=0.9, reps=30, seed=1)
     assert isinstance(res, Calibration)
     apicheck.check_result_protocol(res)
+    err = assert_error_rate(_error, lambda s: None, alpha=0.1, seeds=range(30))
+    assert isinstance(err, Calibration) and err.quantity == "error rate"
+    apicheck.check_result_protocol(err)
 
 
 @pytest.mark.parametrize("call, exc, match", [
@@ -71,6 +81,9 @@ def test_calibration_of_coverage_follows_the_protocol():
     (lambda: assert_coverage(lambda d, rng: 2.0, _sample, reps=3), ValueError, "covers"),
     (lambda: assert_coverage(lambda d, rng: "x", _sample, reps=3), TypeError, "covers"),
     (lambda: assert_coverage(_covers, _sample, conf_level=0.0), ValueError, "conf_level"),
+    (lambda: assert_error_rate(lambda d, rng: 1.5, _sample, reps=3), ValueError, "error"),
+    (lambda: assert_error_rate(_error, _sample, reps=3, std_error=1), (TypeError, ValueError), "std_error"),
+    (lambda: assert_size(_p, _sample, seeds=range(3), seed=1), ValueError, "seeds"),
 ])
 def test_strategy_and_check_arguments(call, exc, match):
     with pytest.raises(exc, match=match):

@@ -11,6 +11,7 @@ torch.set_num_threads(1)   # small tensors: a thread pool only adds contention
 
 from statcore import coverage_band  # noqa: E402
 from learncore.hprobz import GaussianMixture, HProbZ, TrajectorySets  # noqa: E402
+from statcore.testing import assert_coverage  # noqa: E402
 
 D = torch.float64
 
@@ -44,25 +45,29 @@ def test_coverage_over_splits_is_in_the_exact_band():
     # Beta(90, 10) plus the binomial of the test points), so with 600 splits the bound band -+ 3 s.e.
     # (0.0121) leaves 0.88 outside with probability 0.97; the former 1000 caught 0.89 only half the time
     alpha, n_cal, n_test, splits = 0.1, 99, 10, 600
-    rng = np.random.default_rng(2026)
-    cover = np.zeros((splits, 2))
-    disagree = 0
-    for k in range(splits):
+    disagree = []
+
+    def draw(rng):
         x = t(rng.uniform(-1, 1, n_cal + n_test))
-        y = truth(x).sample(seed=rng)
+        return x, truth(x).sample(seed=rng)
+
+    def covers(xy, rng):
+        x, y = xy
         pred = model(x)
         scores = pred.conformity_scores(y)
-        test = pred[n_cal:]
-        sets = test.conformal_sets(scores[:n_cal], alpha=alpha, n_grid=601)
+        sets = pred[n_cal:].conformal_sets(scores[:n_cal], alpha=alpha, n_grid=601)
         inside = sets.contains(y[n_cal:].numpy())
-        cover[k] = inside.mean(0)
         exact = scores[n_cal:] <= sets.q            # membership read from the exact densities
-        disagree += int((inside != exact).sum())
+        disagree.append(int((inside != exact).sum()))
+        return {f"step {k}": float(inside[:, k].mean()) for k in range(2)}
+
+    # within the band [lo, hi) -+ 3 observed s.e.: the lower end by assert_coverage (one Generator, in
+    # order), the upper end on its result
     lo, hi = coverage_band(n_cal, alpha=alpha)
-    mean = cover.mean(0)
-    se = cover.std(0, ddof=1) / np.sqrt(splits)
-    for step in range(2):
-        assert lo - 3 * se[step] <= mean[step] <= hi + 3 * se[step], (step, mean[step], se[step], (lo, hi))
+    res = assert_coverage(covers, draw, conf_level=lo, reps=splits, seed=2026)
+    for k, mean in res.rates.items():
+        assert mean <= hi + 3 * res.std_errors[k], (k, mean, res.std_errors[k], (lo, hi))
+    disagree = sum(disagree)
     assert disagree <= 0.001 * splits * n_test * 2          # interval ends read from a 601-point grid
 
 

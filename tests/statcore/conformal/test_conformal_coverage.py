@@ -5,6 +5,8 @@ band [1 - alpha, 1 - alpha + 1/(n + 1)); Mondrian calibration reaches it within 
 the pooled quantile does not); APS that keeps the last label covers at least 1 - alpha.
 
 The data are heteroscedastic and the models misspecified, so nothing but exchangeability holds."""
+import functools
+
 import numpy as np
 import pytest
 
@@ -22,16 +24,6 @@ pytestmark = pytest.mark.slow
 
 def _exact(n, alpha=ALPHA):
     return conformal_rank(n, alpha) / (n + 1)
-
-
-def _assert_exact(cov, n, alpha=ALPHA, label=""):
-    """Mean per-split coverage = k/(n + 1) within 3 s.e., and inside the band (within 3 s.e.)."""
-    cov = np.asarray(cov, dtype=float)
-    mean, se = cov.mean(), cov.std(ddof=1) / np.sqrt(cov.size)
-    lo, hi = coverage_band(n, alpha=alpha)
-    assert abs(mean - _exact(n, alpha)) <= 3 * se, f"{label}: mean {mean:.5f}, exact {_exact(n, alpha):.5f}, se {se:.5f}"
-    assert lo - 3 * se <= mean <= hi + 3 * se, f"{label}: mean {mean:.5f} outside [{lo}, {hi}) (se {se:.5f})"
-    return mean, se
 
 
 def _assert_band(res, n, alpha=ALPHA):
@@ -76,21 +68,26 @@ def _class_data(rng, n, K=5):
 
 def test_classification_scores_cover_exactly():
     rng = np.random.default_rng(7)
-    cov = {"lac": [], "aps randomized": [], "aps plain": [], "aps include_last": []}
-    for r in range(R):
+
+    @functools.cache
+    def split(r):    # drawn in order (r = 0, 1, ...) from one Generator, seed 7; the randomised APS seeded r
         pc, yc = _class_data(rng, N_CAL)
         pt, yt = _class_data(rng, N_TEST)
-        cov["lac"].append(conformal_classes(pc, yc, pt, alpha=ALPHA).coverage(yt))
-        cov["aps randomized"].append(conformal_classes(pc, yc, pt, alpha=ALPHA, score="aps", randomized=True,
-                                                       seed=r).coverage(yt))
-        cov["aps plain"].append(conformal_classes(pc, yc, pt, alpha=ALPHA, score="aps",
-                                                  include_last=False).coverage(yt))
-        cov["aps include_last"].append(conformal_classes(pc, yc, pt, alpha=ALPHA, score="aps").coverage(yt))
-    for name in ("lac", "aps randomized", "aps plain"):
-        _assert_exact(cov[name], N_CAL, label=name)
-    keep_last = np.asarray(cov["aps include_last"])
-    se = keep_last.std(ddof=1) / np.sqrt(R)
-    assert keep_last.mean() >= 1 - ALPHA - 3 * se          # conservative: at least 1 - alpha
+        return {"lac": conformal_classes(pc, yc, pt, alpha=ALPHA).coverage(yt),
+                "aps randomized": conformal_classes(pc, yc, pt, alpha=ALPHA, score="aps", randomized=True,
+                                                    seed=r).coverage(yt),
+                "aps plain": conformal_classes(pc, yc, pt, alpha=ALPHA, score="aps", include_last=False).coverage(yt),
+                "aps include_last": conformal_classes(pc, yc, pt, alpha=ALPHA, score="aps").coverage(yt)}
+
+    def coverage_of(*names):
+        return lambda cov, r: {k: cov[k] for k in names}
+
+    # mean coverage = k/(n + 1) within 3 s.e., and inside the band
+    res = assert_coverage(coverage_of("lac", "aps randomized", "aps plain"), split, conf_level=_exact(N_CAL),
+                          seeds=range(R), exact=True)
+    _assert_band(res, N_CAL)
+    # keeping the last label is conservative: at least 1 - alpha (the same splits)
+    assert_coverage(coverage_of("aps include_last"), split, conf_level=1 - ALPHA, seeds=range(R))
 
 
 def test_mondrian_covers_within_every_group():
@@ -100,20 +97,23 @@ def test_mondrian_covers_within_every_group():
     sizes_cal, sizes_test, noise = (20, 40, 30), (20, 20, 20), (0.3, 1.0, 3.0)
     gc = np.repeat([0, 1, 2], sizes_cal)
     gt = np.repeat(["a", "b", "c"], sizes_test)
-    per_group, pooled_noisy = [[], [], []], []
-    for _ in range(R):
+
+    @functools.cache
+    def split(r):    # drawn in order (r = 0, 1, ...) from one Generator, seed 11
         yc = rng.normal(size=gc.size) * np.repeat(noise, sizes_cal)
         yt = rng.normal(size=gt.size) * np.repeat(noise, sizes_test)
         res = conformal_interval(yc, np.zeros(gc.size), np.zeros(gt.size), alpha=ALPHA,
                                  groups_cal=np.array(["a", "b", "c"])[gc], groups_test=gt)
         hit = res.covers(yt)
-        for g, lab in enumerate("abc"):
-            per_group[g].append(hit[gt == lab].mean())
         pooled = conformal_interval(yc, np.zeros(gc.size), np.zeros(gt.size), alpha=ALPHA)
-        pooled_noisy.append(pooled.covers(yt)[gt == "c"].mean())
-    for g in range(3):
-        _assert_exact(per_group[g], sizes_cal[g], label=f"group {g}")
-    assert np.mean(pooled_noisy) < 1 - ALPHA - 0.1
+        return {**{f"group {g}": hit[gt == lab].mean() for g, lab in enumerate("abc")},
+                "pooled c": pooled.covers(yt)[gt == "c"].mean()}
+
+    for g in range(3):   # each group at its own exact level k_g/(n_g + 1), within 3 s.e., and in its band
+        res = assert_coverage(lambda cov, r: {f"group {g}": cov[f"group {g}"]}, split, conf_level=_exact(sizes_cal[g]),
+                              seeds=range(R), exact=True)
+        _assert_band(res, sizes_cal[g])
+    assert np.mean([split(r)["pooled c"] for r in range(R)]) < 1 - ALPHA - 0.1
 
 
 def _mixture_density(grid, centers, sd):

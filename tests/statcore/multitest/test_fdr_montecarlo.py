@@ -9,6 +9,7 @@ import pytest
 from scipy.special import ndtr
 
 import statcore as sc
+from statcore.testing import assert_error_rate
 
 M = 1000
 REPS = 1500
@@ -37,26 +38,21 @@ def fdp(selected, nonnull):
     return (selected & ~nonnull).sum() / max(r, 1)
 
 
-def check(fdps, alpha=ALPHA):
-    fdps = np.asarray(fdps)
-    mean, se = fdps.mean(), fdps.std(ddof=1) / np.sqrt(fdps.size)
-    assert mean <= alpha + 3 * se, f"realised FDR {mean:.4f} > {alpha} + 3 * {se:.4f}"
-    return mean
+def fdr_check(rule, kind, seed, reps=REPS, alpha=ALPHA):
+    """assert_error_rate on ``reps`` data sets drawn in order from one Generator: ``rule(z)`` is the
+    boolean selection, its false discovery proportion the replicate's error (bound alpha + 3 observed
+    s.e. of the mean FDP)."""
+    return assert_error_rate(lambda zh, rng: fdp(rule(zh[0]), zh[1]), lambda rng: z_scores(rng, kind),
+                             alpha=alpha, reps=reps, seed=seed)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("kind", ["independent", "block", "equicorrelated"])
 def test_bh_controls_fdr(kind):
-    rng = np.random.default_rng(100)
-    out = []
-    for _ in range(REPS):
-        z, h = z_scores(rng, kind)
-        p = ndtr(-z)
-        out.append(fdp(sc.p_adjust(p, method="BH") <= ALPHA, h))
-    mean = check(out)
+    res = fdr_check(lambda z: sc.p_adjust(ndtr(-z), method="BH") <= ALPHA, kind, seed=100)
     # BH controls at pi0 * alpha = 0.08 here; under independence it should be close to that
     if kind == "independent":
-        assert abs(mean - 0.8 * ALPHA) < 4 * np.std(out, ddof=1) / np.sqrt(REPS)
+        assert abs(res.rates["value"] - 0.8 * ALPHA) < 4 * res.std_errors["value"], res
 
 
 @pytest.mark.slow
@@ -64,49 +60,35 @@ def test_bh_controls_fdr(kind):
 def test_qvalue_controls_fdr(kind):
     """Storey's q-values control FDR under independence (not under positive dependence: the
     figures are in benchmarks/README.md, "multitest")."""
-    rng = np.random.default_rng(200)
-    out = []
-    for _ in range(REPS):
-        z, h = z_scores(rng, kind)
-        p = ndtr(-z)
-        res = sc.qvalue(p, fdr_level=ALPHA, lfdr_out=False)
-        out.append(fdp(np.asarray(res.significant), h))
-    check(out)
+    fdr_check(lambda z: np.asarray(sc.qvalue(ndtr(-z), fdr_level=ALPHA, lfdr_out=False).significant), kind, seed=200)
 
 
 @pytest.mark.slow
 def test_bfdr_select_with_oracle_lfdr_controls_fdr():
-    rng = np.random.default_rng(300)
-    out = []
-    for _ in range(REPS):
-        z, h = z_scores(rng, "independent")
+    def oracle_rule(z):
         f0 = np.exp(-0.5 * z * z)
         f1 = np.exp(-0.5 * (z - 2.5) ** 2)
         lf = 0.8 * f0 / (0.8 * f0 + 0.2 * f1)
-        out.append(fdp(np.asarray(sc.bfdr_select(lf, alpha=ALPHA).selected), h))
-    check(out)
+        return np.asarray(sc.bfdr_select(lf, alpha=ALPHA).selected)
+
+    fdr_check(oracle_rule, "independent", seed=300)
 
 
 @pytest.mark.slow
 def test_bky_controls_fdr_independent():
-    rng = np.random.default_rng(400)
-    out = []
-    for _ in range(REPS):
-        z, h = z_scores(rng, "independent")
-        out.append(fdp(sc.p_adjust(ndtr(-z), method="BKY", alpha=ALPHA) <= ALPHA, h))
-    check(out)
+    fdr_check(lambda z: sc.p_adjust(ndtr(-z), method="BKY", alpha=ALPHA) <= ALPHA, "independent", seed=400)
 
 
 @pytest.mark.slow
 def test_qvalue_strong_dependence_is_less_conservative_than_bh():
     """A documented property, not a guarantee: under strong block dependence the adaptive q-value
     rule is anti-conservative relative to BH, which stays valid (PRDS)."""
-    rng = np.random.default_rng(200)
-    q_fdp, bh_fdp = [], []
-    for _ in range(REPS // 3):
-        z, h = z_scores(rng, "block")
-        p = ndtr(-z)
+    q_fdp = []
+
+    def bh_and_qvalue(zh, rng):
+        p, h = ndtr(-zh[0]), zh[1]
         q_fdp.append(fdp(np.asarray(sc.qvalue(p, fdr_level=ALPHA, lfdr_out=False).significant), h))
-        bh_fdp.append(fdp(sc.p_adjust(p, method="BH") <= ALPHA, h))
-    check(bh_fdp)
-    assert np.mean(q_fdp) > np.mean(bh_fdp)
+        return fdp(sc.p_adjust(p, method="BH") <= ALPHA, h)   # only BH is checked against the bound
+
+    bh = assert_error_rate(bh_and_qvalue, lambda rng: z_scores(rng, "block"), alpha=ALPHA, reps=REPS // 3, seed=200)
+    assert np.mean(q_fdp) > bh.rates["value"]
