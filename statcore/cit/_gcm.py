@@ -127,9 +127,6 @@ def gcm_test(x: Any, y: Any = None, z: Any = None, *, regression: Any = "ols", k
     treating the fitted smoother as fixed. Linear regression on a few variables is unaffected.
     The measurements behind this are in benchmarks/README.md, section "cit".
 
-    The argument ``type`` is now ``kind``; ``type=`` and the arguments after ``z`` passed by
-    position still work for one release, with a ``FutureWarning``.
-
     References
     ----------
     Shah & Peters (2020), The hardness of conditional independence testing and the generalised

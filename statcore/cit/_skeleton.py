@@ -14,7 +14,6 @@ which is where most of the time of a regression-based CI test goes.
 """
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 from itertools import combinations
 from typing import Any, Callable, Mapping
@@ -94,16 +93,9 @@ _SET_BY_SKELETON = ("x", "y", "z", "resid_x", "resid_y", "seed")
 
 
 def _validate_test_args(test, test_args: dict) -> None:
-    """Refuse arguments the chosen test does not take, before a long run rather than in its middle
-    (``type``, gcm_test's former name of ``kind``, is renamed in place with a FutureWarning)."""
+    """Refuse arguments the chosen test does not take, before a long run rather than in its middle."""
     if callable(test):
         return
-    if "type" in test_args and test == "gcm":
-        if "kind" in test_args:
-            raise TypeError("pc_skeleton() got both 'type' (the former name) and 'kind'")
-        warnings.warn("pc_skeleton(): gcm_test's argument 'type' is now called 'kind'; the old name stops "
-                      "working in the next release", FutureWarning, stacklevel=3)
-        test_args["kind"] = test_args.pop("type")
     import inspect
 
     from ._gcm import gcm_test
