@@ -186,6 +186,28 @@ def test_behaviour_metrics_nan_policy():
         behaviour_metrics(TRIALS, np.full(60, np.nan), nan_policy="omit")
 
 
+def test_data_functions_go_through_public_function():
+    """behaviour_metrics and plot_behaviour take nan_policy through statcore.utils.public_function, the one
+    decorator, as every public data function does (tests/statcore/test_public_function.py)."""
+    import inspect
+
+    takers = [n for n in lr.__all__ if inspect.isfunction(getattr(lr, n))
+              and "nan_policy" in inspect.signature(getattr(lr, n)).parameters]
+    assert sorted(takers) == ["behaviour_metrics", "plot_behaviour"]
+    for name in takers:
+        spec = getattr(lr, name).__public_function__
+        assert spec["data"] == ("trials", "p_right") and spec["nan_policy"] == ("raise", "omit"), name
+    with pytest.raises(TypeError, match="positional"):     # everything after the data is keyword-only
+        behaviour_metrics(TRIALS, P_RIGHT, "session")
+    # a pandas p_right pairs with the trials by position only under the same index (the decorator's rule)
+    series = pd.Series(P_RIGHT, index=TRIALS.index)
+    pd.testing.assert_frame_equal(behaviour_metrics(TRIALS, series).table, behaviour_metrics(TRIALS, P_RIGHT).table)
+    with pytest.raises(ValueError, match="trials and p_right are pandas objects with different indexes"):
+        behaviour_metrics(TRIALS, series.iloc[::-1])
+    with pytest.raises(ValueError, match="trials and p_right are pandas objects with different indexes"):
+        _plot_behaviour(trials=TRIALS, p_right=series.iloc[::-1])
+
+
 def test_seeds_follow_statcore():
     with pytest.raises(ValueError, match="seed must be a non-negative integer"):
         simulate("1L", ONE, 10, seed=-1)
