@@ -1,7 +1,7 @@
 """RP-CIT: conditional independence of high-dimensional X and Y given Z through random projections.
 
 Project X and Y onto k random directions, test each projected pair with a univariate CI test and
-combine the k dependent p-values (:func:`statcore.cit.combine_pvalues`, or a joint multiplier
+combine the k dependent p-values (:func:`statcore.multitest.combine_pvalues`, or a joint multiplier
 bootstrap of the k GCM statistics). Under X independent of Y given Z every projected pair is
 conditionally independent too, so every p-value is valid.
 
@@ -16,21 +16,19 @@ from typing import Any, Callable
 
 import numpy as np
 
-import warnings
-
 from .._checks import (as_cit_data, as_directions, as_float_array, check_choice, check_n_jobs,
                        check_nan_policy, check_positive_int, check_rank, check_seed, pow2_scale)
 from .._checks.public import public_function
 from .._result import HTest
 from ._parcor_result import PartialCorrelationTests
-from ..multitest._combine import _LEGACY_METHODS as COMBINE_METHODS, _combine_array as combine_pvalues
+from ..multitest import combine_pvalues
 from ._gcm_core import (_VARIANCES, _special, max_bootstrap_pvalue, normal_pvalue, residual_pair,
                         standardised_products, variance_inflation, warn_if_krr_rpcit_small_n, warn_if_small_n)
 
 __all__ = ["rpcit", "random_directions", "parcor_pvalues"]
 
-#: rpcit's aggregation rules: statcore.multitest.combine_pvalues' rules and the max bootstrap
-#: ("hommel", Hommel's global test under its former name, warns and stops working next release)
+#: rpcit's aggregation rules: the dependence-robust rules of statcore.multitest.combine_pvalues (and
+#: Simes') and the multiplier bootstraps of the max and of the r-th largest statistic
 _AGGREGATES = ("bonferroni", "topr", "hommel_global", "simes", "cauchy", "maxboot", "topr_boot")
 _BASES = ("gcm", "parcor")
 _AGG_LABEL = {"bonferroni": "Bonferroni-max", "topr": "top-r (Ruger)", "hommel_global": "Hommel (1983)",
@@ -40,8 +38,9 @@ _AGG_LABEL = {"bonferroni": "Bonferroni-max", "topr": "top-r (Ruger)", "hommel_g
 
 
 def _combine(p: np.ndarray, aggregate: str, r: int | None) -> float:
-    """The aggregated p-value of one of ``_AGGREGATES`` other than "maxboot"."""
-    return combine_pvalues(p, method=aggregate, r=r)
+    """The aggregated p-value of the k projection p-values ``p`` (1-D) by one of ``_AGGREGATES`` other
+    than the bootstraps: statcore.multitest.combine_pvalues, the public function."""
+    return combine_pvalues(p, method=aggregate, r=r, nan_policy="raise").p_value
 
 
 def random_directions(d: int, k: int, *, seed: Any = None) -> np.ndarray:
@@ -222,8 +221,7 @@ def rpcit(x: Any, y: Any = None, z: Any = None, *, k: int = 50, base: str | Call
     aggregate : str
         "bonferroni", "topr", "hommel_global", "simes", "cauchy" (see
         :func:`statcore.multitest.combine_pvalues`; "simes" assumes positively dependent
-        projections, the others do not; "hommel", the former name of "hommel_global", still works
-        for one release with a ``FutureWarning``) or "maxboot": the
+        projections, the others do not) or "maxboot": the
         Gaussian multiplier bootstrap of the maximum of the k standardised projected GCM statistics,
         valid under their dependence and less conservative than Bonferroni (``base="gcm"`` only);
         or "topr_boot": the r-th largest of the k ``|T_j|``, calibrated by the r-th largest of the same
@@ -302,11 +300,6 @@ def rpcit(x: Any, y: Any = None, z: Any = None, *, k: int = 50, base: str | Call
     B = check_positive_int(B, "B")
     n_jobs = check_n_jobs(n_jobs)
     nan_policy = check_nan_policy(nan_policy, ("raise", "omit"))
-    if aggregate == "hommel":
-        warnings.warn("rpcit(): aggregate='hommel' is now called 'hommel_global' (Hommel's global test, as in "
-                      "statcore.multitest.combine_pvalues); the old name stops working in the next release",
-                      FutureWarning, stacklevel=2)
-        aggregate = "hommel_global"
     aggregate = check_choice(aggregate, "aggregate", _AGGREGATES)
     parcor = check_choice(parcor, "parcor", ("t", "fisher"))
     variance = check_choice(variance, "variance", _VARIANCES)
