@@ -88,8 +88,8 @@ def _validate(data, alpha, test, groups, max_cond, n_jobs, nan_policy) -> tuple[
     return design, alpha, test, max_cond, int(n_jobs)
 
 
-# arguments pc_skeleton sets itself when it calls a built-in test
-_SET_BY_SKELETON = ("x", "y", "z", "resid_x", "resid_y", "seed")
+# arguments pc_skeleton sets itself when it calls a built-in test (its own bar counts the edges: none per test)
+_SET_BY_SKELETON = ("x", "y", "z", "resid_x", "resid_y", "seed", "progress")
 
 
 def _validate_test_args(test, test_args: dict) -> None:
@@ -188,7 +188,7 @@ class _Tester:
         if callable(base):  # rpcit with a user's base test works on the raw data
             x, y = (self.design.values[:, self.design.cols[k]] for k in (i, j))
             return rpcit(x, y, self._block(S), seed=self._seed(1, i, j, *S), regression=self.regression,
-                         **self.args)
+                         progress=False, **self.args)
         rx, ry = self.residuals(i, S, cache), self.residuals(j, S, cache)
         scalar = rx.shape[1] == 1 and ry.shape[1] == 1
         # the scalar GCM draws nothing; a seed per test is cheap but not free
@@ -200,14 +200,14 @@ class _Tester:
             if base == "parcor":
                 q = sum(len(self.design.cols[k]) for k in S)
                 return _parcor(rx, ry, _ONE, _ONE, q, self.args.get("parcor", "t"))[1][0]
-            return gcm_test(None, None, None, resid_x=rx, resid_y=ry)
+            return gcm_test(None, None, None, resid_x=rx, resid_y=ry, progress=False)
         if self.test == "gcm":
-            return gcm_test(None, None, None, resid_x=rx, resid_y=ry, seed=seed, **self.args)
+            return gcm_test(None, None, None, resid_x=rx, resid_y=ry, seed=seed, progress=False, **self.args)
         if self.test == "parcor":
             # z only tells rpcit how many degrees of freedom the conditioning set took
             return rpcit(None, None, self._block(S), resid_x=rx, resid_y=ry, base="parcor", seed=seed,
-                         **self.args)
-        return rpcit(None, None, None, resid_x=rx, resid_y=ry, seed=seed, **self.args)
+                         progress=False, **self.args)
+        return rpcit(None, None, None, resid_x=rx, resid_y=ry, seed=seed, progress=False, **self.args)
 
     def _frame(self, i: int):
         import pandas as pd
