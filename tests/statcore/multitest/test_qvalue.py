@@ -143,7 +143,7 @@ def test_bad_input():
         sc.qvalue([0.1, 0.5], pi0=1.5)
     with pytest.raises(ValueError, match="no non-NaN"):
         sc.qvalue([np.nan])
-    with pytest.raises(TypeError, match="p must contain numbers"):
+    with pytest.raises(TypeError, match="p must be numeric, got text"):
         sc.qvalue(["x"])
 
 
