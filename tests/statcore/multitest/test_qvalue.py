@@ -209,7 +209,7 @@ def test_pfdr_at_zero_uses_the_limit():
     np.testing.assert_allclose(res.q_values, want, rtol=1e-15)
 
 
-# ---------------------------------------------------------------- results and deprecation paths
+# ---------------------------------------------------------------- results
 
 def test_pi0estimate_is_a_result():
     p = golden_inputs()["det1"]
