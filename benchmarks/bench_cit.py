@@ -40,12 +40,12 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from statcore.cit import gcm_test, random_directions, rpcit
-from statcore.cit._rpcit import _combine
+from statcore.multitest import combine_pvalues as _combine_pvalues
 
 
 def combine_pvalues(p, method="bonferroni"):
     """RP-CIT's aggregate ``method`` of the projection p-values (as ``rpcit(aggregate=method)``)."""
-    return _combine(np.asarray(p), method, None)
+    return _combine_pvalues(np.asarray(p), method=method).p_value
 
 N, DX, DY, DZ, K = 2000, 20, 20, 5, 100
 KCI_N = 500

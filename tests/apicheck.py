@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 BAD_KINDS = ("empty", "nan", "inf", "wrong_ndim", "short", "string", "none",
-             "text", "huge", "tiny", "negative_id", "huge_id", "nan_callable")
+             "text", "numeric_text", "huge", "tiny", "negative_id", "huge_id", "nan_callable")
 
 #: variants whose call may succeed (a finite answer exists: scale-free or scale-equivariant statistics),
 #: but never with a NaN or an infinite p-value; failing, they must raise ValueError/TypeError naming the
@@ -45,7 +45,8 @@ class Spec:
     (``nan_policy="propagate"``, R's NA rule).
 
     The variants added after the review of issue 29: "text" (the data as strings, same shape: text in a
-    numeric argument is refused, never dummy-coded), "huge" (one value 1e300) and "tiny" (all values
+    numeric argument is refused, never dummy-coded), "numeric_text" (the same numbers written as strings,
+    "0.25": refused as R's t.test refuses a character vector, never converted), "huge" (one value 1e300) and "tiny" (all values
     times 1e-300): these may succeed, without NaN; "negative_id" and "huge_id" (an integer argument's
     first entry -1 or 10**9: token ids, counts, positions), "nan_callable" (a callable argument that
     returns NaN). ``known``: {(arg, kind): reason} of defects found by the sweep and not yet fixed,
@@ -122,6 +123,8 @@ def _bad_value(good: Any, kind: str) -> Any:
 
     if kind == "text":  # labels, not numbers written as strings
         return like(np.where(np.arange(arr.size).reshape(arr.shape) % 2 == 0, "low", "high").astype(object))
+    if kind == "numeric_text":  # the same numbers written as strings ("0.25"): text all the same
+        return like(np.asarray(arr).astype(str))
     if kind == "huge":
         bad = np.array(arr, dtype=float, copy=True)
         bad.flat[0] = 1e300

@@ -19,8 +19,6 @@ learning rate eta (rules "rpe", "reinforce", "supervised"; architectures "1L", "
   AIC difference calibrated by a parametric bootstrap (raw and calibrated win counts, model-recovery
   confusion matrices). :func:`heldout_loglik`: held-out log-likelihood, forward-chained by session.
 """
-from statcore import ConvergenceWarning  # noqa: F401  (the one class; importable here under its old name)
-
 from ._model import ARCHS, RULES, LearningRule, n_params
 from ._trials import check_trials
 from .behaviour import BehaviourMetrics, BehaviourWarning, behaviour_metrics, plot_behaviour
@@ -32,7 +30,7 @@ from .io import IBLFormatWarning, from_ibl, from_psytrack, psytrack_sample_rat, 
 from .results import LearningRuleFit, Replay
 from ._simulate import IBL_CONTRASTS, contrast_schedule, simulate
 
-# ConvergenceWarning is statcore's (statcore.ConvergenceWarning): not listed here
+# non-convergence warns with statcore.ConvergenceWarning, the one class (not re-exported here)
 __all__ = ["ARCHS", "RULES", "IBL_CONTRASTS", "BehaviourMetrics", "BehaviourWarning", "IBLFormatWarning",
            "LearningRule", "LearningRuleFit", "behaviour_metrics", "check_trials", "contrast_schedule", "fit", "fit_many",
            "from_ibl", "n_params", "plot_behaviour", "read_ibl_trials", "replay_p_right", "simulate",

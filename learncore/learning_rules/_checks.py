@@ -11,7 +11,7 @@ from typing import Any, Iterable
 
 import numpy as np
 import pandas as pd
-from statcore.utils import (check_choice, check_finite_real, check_nan_policy, check_positive_int,
+from statcore.utils import (as_float_array, check_choice, check_finite_real, check_nan_policy, check_positive_int,
                             check_positive_real)
 
 # the generic scalar checks are statcore's (statcore.utils); these are learncore's own
@@ -53,12 +53,8 @@ def check_p_right(p_right: Any, trials: pd.DataFrame, n_trials: int, *, nan_poli
     if isinstance(p_right, pd.DataFrame):
         raise TypeError("p_right must be one probability per trial (array or Series), got a DataFrame")
     values = p_right.to_numpy() if isinstance(p_right, pd.Series) else p_right
-    try:
-        p = np.array(values, dtype=np.float64, copy=True)
-    except (TypeError, ValueError):
-        raise TypeError(f"p_right must be numeric probabilities, got {type(p_right).__name__}") from None
-    if np.asarray(values).dtype.kind == "b":
-        raise TypeError("p_right must be probabilities (floats in [0, 1]), got booleans; convert explicitly")
+    # statcore's one input door: numbers only (text, even "0.4", and booleans are refused, naming p_right)
+    p = as_float_array(values, "p_right", allow_nan=True, allow_inf=True, copy=True)
     if p.ndim != 1 or p.shape[0] != n_trials:
         raise ValueError(f"p_right must hold one probability per trial ({n_trials}), got shape {p.shape}")
     inf = np.isinf(p)

@@ -6,7 +6,7 @@ from typing import Mapping
 
 import numpy as np
 import pandas as pd
-from statcore.utils import check_seed
+from statcore.utils import as_float_array, check_seed
 
 from ._checks import check_baseline, check_positive_int
 from ._model import ARCH_CODE, RULE_CODE, LearningRule, check_arch, check_rule, hidden_of, pack
@@ -97,11 +97,8 @@ def _schedule(contrasts, session_length: int, rng: np.random.Generator) -> pd.Da
         if len(contrasts) == 0:
             raise ValueError("contrasts (a DataFrame) has no trials")
         sched = contrasts.reset_index(drop=True).copy()
-        try:
-            cl = sched["contrast_left"].to_numpy(dtype=np.float64)
-            cr = sched["contrast_right"].to_numpy(dtype=np.float64)
-        except (TypeError, ValueError):
-            raise TypeError("contrasts' contrast_left and contrast_right must be numeric") from None
+        cl = as_float_array(sched["contrast_left"], "contrasts['contrast_left']", allow_nan=True, allow_inf=True)
+        cr = as_float_array(sched["contrast_right"], "contrasts['contrast_right']", allow_nan=True, allow_inf=True)
         if not (np.isfinite(cl).all() and np.isfinite(cr).all()) or (cl < 0).any() or (cr < 0).any():
             raise ValueError("contrasts' contrast_left and contrast_right must be finite and >= 0")
         _refuse_above_one(cl, "contrasts['contrast_left']")
@@ -119,10 +116,7 @@ def _schedule(contrasts, session_length: int, rng: np.random.Generator) -> pd.Da
         return sched
     if isinstance(contrasts, (str, bytes)) or contrasts is None or isinstance(contrasts, (bool, np.bool_)):
         raise TypeError(f"contrasts must be an int, a 1-d array of signed contrasts or a DataFrame; got {contrasts!r}")
-    try:
-        sc = np.array(contrasts, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise TypeError("contrasts must be an int, a 1-d array of signed contrasts (numbers) or a DataFrame") from None
+    sc = as_float_array(contrasts, "contrasts", allow_nan=True, allow_inf=True, copy=True)
     if sc.ndim != 1 or sc.size == 0:
         raise ValueError(f"contrasts must be an int, a non-empty 1-d array of signed contrasts or a DataFrame; "
                          f"got shape {sc.shape}")

@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import expit, logit
 from statcore import StatcoreWarning
-from statcore.utils import check_nan_policy
+from statcore.utils import public_function
 
 from ._checks import check_by, check_p_right
 from ._trials import TrialData, check_trials
@@ -237,6 +237,7 @@ class BehaviourMetrics(Result):
         return axes
 
 
+@public_function(data=("trials", "p_right"), nan_policy=("raise", "omit"))
 def behaviour_metrics(trials, p_right=None, *, by="session", nan_policy: str = "raise") -> BehaviourMetrics:
     """Accuracy, bias and stimulus sensitivity of an animal or a model, per session or block of trials.
 
@@ -247,7 +248,9 @@ def behaviour_metrics(trials, p_right=None, *, by="session", nan_policy: str = "
         ``session``), validated with :func:`check_trials` (missing values are always refused there).
     p_right : array-like of length T, str or None
         The model's probability of choosing "right" on each trial (or the name of the column of
-        ``trials`` that holds it). None gives the metrics of the data.
+        ``trials`` that holds it). None gives the metrics of the data. Paired with the trials by
+        position; a pandas Series must carry the index of ``trials`` (a different index is refused,
+        docs/conventions.md, section 3).
     by : "session" or int
         Group by session, or into consecutive blocks of ``by`` trials (ignoring sessions; the last
         block may be shorter).
@@ -300,7 +303,6 @@ def behaviour_metrics(trials, p_right=None, *, by="session", nan_policy: str = "
     by = check_by(by)
     keep = None
     if p_right is None:
-        check_nan_policy(nan_policy, ("raise", "omit"))
         y = td.choice.astype(np.float64)
         correct = td.reward
         source = "data"
@@ -330,6 +332,7 @@ def behaviour_metrics(trials, p_right=None, *, by="session", nan_policy: str = "
     return BehaviourMetrics(table=table, source=source, by=by)
 
 
+@public_function(data=("trials", "p_right"), nan_policy=("raise", "omit"))
 def plot_behaviour(trials, p_right=None, *, by="session", ax=None, label_data="data", label_model="model",
                    nan_policy: str = "raise"):
     """Plot bias, sensitivity and accuracy over training: the data as points, the model as lines.

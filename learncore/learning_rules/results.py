@@ -1,7 +1,6 @@
 """The result of :func:`learncore.learning_rules.fit`: one learning rule fitted to one animal."""
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
@@ -177,12 +176,6 @@ class LearningRuleFit(Result):
         the three Axes."""
         from .behaviour import plot_behaviour
 
-        if "axes" in kwargs:
-            if ax is not None:
-                raise TypeError("plot() got both 'axes' (its former name) and 'ax'")
-            warnings.warn("plot(): the argument 'axes' is now called 'ax'; the old name stops working in the "
-                          "next release", FutureWarning, stacklevel=3)
-            ax = kwargs.pop("axes")
         return plot_behaviour(self.trials, np.array(self.p_right), ax=ax, **kwargs)
 
 

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import torch
+from statcore.utils import as_float_array
 
 __all__ = ["check_causal_lm", "resolve_tokenizer", "resolve_eos", "as_prompt_ids", "check_renyi_order",
            "as_correct", "as_score_table"]
@@ -138,8 +139,9 @@ def as_score_table(table: Any, scores: Any, known: dict, name: str = "table") ->
             raise ValueError(f"scores: the orientation of {c!r} must be +1 or -1, got {s!r}")
     cols = {}
     for c in scores:
-        v = pd.to_numeric(table[c], errors="coerce").to_numpy(dtype=float)
+        # statcore's one input door: numbers only (text, even "0.4", is refused naming the column)
+        v = as_float_array(table[c], f"{name}[{c!r}]", allow_nan=True, allow_inf=True)
         if not np.isfinite(v).all():
-            raise ValueError(f"{name}: column {c!r} contains NaN, infinite or non-numeric values")
+            raise ValueError(f"{name}: column {c!r} contains NaN or infinite values")
         cols[c] = v
     return pd.DataFrame(cols, index=table.index), scores

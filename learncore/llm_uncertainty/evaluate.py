@@ -11,7 +11,7 @@ import pandas as pd
 import statcore
 from scipy.stats import spearmanr
 from statcore import HTest, Result
-from statcore.utils import check_choice, check_n_jobs, check_positive_int, check_progress
+from statcore.utils import as_float_array, check_choice, check_n_jobs, check_positive_int, check_progress
 
 from ._checks import as_correct, as_score_table
 from .generate import SCORE_COLUMNS, GenerationScores
@@ -258,8 +258,8 @@ def evaluate_scores(table, correct, *, scores=None, reference="glu", conf_level=
     nan = np.array([np.nan])
     rho_test = hsic = None
     if dependence is not None:
-        a = pd.to_numeric(table[dependence[0]], errors="coerce").to_numpy(dtype=float)
-        b = pd.to_numeric(table[dependence[1]], errors="coerce").to_numpy(dtype=float)
+        # statcore's one input door: numbers only (text, even "0.4", is refused naming the column)
+        a, b = (as_float_array(table[c], f"table[{c!r}]", allow_nan=True, allow_inf=True) for c in dependence)
         if not (np.isfinite(a).all() and np.isfinite(b).all()):
             raise ValueError(f"dependence: columns {list(dependence)} must be finite numbers")
         rho, rho_p = (float(v) for v in spearmanr(a, b))

@@ -10,7 +10,7 @@ import numpy as np
 
 from .scalars import show_value
 
-__all__ = ["as_float_array", "as_pvalues", "as_treatment", "treatment_with_missing", "as_matrix",
+__all__ = ["as_float_array", "refuse_text", "as_pvalues", "as_treatment", "treatment_with_missing", "as_matrix",
            "refuse_constant_columns", "check_same_n", "positive_scale", "as_vector", "InputWrapper",
            "column_labels", "as_column_groups", "pow2_scale"]
 
@@ -25,8 +25,10 @@ def as_float_array(x: Any, name: str, *, allow_nan: bool = False, allow_inf: boo
     """Return ``x`` as a float64 ndarray, or raise naming ``name``.
 
     Strings, objects that are not numbers, complex numbers and (unless allowed) NaN or infinite
-    values are refused. Booleans are refused too: a boolean vector passed as p-values is almost
-    always a bug.
+    values are refused. Text is refused even when it reads as a number ("1.5"), as R's ``cor`` and
+    ``wilcox.test`` refuse a character vector ("'x' must be numeric"): see :func:`refuse_text`. An object
+    array (a pandas column of dtype object) holding numbers only is read as numbers. Booleans are
+    refused too: a boolean vector passed as p-values is almost always a bug.
 
     Parameters
     ----------
@@ -69,7 +71,8 @@ def as_float_array(x: Any, name: str, *, allow_nan: bool = False, allow_inf: boo
         arr = np.asarray(values)
     except Exception as exc:  # ragged lists and the like
         raise TypeError(f"{name} must be an array of numbers: {exc}") from None
-    if arr.dtype.kind in "OUS":
+    refuse_text(arr, name)
+    if arr.dtype.kind == "O":
         try:
             arr = arr.astype(np.float64)
         except (TypeError, ValueError):
@@ -92,6 +95,69 @@ def as_float_array(x: Any, name: str, *, allow_nan: bool = False, allow_inf: boo
         if not allow_inf and np.isinf(arr).any():
             raise ValueError(f"{name} contains infinite values; all values must be finite")
     return arr
+
+
+def _first_text(arr: np.ndarray) -> "str | bytes | None":
+    """The first string of ``arr`` (a str/bytes array, or an object array holding one), else None."""
+    if arr.dtype.kind in "US":
+        return arr.ravel()[0].item() if arr.size else ""
+    if arr.dtype.kind == "O":
+        text = next((v for v in arr.ravel() if isinstance(v, (str, bytes))), None)
+        return text.item() if isinstance(text, np.generic) else text
+    return None
+
+
+def refuse_text(x: Any, name: str) -> None:
+    """Refuse text where numbers are expected, even text that reads as a number ("0.4"), naming ``name``.
+
+    The one rule of the input door: numbers stored as text are a column read with the wrong type,
+    and converting them silently would hide it. R refuses them too (``cor(c("1", "2"), 1:2)`` and
+    ``wilcox.test(c("1", "2"))``: "'x' must be numeric"; pROC's ``roc``: "Predictor must be numeric or
+    ordered"). An object array
+    holding numbers only (a pandas column of dtype object) is not text and passes.
+
+    Parameters
+    ----------
+    x : array_like
+        The values (a pandas object gives its values). A single string is refused too.
+    name : str
+        The argument's name, for the error message.
+
+    Raises
+    ------
+    TypeError
+        When ``x`` is a string or holds one (a ``str``/``bytes`` array, or an object array with a
+        string element), with one of the strings found.
+
+    References
+    ----------
+    R's ``cor`` and ``wilcox.test`` ("'x' must be numeric") and pROC's ``roc`` ("Predictor must be
+    numeric or ordered"), which refuse character vectors.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from statcore._checks import refuse_text
+    >>> refuse_text(np.array([1.5, 2.0], dtype=object), "x")
+    >>> refuse_text(["1.5", "2.0"], "x")
+    Traceback (most recent call last):
+    ...
+    TypeError: x must be numeric, got text (e.g. '1.5'); text is never read as numbers, not even numbers stored as text (R's cor and wilcox.test refuse them too: "'x' must be numeric"): convert them first, e.g. np.asarray(x, dtype=float)
+    """
+    if isinstance(x, (str, bytes)):
+        text = x
+    else:
+        values = x.to_numpy() if _is_pandas(x) and hasattr(x, "to_numpy") else x
+        try:
+            arr = values if isinstance(values, np.ndarray) else np.asarray(values)
+        except Exception:  # ragged input: the caller's conversion explains
+            return
+        text = _first_text(arr)
+        if text is None:
+            return
+    raise TypeError(f"{name} must be numeric, got text (e.g. {text!r}); text is never read as numbers, not even "
+                    f"numbers stored as text (R's cor and wilcox.test refuse them too: \"'x' must be numeric\"): "
+                    f"convert them first, e.g. np.asarray({name}, dtype=float)")
 
 
 def _first_non_numeric(arr: np.ndarray) -> Any:
@@ -138,6 +204,7 @@ def as_treatment(treat: Any, n: int, name: str = "treat", other: str = "y") -> n
     if isinstance(treat, (str, bytes)):
         raise TypeError(f"{name} must be a binary vector (0/1 or booleans), got a string")
     t = np.asarray(treat.to_numpy() if _is_pandas(treat) else treat)
+    refuse_text(t, name)  # "1"/"0" as text is not a treatment indicator (the door's one rule)
     if t.ndim != 1 or t.size != n:
         raise ValueError(f"{name} must be a vector with one value per outcome, the same length as {other} "
                          f"({n}); got shape {t.shape}")

@@ -22,6 +22,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
+from .arrays import _first_text
 from .core import NAN_POLICIES, check_nan_policy
 
 __all__ = ["public_function", "check_aligned_indexes"]
@@ -72,9 +73,16 @@ def check_aligned_indexes(**inputs: Any) -> None:
 
 def _nan_rows(x: Any, axis: int) -> np.ndarray | None:
     """A boolean mask of the observations (along ``axis``) holding a NaN, or None when the input is
-    not numeric (then the function's own checks speak)."""
+    not numeric, text that reads as numbers included (then the function's own checks speak:
+    ``refuse_text``, the door's one rule; "nan" as text is not a missing value)."""
     try:
-        arr = np.asarray(x, dtype=float)
+        raw = np.asarray(x.to_numpy() if _is_pandas(x) and hasattr(x, "to_numpy") else x)
+    except Exception:
+        return None
+    if _first_text(raw) is not None:
+        return None
+    try:
+        arr = np.asarray(raw, dtype=float)
     except (TypeError, ValueError):
         return None
     if arr.ndim == 0:

@@ -107,36 +107,12 @@ def as_binary_response(y: Any, levels: Any, name: str = "y") -> tuple[np.ndarray
     return is_case, lv, missing
 
 
-def _refuse_text_scores(score: Any, name: str) -> None:
-    """Scores stored as text (even numeric text such as "0.4") are refused, as pROC refuses a
-    character predictor ("Predictor must be numeric or ordered"): converting them silently hides a
-    column read with the wrong type."""
-    values = score.to_numpy() if _is_pandas(score) and hasattr(score, "to_numpy") else score
-    if isinstance(values, (str, bytes)):
-        return  # as_vector names a single string
-    try:
-        arr = np.asarray(values)
-    except Exception:  # ragged input: as_vector explains
-        return
-    if arr.dtype.kind in "US":
-        text = arr.ravel()[0] if arr.size else ""
-    elif arr.dtype.kind == "O":
-        text = next((v for v in arr.ravel() if isinstance(v, (str, bytes))), None)
-        if text is None:
-            return
-    else:
-        return
-    raise TypeError(f"{name} must be numeric, got text (e.g. {text!r}); pROC refuses it too (\"Predictor must "
-                    f"be numeric or ordered\"). Convert numbers stored as text first, e.g. "
-                    f"np.asarray({name}, dtype=float)")
-
-
 def as_roc_data(y: Any, score: Any, levels: Any, nan_policy: str, *, y_name: str = "y",
                 score_name: str = "score") -> tuple[np.ndarray, np.ndarray, tuple, np.ndarray | None]:
     """Labels and scores of a ROC curve: ``(score, is_case, levels, kept)`` after ``nan_policy``
     ("raise" or "omit"; a missing label counts as a NaN); at least one control and one case."""
     nan_policy = check_nan_policy(nan_policy, ROC_NAN_POLICIES)
-    _refuse_text_scores(score, score_name)
+    refuse_text(score, score_name)  # the door's one rule (pROC too: "Predictor must be numeric or ordered")
     s = as_vector(score, score_name, allow_nan=True)
     if s.size == 0:
         raise ValueError(f"{score_name} is empty; a ROC curve needs scores of controls and cases")

@@ -7,14 +7,13 @@ through k random one-dimensional projections, aggregated with the rules of
 ``statcore.multitest.combine_pvalues`` (the pieces the two tests share live in ``_gcm_core.py``);
 ``pc_skeleton`` learns a PC-stable skeleton whose nodes may be groups of columns.
 """
-from ..multitest._combine import _LEGACY_METHODS as COMBINE_METHODS, combine_pvalues
 from ._gcm import GCMWarning, gcm_test
 from ._regress import (REGRESSIONS, ForestSmoother, RegressionFit, SpectralSmoother, fit_residualizer,
                       fit_residualizers, residualize)
 from ._parcor_result import PartialCorrelationTests
 from ._rpcit import parcor_pvalues, random_directions, rpcit
 
-__all__ = ["gcm_test", "GCMWarning", "rpcit", "random_directions", "combine_pvalues", "COMBINE_METHODS",
+__all__ = ["gcm_test", "GCMWarning", "rpcit", "random_directions",
            "parcor_pvalues", "PartialCorrelationTests", "residualize", "fit_residualizer", "fit_residualizers", "RegressionFit",
            "SpectralSmoother", "ForestSmoother", "REGRESSIONS"]
 

@@ -42,8 +42,7 @@ def register_causallearn_tests(*, prefix: str = "statcore_", max_cached: int = 1
         Prefix of the registered names.
     max_cached : int
         Residual arrays kept per search (the cache is emptied when it grows beyond this).
-        Both arguments are keyword-only; passing them by position still works for one release,
-        with a ``FutureWarning``.
+        Both arguments are keyword-only.
 
     Returns
     -------

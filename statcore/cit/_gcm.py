@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from .._checks import check_choice, check_n_jobs, check_positive_int, check_seed, pow2_scale
+from .._checks import check_choice, check_n_jobs, check_positive_int, check_progress, check_seed, pow2_scale
 from .._checks.public import public_function
 from .._result import HTest
 from ._gcm_core import (_ALTERNATIVES, _ESTIMAND, _KINDS, _VARIANCES, AUTO_MAX_N, SMOOTHER_CORRECTED,  # noqa: F401
@@ -39,8 +39,8 @@ def _data_name(x, y, z, resid_x, resid_y) -> str:
 @public_function(data=("x", "y", "z"), nan_policy=("raise", "omit"), formula=dict(lhs="y", rhs="x", cond="z"))
 def gcm_test(x: Any, y: Any = None, z: Any = None, *, regression: Any = "ols", kind: str | None = None,
              B: int = 499, alternative: str = "two.sided", seed: Any = None, resid_x: Any = None,
-             resid_y: Any = None, n_jobs: int = 1, variance: str = "auto", nan_policy: str = "raise",
-             data: Any = None) -> HTest:
+             resid_y: Any = None, n_jobs: int = 1, variance: str = "auto", progress: bool | None = None,
+             nan_policy: str = "raise", data: Any = None) -> HTest:
     """Generalised covariance measure test of X independent of Y given Z.
 
     Parameters
@@ -79,6 +79,10 @@ def gcm_test(x: Any, y: Any = None, z: Any = None, *, regression: Any = "ols", k
         "smoother" for the local smoothers "krr", "rf" and "rf_oob" up to n = 10,000 (above, the
         standard variance with a warning), "standard" otherwise, so OLS and ridge give the published
         GCM. "smoother" needs a named regression on a non-empty z.
+    progress : bool or None
+        ``kind="max"``: a progress bar (tqdm) over the B multiplier bootstrap draws, advancing per
+        chunk of draws (the other kinds draw nothing). Default (None): only when standard error is a
+        terminal. The result does not depend on it.
     nan_policy : {"raise", "omit"}
         "raise" (default): a NaN in x, y, z, resid_x or resid_y is an error naming the argument.
         "omit": the observations (rows) with a NaN in any of them are dropped before the
@@ -127,9 +131,6 @@ def gcm_test(x: Any, y: Any = None, z: Any = None, *, regression: Any = "ols", k
     treating the fitted smoother as fixed. Linear regression on a few variables is unaffected.
     The measurements behind this are in benchmarks/README.md, section "cit".
 
-    The argument ``type`` is now ``kind``; ``type=`` and the arguments after ``z`` passed by
-    position still work for one release, with a ``FutureWarning``.
-
     References
     ----------
     Shah & Peters (2020), The hardness of conditional independence testing and the generalised
@@ -139,6 +140,7 @@ def gcm_test(x: Any, y: Any = None, z: Any = None, *, regression: Any = "ols", k
     alternative = check_choice(alternative, "alternative", _ALTERNATIVES)
     variance = check_choice(variance, "variance", _VARIANCES)
     n_jobs = check_n_jobs(n_jobs)
+    progress = check_progress(progress)
     if kind is not None:
         kind = check_choice(kind, "kind", _KINDS)
     rng = check_seed(seed)
@@ -183,7 +185,7 @@ def gcm_test(x: Any, y: Any = None, z: Any = None, *, regression: Any = "ols", k
                      estimate={_ESTIMAND: float(mean[0])}, null_value={_ESTIMAND: 0.0},
                      alternative=alternative, method=method(""), data_name=data_name, extras=extras)
     if kind == "max":
-        s, p = max_bootstrap_pvalue(prod, tstat, B, rng, alternative)
+        s, p = max_bootstrap_pvalue(prod, tstat, B, rng, alternative, progress=progress)
         extras["B"] = B
         return HTest(statistic=s, statistic_name="S", p_value=p, null_value={_ESTIMAND: 0.0},
                      alternative=alternative, method=method("max statistic, multiplier bootstrap"),

@@ -104,7 +104,8 @@ def _signed_order(a: np.ndarray, alternative: str, axis: int, rank: int) -> np.n
 
 
 def max_bootstrap_pvalue(prod: np.ndarray, stat: np.ndarray, B: int, rng: np.random.Generator,
-                         alternative: str = "two.sided", rank: int = 1) -> tuple[float, float]:
+                         alternative: str = "two.sided", rank: int = 1,
+                         progress: bool | None = False) -> tuple[float, float]:
     """Max statistic and its Gaussian multiplier bootstrap p-value (Shah & Peters 2020, Sec. 3.1).
 
     ``prod`` (n, m) are the residual products, ``stat`` their standardised means. The draws are
@@ -112,7 +113,8 @@ def max_bootstrap_pvalue(prod: np.ndarray, stat: np.ndarray, B: int, rng: np.ran
     standardisation as ``stat``. p = (1 + #{draw >= observed}) / (B + 1). With ``rank`` = r > 1
     the statistic is the r-th largest |T_j| instead of the largest, calibrated by the r-th largest
     of each draw (the top-r statistic; Chernozhukov, Chetverikov & Kato 2013 cover any such
-    functional of the maximal vector).
+    functional of the maximal vector). ``progress``: the engine's bar over the B draws (it draws
+    nothing from ``rng``).
     """
     n, m = prod.shape
     mean, sd = prod.mean(axis=0), prod.std(axis=0)
@@ -120,7 +122,8 @@ def max_bootstrap_pvalue(prod: np.ndarray, stat: np.ndarray, B: int, rng: np.ran
     observed = float(_signed_order(stat, alternative, 0, rank))
     # the engine owns the loop: normal multipliers drawn in order from rng, in its chunks
     parts = run_stream(_NormalRows(n), _MaxDraws(std, alternative, rank), B, rng=rng,
-                       bytes_per_resample=8.0 * max(n, m))
+                       bytes_per_resample=8.0 * max(n, m), progress=progress, desc="multiplier bootstrap",
+                       unit="draw")
     null = np.concatenate(parts)
     return observed, pvalue_from_count(exceed_count(observed, null, alternative="greater"), B)
 

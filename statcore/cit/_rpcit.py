@@ -1,7 +1,7 @@
 """RP-CIT: conditional independence of high-dimensional X and Y given Z through random projections.
 
 Project X and Y onto k random directions, test each projected pair with a univariate CI test and
-combine the k dependent p-values (:func:`statcore.cit.combine_pvalues`, or a joint multiplier
+combine the k dependent p-values (:func:`statcore.multitest.combine_pvalues`, or a joint multiplier
 bootstrap of the k GCM statistics). Under X independent of Y given Z every projected pair is
 conditionally independent too, so every p-value is valid.
 
@@ -16,21 +16,20 @@ from typing import Any, Callable
 
 import numpy as np
 
-import warnings
-
 from .._checks import (as_cit_data, as_directions, as_float_array, check_choice, check_n_jobs,
-                       check_nan_policy, check_positive_int, check_rank, check_seed, pow2_scale)
+                       check_nan_policy, check_positive_int, check_progress, check_rank, check_seed, pow2_scale)
 from .._checks.public import public_function
+from .._progress import parallel_map
 from .._result import HTest
 from ._parcor_result import PartialCorrelationTests
-from ..multitest._combine import _LEGACY_METHODS as COMBINE_METHODS, _combine_array as combine_pvalues
+from ..multitest import combine_pvalues
 from ._gcm_core import (_VARIANCES, _special, max_bootstrap_pvalue, normal_pvalue, residual_pair,
                         standardised_products, variance_inflation, warn_if_krr_rpcit_small_n, warn_if_small_n)
 
 __all__ = ["rpcit", "random_directions", "parcor_pvalues"]
 
-#: rpcit's aggregation rules: statcore.multitest.combine_pvalues' rules and the max bootstrap
-#: ("hommel", Hommel's global test under its former name, warns and stops working next release)
+#: rpcit's aggregation rules: the dependence-robust rules of statcore.multitest.combine_pvalues (and
+#: Simes') and the multiplier bootstraps of the max and of the r-th largest statistic
 _AGGREGATES = ("bonferroni", "topr", "hommel_global", "simes", "cauchy", "maxboot", "topr_boot")
 _BASES = ("gcm", "parcor")
 _AGG_LABEL = {"bonferroni": "Bonferroni-max", "topr": "top-r (Ruger)", "hommel_global": "Hommel (1983)",
@@ -40,8 +39,9 @@ _AGG_LABEL = {"bonferroni": "Bonferroni-max", "topr": "top-r (Ruger)", "hommel_g
 
 
 def _combine(p: np.ndarray, aggregate: str, r: int | None) -> float:
-    """The aggregated p-value of one of ``_AGGREGATES`` other than "maxboot"."""
-    return combine_pvalues(p, method=aggregate, r=r)
+    """The aggregated p-value of the k projection p-values ``p`` (1-D) by one of ``_AGGREGATES`` other
+    than the bootstraps: statcore.multitest.combine_pvalues, the public function."""
+    return combine_pvalues(p, method=aggregate, r=r, nan_policy="raise").p_value
 
 
 def random_directions(d: int, k: int, *, seed: Any = None) -> np.ndarray:
@@ -201,7 +201,8 @@ def _callable_pvalue(base: Callable, xp: np.ndarray, yp: np.ndarray, z: np.ndarr
 def rpcit(x: Any, y: Any = None, z: Any = None, *, k: int = 50, base: str | Callable = "gcm",
           aggregate: str = "bonferroni", r: int | None = None, regression: Any = "ols", seed: Any = None,
           n_jobs: int = 1, resid_x: Any = None, resid_y: Any = None, B: int = 499,
-          parcor: str = "t", variance: str = "auto", nan_policy: str = "raise", data: Any = None) -> HTest:
+          parcor: str = "t", variance: str = "auto", progress: bool | None = None, nan_policy: str = "raise",
+          data: Any = None) -> HTest:
     """Random-projection conditional independence test of X independent of Y given Z.
 
     Parameters
@@ -222,8 +223,7 @@ def rpcit(x: Any, y: Any = None, z: Any = None, *, k: int = 50, base: str | Call
     aggregate : str
         "bonferroni", "topr", "hommel_global", "simes", "cauchy" (see
         :func:`statcore.multitest.combine_pvalues`; "simes" assumes positively dependent
-        projections, the others do not; "hommel", the former name of "hommel_global", still works
-        for one release with a ``FutureWarning``) or "maxboot": the
+        projections, the others do not) or "maxboot": the
         Gaussian multiplier bootstrap of the maximum of the k standardised projected GCM statistics,
         valid under their dependence and less conservative than Bonferroni (``base="gcm"`` only);
         or "topr_boot": the r-th largest of the k ``|T_j|``, calibrated by the r-th largest of the same
@@ -258,6 +258,12 @@ def rpcit(x: Any, y: Any = None, z: Any = None, *, k: int = 50, base: str | Call
         corrected for the smoother's correlation of neighbouring residual products with "krr",
         "rf" and "rf_oob", one factor per projection; "maxboot" keeps the products' correlations
         across projections). ``base="gcm"`` only ("smoother" with another base is an error).
+    progress : bool or None
+        A progress bar (tqdm) over the long loops: the k runs of a callable ``base`` (counting
+        projections as they finish, also on ``n_jobs`` workers) and the B draws of "maxboot" and
+        "topr_boot" (advancing per chunk of draws); the built-in bases test all k projections at
+        once. Default (None): only when standard error is a terminal. The result does not depend
+        on it.
     nan_policy : {"raise", "omit"}
         "raise" (default): a NaN in x, y, z, resid_x or resid_y is an error naming the argument.
         "omit": the observations with a NaN in any of them are dropped. "propagate" is not
@@ -301,12 +307,8 @@ def rpcit(x: Any, y: Any = None, z: Any = None, *, k: int = 50, base: str | Call
     k = check_positive_int(k, "k")
     B = check_positive_int(B, "B")
     n_jobs = check_n_jobs(n_jobs)
+    progress = check_progress(progress)
     nan_policy = check_nan_policy(nan_policy, ("raise", "omit"))
-    if aggregate == "hommel":
-        warnings.warn("rpcit(): aggregate='hommel' is now called 'hommel_global' (Hommel's global test, as in "
-                      "statcore.multitest.combine_pvalues); the old name stops working in the next release",
-                      FutureWarning, stacklevel=2)
-        aggregate = "hommel_global"
     aggregate = check_choice(aggregate, "aggregate", _AGGREGATES)
     parcor = check_choice(parcor, "parcor", ("t", "fisher"))
     variance = check_choice(variance, "variance", _VARIANCES)
@@ -332,13 +334,8 @@ def rpcit(x: Any, y: Any = None, z: Any = None, *, k: int = 50, base: str | Call
         k, r = _effective_k(xa.shape[1], ya.shape[1], k, r)
         wx, wy = random_directions(xa.shape[1], k, seed=rng), random_directions(ya.shape[1], k, seed=rng)
         px, py = xa @ wx, ya @ wy
-        if n_jobs == 1:
-            pv = [_callable_pvalue(base, px[:, j], py[:, j], za) for j in range(k)]
-        else:
-            from joblib import Parallel, delayed
-
-            pv = Parallel(n_jobs=n_jobs)(delayed(_callable_pvalue)(base, px[:, j], py[:, j], za)
-                                         for j in range(k))
+        pv = parallel_map(_callable_pvalue, [(base, px[:, j], py[:, j], za) for j in range(k)], n_jobs=n_jobs,
+                          progress=progress, desc="projections", unit="projection")
         pvals, stat, reg = np.asarray(pv, dtype=np.float64), np.full(k, np.nan), "by base"
     else:
         # the directions come first, so a seed fixes them whatever the regression draws
@@ -371,10 +368,10 @@ def rpcit(x: Any, y: Any = None, z: Any = None, *, k: int = 50, base: str | Call
     parameter = {"k": float(k)}
     statistic, statistic_name = None, "statistic"
     if aggregate == "maxboot":
-        statistic, p = max_bootstrap_pvalue(prod, stat, B, rng)
+        statistic, p = max_bootstrap_pvalue(prod, stat, B, rng, progress=progress)
         statistic_name = "S"
     elif aggregate == "topr_boot":
-        statistic, p = max_bootstrap_pvalue(prod, stat, B, rng, rank=r)
+        statistic, p = max_bootstrap_pvalue(prod, stat, B, rng, rank=r, progress=progress)
         statistic_name = "S_r"
         parameter["r"] = float(r)
     else:

@@ -14,7 +14,6 @@ which is where most of the time of a regression-based CI test goes.
 """
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 from itertools import combinations
 from typing import Any, Callable, Mapping
@@ -90,21 +89,14 @@ def _validate(data, alpha, test, groups, max_cond, n_jobs, nan_policy) -> tuple[
     return design, alpha, test, max_cond, int(n_jobs)
 
 
-# arguments pc_skeleton sets itself when it calls a built-in test
-_SET_BY_SKELETON = ("x", "y", "z", "resid_x", "resid_y", "seed")
+# arguments pc_skeleton sets itself when it calls a built-in test (its own bar counts the edges: none per test)
+_SET_BY_SKELETON = ("x", "y", "z", "resid_x", "resid_y", "seed", "progress")
 
 
 def _validate_test_args(test, test_args: dict) -> None:
-    """Refuse arguments the chosen test does not take, before a long run rather than in its middle
-    (``type``, gcm_test's former name of ``kind``, is renamed in place with a FutureWarning)."""
+    """Refuse arguments the chosen test does not take, before a long run rather than in its middle."""
     if callable(test):
         return
-    if "type" in test_args and test == "gcm":
-        if "kind" in test_args:
-            raise TypeError("pc_skeleton() got both 'type' (the former name) and 'kind'")
-        warnings.warn("pc_skeleton(): gcm_test's argument 'type' is now called 'kind'; the old name stops "
-                      "working in the next release", FutureWarning, stacklevel=3)
-        test_args["kind"] = test_args.pop("type")
     import inspect
 
     from ._gcm import gcm_test
@@ -198,7 +190,7 @@ class _Tester:
         if callable(base):  # rpcit with a user's base test works on the raw data
             x, y = (self.design.values[:, self.design.cols[k]] for k in (i, j))
             return rpcit(x, y, self._block(S), seed=self._seed(1, i, j, *S), regression=self.regression,
-                         **self.args)
+                         progress=False, **self.args)
         rx, ry = self.residuals(i, S, cache), self.residuals(j, S, cache)
         scalar = rx.shape[1] == 1 and ry.shape[1] == 1
         # the scalar GCM draws nothing; a seed per test is cheap but not free
@@ -210,14 +202,14 @@ class _Tester:
             if base == "parcor":
                 q = sum(len(self.design.cols[k]) for k in S)
                 return _parcor(rx, ry, _ONE, _ONE, q, self.args.get("parcor", "t"))[1][0]
-            return gcm_test(None, None, None, resid_x=rx, resid_y=ry)
+            return gcm_test(None, None, None, resid_x=rx, resid_y=ry, progress=False)
         if self.test == "gcm":
-            return gcm_test(None, None, None, resid_x=rx, resid_y=ry, seed=seed, **self.args)
+            return gcm_test(None, None, None, resid_x=rx, resid_y=ry, seed=seed, progress=False, **self.args)
         if self.test == "parcor":
             # z only tells rpcit how many degrees of freedom the conditioning set took
             return rpcit(None, None, self._block(S), resid_x=rx, resid_y=ry, base="parcor", seed=seed,
-                         **self.args)
-        return rpcit(None, None, None, resid_x=rx, resid_y=ry, seed=seed, **self.args)
+                         progress=False, **self.args)
+        return rpcit(None, None, None, resid_x=rx, resid_y=ry, seed=seed, progress=False, **self.args)
 
     def _frame(self, i: int):
         import pandas as pd

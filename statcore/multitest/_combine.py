@@ -8,7 +8,6 @@ independent or positively dependent (PRDS) p-values. One small function per rule
 """
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -127,10 +126,6 @@ _RULES: dict[str, Rule] = {
 #: Names accepted by ``combine_pvalues`` (scipy's five first).
 COMBINE_METHODS: tuple[str, ...] = tuple(_RULES)
 
-#: The rules of the former ``statcore.cit.combine_pvalues`` (RP-CIT's aggregates), "hommel" being
-#: Hommel's global test.
-_LEGACY_METHODS: tuple[str, ...] = ("bonferroni", "topr", "hommel", "simes", "cauchy")
-
 _LABELS = {
     "fisher": "Fisher's combination of p-values",
     "pearson": "Pearson's combination of p-values",
@@ -143,16 +138,6 @@ _LABELS = {
     "hommel_global": "Hommel's (1983) global test",
     "cauchy": "Cauchy combination of p-values",
 }
-
-
-class _DefaultAxis(int):
-    """The default ``axis=0``, told apart from an explicit 0 (one release of grace for 2-D input)."""
-
-    def __repr__(self) -> str:
-        return "0"
-
-
-_AXIS0 = _DefaultAxis(0)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -328,7 +313,7 @@ def _combine(arr: np.ndarray, method: str, r: Any, weights: Any, axis: int | Non
     return stat, pval, ks, r
 
 
-def combine_pvalues(p: Any, method: str | None = None, *, weights: Any = None, axis: int | None = _AXIS0,
+def combine_pvalues(p: Any, method: str = "fisher", *, weights: Any = None, axis: int | None = 0,
                     r: int | None = None, nan_policy: str = "propagate", keepdims: bool = False) -> CombinedPValues:
     """Combine k p-values of the same null hypothesis into one: scipy's methods and more.
 
@@ -350,18 +335,16 @@ def combine_pvalues(p: Any, method: str | None = None, *, weights: Any = None, a
         ``"hommel_global"`` (Hommel's 1983 global test, min(1, C_k min_i k p_(i) / i) with
         C_k = sum_{i<=k} 1/i; not ``p_adjust(method="hommel")``); ``"simes"`` (min_i k p_(i) / i,
         valid for independent or PRDS p-values); ``"cauchy"`` (the standard Cauchy upper tail of
-        mean tan((1/2 - p) pi), approximately valid at small levels under dependence). Without
-        ``method`` this release uses ``"bonferroni"`` with a FutureWarning; the default becomes
-        scipy's ``"fisher"`` in the next release. ``"hommel"`` is the former name of
-        ``"hommel_global"`` (FutureWarning).
+        mean tan((1/2 - p) pi), approximately valid at small levels under dependence). The
+        default is scipy's, ``"fisher"``.
     weights : array_like, optional, keyword-only
         Stouffer's weights: one per p-value along ``axis``, or ``p``'s shape. An error with other
         methods. A NaN weight follows ``nan_policy`` with its p-value ("omit" drops the pair, as
         scipy does); a masked weight's pair is omitted.
     axis : int or None, keyword-only
         The axis along which the p-values of a family lie (None: all values form one family).
-        For input with 2 or more dimensions and no ``axis`` this release keeps the former rule
-        (each row, ``axis=-1``) with a FutureWarning; the default becomes scipy's ``axis=0``.
+        The default is scipy's, 0: for a 2-D ``p`` each column is a family (pass ``axis=1`` to
+        combine each row).
     r : int, optional, keyword-only
         The rank used by ``"topr"``, 1 <= r <= k; default ``ceil(k / 10)``. An error with other
         methods.
@@ -409,28 +392,17 @@ def combine_pvalues(p: Any, method: str | None = None, *, weights: Any = None, a
     0.05
     >>> round(combine_pvalues(p, method="hommel_global").p_value, 4)  # 0.005 * (1 + 1/2 + ... + 1/5)
     0.0114
-    >>> stat, pval = combine_pvalues(p, method="fisher")
+    >>> stat, pval = combine_pvalues(p)  # scipy's default: Fisher
     >>> round(stat, 3), round(pval, 5)
     (25.645, 0.00425)
+    >>> import numpy as np
+    >>> combine_pvalues(np.array([[0.01, 0.5], [0.02, 0.6], [0.03, 0.7]])).p_value.shape  # axis=0: per column
+    (2,)
     """
-    if method is None:
-        warnings.warn("combine_pvalues(): the default method is 'bonferroni' in this release and becomes "
-                      "scipy's 'fisher' in the next; pass method= explicitly", FutureWarning, stacklevel=3)
-        method = "bonferroni"
-    elif method == "hommel":
-        warnings.warn("combine_pvalues(): method='hommel' is now called 'hommel_global' (Hommel's global "
-                      "test, not p_adjust's 'hommel'); the old name stops working in the next release",
-                      FutureWarning, stacklevel=3)
-        method = "hommel_global"
     method = check_choice(method, "method", COMBINE_METHODS)
     nan_policy = check_nan_policy(nan_policy)
     masked = np.ma.getmaskarray(p) if isinstance(p, np.ma.MaskedArray) else None
     arr = as_pvalues(p, "p")
-    if axis is _AXIS0 and arr.ndim >= 2:
-        warnings.warn("combine_pvalues(): with 2-D p and no axis, each row is combined (axis=-1) in this "
-                      "release; the default becomes scipy's axis=0 in the next. Pass axis= explicitly",
-                      FutureWarning, stacklevel=3)
-        axis = -1
     keepdims = check_flag(keepdims, "keepdims")
     stat, pval, k, r = _combine(arr, method, r, weights, axis, nan_policy,
                                 None if masked is None or not masked.any() else masked)
@@ -447,15 +419,3 @@ def _kept_shape(shape: tuple, axis: Any) -> tuple:
         return (1,) * len(shape)
     axis = check_axis(axis, len(shape), allow_none=False)
     return tuple(1 if i == axis else n for i, n in enumerate(shape))
-
-
-def _combine_array(p: Any, method: str, r: int | None = None) -> Any:
-    """The former ``statcore.cit.combine_pvalues``: the bare combined p-value (a float, or an array
-    with one value per row of 2-D input), for RP-CIT's aggregates. Any of ``COMBINE_METHODS``, and
-    "hommel" (Hommel's global test under its former name) silently; NaN refused."""
-    method = check_choice(method, "method", COMBINE_METHODS + ("hommel",))
-    method = "hommel_global" if method == "hommel" else method
-    arr = as_pvalues(p, "p", allow_nan=False)
-    if arr.ndim not in (1, 2):
-        raise ValueError(f"p must be 1-D (k p-values) or 2-D (one family per row), got shape {arr.shape}")
-    return _combine(arr, method, r, None, -1, "raise")[1]

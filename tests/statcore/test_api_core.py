@@ -1,5 +1,5 @@
 """The core of the one API: HTest under the result protocol, the freezing rules, statcore.utils,
-nan_policy and the renamed-argument grace period."""
+nan_policy and the input door's rule on text."""
 import dataclasses
 import pickle
 import warnings
@@ -124,7 +124,7 @@ def test_lazy_njit_compiles_on_first_call():
 
 
 # ----------------------------------------------------------------------------------------------
-# nan_policy and renamed arguments
+# nan_policy and text at the input door
 # ----------------------------------------------------------------------------------------------
 
 def test_nan_policy():
@@ -145,6 +145,44 @@ def test_nan_policy():
         check_nan_policy("drop")
     with pytest.raises(ValueError, match="nan_policy"):
         check_nan_policy("propagate", allowed=("raise", "omit"))
+
+
+@pytest.mark.parametrize("text", [
+    ["1.5", "2", "3"], np.array(["1.5", "2", "3"]), np.array([b"1.5", b"2", b"3"]),
+    np.array(["1.5", 2.0, 3.0], dtype=object), pd.Series(["1.5", "2", "3"]),
+    pd.Series(["1.5", "2", "3"], dtype="string"), pd.DataFrame({"a": ["1", "2"], "b": [1.0, 2.0]}), "1.5",
+])
+def test_text_is_refused_at_the_door_even_when_it_reads_as_numbers(text):
+    """One rule (statcore._checks.refuse_text): text where numbers are expected is a TypeError naming the
+    argument, numbers written as text ("1.5") included, as R's cor and wilcox.test refuse a character
+    vector ("'x' must be numeric") and pROC's roc a character predictor; never converted."""
+    from statcore._checks import as_float_array, as_treatment, refuse_text
+
+    with pytest.raises(TypeError, match="scores must be numeric"):
+        as_float_array(text, "scores")
+    with pytest.raises(TypeError, match="scores must be numeric"):
+        refuse_text(text, "scores")
+    # the same rule behind a public function, whatever its own conversions: dcor (public_function's NaN
+    # scan does not read "nan" as a missing value), roc's scores
+    with pytest.raises(TypeError, match="x must be numeric"):
+        sc.dcor(text if np.ndim(text) == 1 else ["1", "nan", "3"], [1.0, 2.0, 3.0])
+    with pytest.raises(TypeError, match="score must be numeric"):
+        sc.roc([0, 1, 0], ["0.1", "0.9", "0.2"])
+    # a function whose NaN rule the decorator applies: "nan" as text is text, not a missing value
+    with pytest.raises(TypeError, match="prob must be numeric"):
+        sc.calibration_error([1.0, 0.0, 1.0, 0.0], ["0.2", "nan", "0.5", "0.1"])
+    with pytest.raises(TypeError, match="treat must be numeric"):
+        as_treatment(np.array(["1", "0", "1"]), 3)
+
+
+def test_numbers_in_an_object_array_still_pass_the_door():
+    from statcore._checks import as_float_array
+
+    np.testing.assert_array_equal(as_float_array(np.array([1.5, 2, 3], dtype=object), "x"), [1.5, 2.0, 3.0])
+    np.testing.assert_array_equal(as_float_array(pd.Series([1.5, 2, 3], dtype=object), "x"), [1.5, 2.0, 3.0])
+    assert sc.dcor(pd.Series([1.0, 2.0, 3.0, 5.0], dtype=object), [1.0, 2.0, 3.0, 4.0]) > 0.9
+    with pytest.raises(ValueError, match="x contains 1 NaN"):   # a real NaN is a NaN
+        sc.dcor(np.array([1.0, np.nan, 3.0], dtype=object), [1.0, 2.0, 3.0])
 
 
 def test_public_surface_has_utils_and_result():

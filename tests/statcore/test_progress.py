@@ -15,6 +15,7 @@ RNG = np.random.default_rng(8)
 X = RNG.standard_normal((40, 2))
 Y = X[:, 0] ** 2 + RNG.standard_normal(40)
 Z = RNG.standard_normal(40)
+Y2 = np.column_stack([Y, Y ** 2])  # two columns for the max-type CI tests
 
 
 def test_progress_bar_off_counts_silently(capsys):
@@ -70,6 +71,13 @@ def test_parallel_map_keeps_order_and_counts_weights(capsys):
         parallel_map(divmod, tasks, n_jobs=0)
 
 
+def _corr_base(x, y, z):
+    """A callable base test for rpcit: the two-sided p-value of the correlation of the projections."""
+    from scipy import stats
+
+    return float(stats.pearsonr(x, y).pvalue)
+
+
 # every function with a ``progress`` argument: a bar when asked, the same answer as without
 CASES = {
     "dcor_test": lambda pr: sc.dcor_test(X, Y, B=99, seed=1, progress=pr).p_value,
@@ -92,6 +100,12 @@ CASES = {
     "energy_test": lambda pr: sc.energy_test(X[:30], X[30:60] + 0.3, B=99, seed=1, progress=pr).extras["replicates"],
     "pc_skeleton": lambda pr: sc.cit.pc_skeleton(pd.DataFrame({"a": X[:, 0], "b": Y, "c": Z}), test="gcm",
                                                  seed=1, progress=pr).tests,
+    "gcm_test[max]": lambda pr: sc.gcm_test(X, Y2, Z, kind="max", B=99, seed=1,
+                                            progress=pr).p_value,
+    "rpcit[maxboot]": lambda pr: sc.rpcit(X, Y2, Z, k=5, aggregate="maxboot", B=99, seed=1,
+                                          progress=pr).p_value,
+    "rpcit[callable base]": lambda pr: sc.rpcit(X, Y2, Z, k=5, base=_corr_base, seed=1,
+                                                progress=pr).extras["p_values"],
 }
 
 
@@ -125,3 +139,23 @@ def test_fit_many_progress(capsys):
     pd.testing.assert_frame_equal(quiet.table, loud.table)
     with pytest.raises(TypeError, match="progress"):
         fit_many(mice, archs=("1L",), progress="yes")
+
+
+@pytest.mark.parametrize("call, count, label", [
+    (lambda: sc.gcm_test(X, Y2, Z, kind="max", B=99, seed=1, progress=True),
+     "/99 [", "multiplier bootstrap"),
+    (lambda: sc.rpcit(X, Y2, Z, k=5, aggregate="topr_boot", r=2, B=99, seed=1, progress=True),
+     "/99 [", "multiplier bootstrap"),
+    (lambda: sc.rpcit(X, Y2, Z, k=6, base=_corr_base, seed=1, progress=True),
+     "/6 [", "projections"),
+])
+def test_cit_bars_count_the_long_loop(call, count, label, capsys):
+    """gcm_test's and rpcit's bars count what their loop runs: the B multiplier draws (the engine's bar,
+    run_stream) or the k projections of a callable base (parallel_map's bar)."""
+    call()
+    err = capsys.readouterr().err
+    assert label in err and count in err
+    with pytest.raises(TypeError, match="progress must be True, False or None"):
+        sc.gcm_test(X, Y, Z, progress="yes")
+    with pytest.raises(TypeError, match="progress must be True, False or None"):
+        sc.rpcit(X, Y2, Z, k=3, progress=1)

@@ -136,8 +136,8 @@ def test_every_public_callable_is_registered():
 # ---- warnings --------------------------------------------------------------------------------
 
 def test_one_convergence_warning():
-    assert lr.ConvergenceWarning is statcore.ConvergenceWarning
-    assert "ConvergenceWarning" not in lr.__all__
+    # one class, statcore's, under one name: learning_rules neither defines nor re-exports its own
+    assert not hasattr(lr, "ConvergenceWarning") and "ConvergenceWarning" not in lr.__all__
     assert issubclass(lr.BehaviourWarning, statcore.StatcoreWarning)
     assert issubclass(lr.IBLFormatWarning, statcore.StatcoreWarning)
     with pytest.warns(statcore.ConvergenceWarning, match="best restart stopped"):
@@ -184,6 +184,28 @@ def test_behaviour_metrics_nan_policy():
     assert behaviour_metrics(TRIALS, q, nan_policy="omit").table["session"].tolist() == [1]
     with pytest.raises(ValueError, match="every trial"):
         behaviour_metrics(TRIALS, np.full(60, np.nan), nan_policy="omit")
+
+
+def test_data_functions_go_through_public_function():
+    """behaviour_metrics and plot_behaviour take nan_policy through statcore.utils.public_function, the one
+    decorator, as every public data function does (tests/statcore/test_public_function.py)."""
+    import inspect
+
+    takers = [n for n in lr.__all__ if inspect.isfunction(getattr(lr, n))
+              and "nan_policy" in inspect.signature(getattr(lr, n)).parameters]
+    assert sorted(takers) == ["behaviour_metrics", "plot_behaviour"]
+    for name in takers:
+        spec = getattr(lr, name).__public_function__
+        assert spec["data"] == ("trials", "p_right") and spec["nan_policy"] == ("raise", "omit"), name
+    with pytest.raises(TypeError, match="positional"):     # everything after the data is keyword-only
+        behaviour_metrics(TRIALS, P_RIGHT, "session")
+    # a pandas p_right pairs with the trials by position only under the same index (the decorator's rule)
+    series = pd.Series(P_RIGHT, index=TRIALS.index)
+    pd.testing.assert_frame_equal(behaviour_metrics(TRIALS, series).table, behaviour_metrics(TRIALS, P_RIGHT).table)
+    with pytest.raises(ValueError, match="trials and p_right are pandas objects with different indexes"):
+        behaviour_metrics(TRIALS, series.iloc[::-1])
+    with pytest.raises(ValueError, match="trials and p_right are pandas objects with different indexes"):
+        _plot_behaviour(trials=TRIALS, p_right=series.iloc[::-1])
 
 
 def test_seeds_follow_statcore():

@@ -112,8 +112,12 @@ def test_expected_accuracy_by_hand():
 def test_p_right_as_column_name_and_series():
     trials, p = learner(n=600, n_sessions=2, seed=3)
     a = behaviour_metrics(trials.assign(p_model=p), "p_model")
-    b = behaviour_metrics(trials, pd.Series(p, index=trials.index + 100))
+    b = behaviour_metrics(trials, pd.Series(p, index=trials.index))
     pd.testing.assert_frame_equal(a.table, b.table)
+    # paired by position only under the same index: another index is refused, never silently paired
+    # (public_function's rule for paired pandas inputs, docs/conventions.md section 3)
+    with pytest.raises(ValueError, match="trials and p_right are pandas objects with different indexes"):
+        behaviour_metrics(trials, pd.Series(p, index=trials.index + 100))
 
 
 def test_blocks_of_trials():

@@ -312,6 +312,8 @@ def test_fit_result_prints_plots_and_accepts_starting_points():
     assert f.restarts.loc[0, "loglik"] >= ll_true - 1e-8
     axes = f.plot()
     assert len(axes) == 3 and len(axes[0].figure.axes) >= 3
+    with pytest.raises(TypeError, match="axes"):   # `ax` is the one name (docs/conventions.md)
+        f.plot(axes=axes)
     data_m, model_m = f.metrics()
     assert len(data_m.to_frame()) == len(model_m.to_frame()) == tr["session"].nunique()
     frame = f.to_frame()

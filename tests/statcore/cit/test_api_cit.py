@@ -1,5 +1,5 @@
 """statcore.cit's API: the bad-input sweep of every public function, the result protocol of every
-result class, the former name of the Hommel global test, nan_policy."""
+result class, Hommel's global test by its one name, nan_policy."""
 import warnings
 
 import numpy as np
@@ -96,15 +96,14 @@ def test_gcm_warning_is_a_statcore_warning():
 
 
 # ----------------------------------------------------------------------------------------------
-# the former name of the Hommel global test (one release of grace, with a FutureWarning)
+# Hommel's global test is "hommel_global" ("hommel" is p_adjust's adjustment, not an aggregate)
 # ----------------------------------------------------------------------------------------------
 
 def test_rpcit_hommel():
-    new = rpcit(X2, Y2, Z, k=6, aggregate="hommel_global", seed=2)
-    with pytest.warns(FutureWarning, match="'hommel' is now called 'hommel_global'"):
-        renamed = rpcit(X2, Y2, Z, k=6, aggregate="hommel", seed=2)
-    assert renamed.p_value == new.p_value
-    assert "Hommel (1983)" in renamed.method
+    res = rpcit(X2, Y2, Z, k=6, aggregate="hommel_global", seed=2)
+    assert "Hommel (1983)" in res.method
+    with pytest.raises(ValueError, match="unknown aggregate 'hommel'"):
+        rpcit(X2, Y2, Z, k=6, aggregate="hommel", seed=2)
 
 
 # ----------------------------------------------------------------------------------------------

@@ -278,7 +278,7 @@ def test_bad_input():
         gcm_test(x, y, z, kind="quadratic", alternative="greater")
     with pytest.raises(ValueError, match="y is required"):
         gcm_test(x, None, z)
-    with pytest.raises(TypeError, match="x must contain numbers"):
+    with pytest.raises(TypeError, match="x must be numeric, got text"):
         gcm_test(np.array(["a"] * 50), y, z)
 
 

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from statcore.cit import fit_residualizer, gcm_test, random_directions, residualize, rpcit
-from statcore.cit._rpcit import _combine
+from statcore.multitest import combine_pvalues
 
 
 def data(n=200, dx=6, dy=5, dz=3, seed=0, dep=0.0):
@@ -67,8 +67,8 @@ def test_aggregates_are_combine_pvalues_of_the_projection_pvalues():
     for agg in ["bonferroni", "topr", "hommel_global", "simes", "cauchy"]:
         res = rpcit(x, y, z, k=30, seed=1, aggregate=agg)
         np.testing.assert_array_equal(res.extras["p_values"], p)
-        assert res.p_value == _combine(p, agg, 3 if agg == "topr" else None)
-    assert rpcit(x, y, z, k=30, seed=1, aggregate="topr", r=7).p_value == _combine(p, "topr", 7)
+        assert res.p_value == combine_pvalues(p, method=agg, r=3 if agg == "topr" else None).p_value
+    assert rpcit(x, y, z, k=30, seed=1, aggregate="topr", r=7).p_value == combine_pvalues(p, method="topr", r=7).p_value
     # Hommel's global test: min(1, C_k Simes' p-value), C_k = sum_{i<=k} 1/i
     simes = np.min(30 * np.sort(p) / np.arange(1, 31))
     hommel = rpcit(x, y, z, k=30, seed=1, aggregate="hommel_global").p_value

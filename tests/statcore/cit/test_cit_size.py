@@ -9,12 +9,13 @@ import numpy as np
 import pytest
 
 from statcore.cit import gcm_test, residualize, rpcit
-from statcore.cit._rpcit import _combine
+from statcore.multitest import combine_pvalues as _combine_pvalues
 from statcore.testing import assert_size
 
 
 def combine_pvalues(p, method):
-    return _combine(np.asarray(p), method, None)
+    """RP-CIT's aggregate ``method`` of the k projection p-values ``p`` (1-D), as ``rpcit(aggregate=method)``."""
+    return _combine_pvalues(p, method=method).p_value
 
 ALPHA = 0.05
 
@@ -95,8 +96,8 @@ def test_size_rpcit_all_rules():
     def every_rule(xyz, rng):
         # one maxboot run gives the k projected p-values the other rules combine
         res = rpcit(*xyz, k=k, aggregate="maxboot", seed=rng)
-        pv = np.asarray(res.extras["p_values"])[None, :]
-        return {**{m: float(combine_pvalues(pv, m)[0]) for m in rules}, "maxboot": res.p_value}
+        pv = res.extras["p_values"]
+        return {**{m: combine_pvalues(pv, m) for m in rules}, "maxboot": res.p_value}
 
     # every rule at most alpha + 3 s.e.
     cal = assert_size(every_rule, lambda rng: linear_null(rng, 200, 10, 10, 3), alpha=ALPHA, reps=reps, seed=104)

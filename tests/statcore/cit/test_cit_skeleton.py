@@ -496,6 +496,8 @@ def test_bad_input():
         pc_skeleton(chain, test="rpcit", kk=5)
     with pytest.raises(TypeError, match="takes no argument 'k'"):
         pc_skeleton(chain, test="gcm", k=5)
+    with pytest.raises(TypeError, match="takes no argument 'type'"):   # gcm_test's variant is `kind`
+        pc_skeleton(chain, test="gcm", type="max")
     with pytest.raises(TypeError, match="takes no argument 'base'"):
         pc_skeleton(chain, test="parcor", base="gcm")
     with pytest.raises(TypeError, match="'resid_x' is set by pc_skeleton"):

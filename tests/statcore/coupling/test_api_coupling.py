@@ -48,18 +48,19 @@ BAD_INPUT_SPECS = {
                                     bounds=(("lower", "upper"),)),
 }
 
-#: the optional data arguments, swept too
+#: the optional data arguments, swept too; strata are labels (any hashable: "2" as text is a label too, so
+#: numbers written as text are not refused there)
 EXTRA_SPECS = {
     "coupling_mean[weights]": Spec(coupling_mean, dict(y1=Y1, y0=Y0, f="product", weights1=_rng.uniform(1, 2, 9),
                                                        weights0=_rng.uniform(1, 2, 7)),
                                    data=("weights1", "weights0"), ok={("weights1", "none"), ("weights0", "none")}),
     "joint_bounds[propensity, strata]": Spec(joint_bounds, dict(y=Y, treat=T, f="product", propensity=E, strata=S,
                                                                 B=0), data=("propensity", "strata"),
-                                             ok={("propensity", "none"), ("strata", "none")}),
+                                             ok={("propensity", "none"), ("strata", "none"), ("strata", "numeric_text")}),
     "ite_variance_bounds[strata]": Spec(ite_variance_bounds, dict(y=Y, treat=T, strata=S, B=0), data=("strata",),
-                                        ok={("strata", "none")}),
+                                        ok={("strata", "none"), ("strata", "numeric_text")}),
     "makarov_bounds[weights, strata]": Spec(makarov_bounds, dict(y=Y, treat=T, delta=DELTA, weights=W, strata=S),
-                                            data=("weights", "strata"), ok={("weights", "none"), ("strata", "none")}),
+                                            data=("weights", "strata"), ok={("weights", "none"), ("strata", "none"), ("strata", "numeric_text")}),
 }
 
 RESULT_EXAMPLES = {

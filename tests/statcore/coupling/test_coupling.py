@@ -229,8 +229,10 @@ def test_bad_input_joint_bounds():
     y = np.arange(6.0)
     with pytest.raises(ValueError, match="treat must be binary"):
         joint_bounds(y, [0, 1, 2, 0, 1, 0], f="product", B=0)
-    with pytest.raises(ValueError, match="treat must be binary"):
+    with pytest.raises(TypeError, match="treat must be numeric, got text"):   # never read from text
         joint_bounds(y, ["a", "b", "a", "b", "a", "b"], f="product", B=0)
+    with pytest.raises(TypeError, match="treat must be numeric, got text"):
+        joint_bounds(y, ["0", "1", "0", "1", "0", "1"], f="product", B=0)
     with pytest.raises(ValueError, match="treated .* arm is empty"):
         joint_bounds(y, np.zeros(6), f="product", B=0)
     with pytest.raises(ValueError, match="control .* arm is empty"):

@@ -468,7 +468,7 @@ def test_care_when_nobody_responded_and_conf_level_misuse():
 
 
 # ---------------------------------------------------------------------------------------------
-# deprecations (one release of grace) and missing values
+# keyword-only arguments, the result's protocol and missing values
 # ---------------------------------------------------------------------------------------------
 
 def test_arguments_after_the_data_are_keyword_only():

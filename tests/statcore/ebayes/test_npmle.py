@@ -494,7 +494,7 @@ def test_zero_weight_observation_far_from_support(method):
 
 
 # ------------------------------------------------------------------------------------------------
-# deprecations, the one ConvergenceWarning, missing values
+# the one ConvergenceWarning, missing values
 
 
 def test_nan_policy_omit_drops_paired_observations():

@@ -131,7 +131,7 @@ def test_bad_input(kwargs, exc, match):
 
 
 # ------------------------------------------------------------------------------------------------
-# deprecations and missing values
+# missing values
 
 
 def test_nan_policy():

@@ -510,7 +510,7 @@ def test_bad_input_messages():
         dcor_test(x, y, B=0)
     with pytest.raises(TypeError, match="B must be an integer"):
         dcov_test(x, y, B=9.5)
-    with pytest.raises(TypeError, match="x must contain numbers"):
+    with pytest.raises(TypeError, match="x must be numeric, got text"):
         dcor(np.array(["a"] * 10, dtype=object), y)
     with pytest.raises(ValueError, match="unknown method"):
         dcor_test(x, y, method="asymptotic")

@@ -1,5 +1,5 @@
-"""combine_pvalues: scipy parity, closed forms, Simes identity, Hommel under dependence, properties, size,
-deprecation paths and bad input."""
+"""combine_pvalues: scipy parity (defaults included), closed forms, Simes identity, Hommel under dependence,
+properties, size and bad input."""
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -9,12 +9,11 @@ from scipy import stats
 import statcore as sc
 from statcore.multitest import CombinedPValues, p_adjust
 from statcore.multitest import combine_pvalues as _combine_pvalues
-from statcore.multitest._combine import _combine_array
 from statcore.testing import assert_size
 
 
 def combine_pvalues(p, method, **kwargs):
-    """The combined p-value alone (rows of 2-D input, as the former statcore.cit.combine_pvalues)."""
+    """The combined p-value alone (one family per row of 2-D input: axis=-1 given explicitly)."""
     if np.ndim(p) == 2:
         kwargs.setdefault("axis", -1)
     return _combine_pvalues(p, method=method, **kwargs).p_value
@@ -85,7 +84,7 @@ def test_properties(p, method, seed):
 def test_size_under_independence():
     # 20,000 families of k = 50 independent uniforms: every rule at most alpha + 3 MC SE
     def rules(*methods):
-        return lambda p, rng: {m: combine_pvalues(p, m) for m in methods}
+        return lambda p, rng: {m: combine_pvalues(p, m, axis=-1) for m in methods}
 
     def families(rng):                    # one vectorised draw (seed 2024): one p-value per family and rule
         return rng.uniform(size=(20000, 50))
@@ -195,7 +194,7 @@ def test_nan_policy_for_the_added_rules():
         _combine_pvalues(np.array([[np.nan, np.nan], [0.1, 0.2]]), method="fisher", axis=1, nan_policy="omit")
 
 
-# ------------------------------------------------------------------ the result and the deprecation paths
+# ------------------------------------------------------------------ the result and the defaults
 
 def test_result_protocol_and_statistics():
     res = _combine_pvalues(P, method="topr", r=2)
@@ -213,39 +212,30 @@ def test_result_protocol_and_statistics():
         res.p_value = 0.5
 
 
-def test_default_method_warns_and_stays_bonferroni():
-    with pytest.warns(FutureWarning, match="becomes scipy's 'fisher'"):
-        res = _combine_pvalues(P)
-    assert res.rule == "bonferroni" and res.p_value == pytest.approx(6 * 0.001)
+def test_defaults_are_scipys():
+    """No method and no axis: scipy's Fisher along axis 0, the same numbers as scipy.stats.combine_pvalues."""
+    import inspect
 
-
-def test_hommel_is_the_former_name_of_hommel_global():
-    with pytest.warns(FutureWarning, match="now called 'hommel_global'"):
-        old = _combine_pvalues(P, method="hommel")
-    assert old.rule == "hommel_global" and old.p_value == _combine_pvalues(P, method="hommel_global").p_value
-
-
-def test_two_dimensional_without_axis_keeps_rows_for_one_release():
+    ours, theirs = inspect.signature(_combine_pvalues).parameters, inspect.signature(stats.combine_pvalues).parameters
+    for name in ("method", "weights", "axis", "nan_policy", "keepdims"):
+        assert ours[name].default == theirs[name].default, name
+    res = _combine_pvalues(P)
+    assert res.rule == "fisher"
+    assert res.p_value == pytest.approx(stats.combine_pvalues(P).pvalue, rel=1e-12)
     p = np.random.default_rng(1).uniform(size=(4, 10))
-    with pytest.warns(FutureWarning, match="axis=0 in the next"):
-        old = _combine_pvalues(p, method="fisher")
-    np.testing.assert_array_equal(old.p_value, _combine_pvalues(p, method="fisher", axis=-1).p_value)
+    got, want = _combine_pvalues(p), stats.combine_pvalues(p)
+    assert got.p_value.shape == (10,) and got.k == 4          # one family per column, as scipy
+    np.testing.assert_allclose(got.p_value, want.pvalue, rtol=1e-12)
+    np.testing.assert_allclose(got.statistic, want.statistic, rtol=1e-12)
+    np.testing.assert_array_equal(got.p_value, _combine_pvalues(p, method="fisher", axis=0).p_value)
 
 
-def test_former_cit_function_returns_the_bare_pvalue():
-    """statcore.cit keeps the former rules and return type through _combine_array (used by rpcit)."""
-    from statcore.cit import combine_pvalues as cit_combine
-
-    assert cit_combine is _combine_pvalues
-    rng = np.random.default_rng(2)
-    p1, p2 = rng.uniform(size=30), rng.uniform(size=(5, 30))
-    for old, new in [("bonferroni", "bonferroni"), ("topr", "topr"), ("hommel", "hommel_global"),
-                     ("simes", "simes"), ("cauchy", "cauchy")]:
-        a = _combine_array(p1, old, None)
-        assert isinstance(a, float) and a == _combine_pvalues(p1, method=new).p_value
-        np.testing.assert_array_equal(_combine_array(p2, old, None), _combine_pvalues(p2, method=new, axis=1).p_value)
-    with pytest.raises(ValueError, match="p contains NaN"):
-        _combine_array([0.1, np.nan], "cauchy")
+def test_hommel_is_not_a_combination_method():
+    """Hommel's global test is "hommel_global"; "hommel" (p_adjust's adjustment) is an unknown method here."""
+    with pytest.raises(ValueError, match="unknown method 'hommel'"):
+        _combine_pvalues(P, method="hommel")
+    with pytest.raises(ValueError, match="unknown method 'hommel'"):
+        sc.combine_pvalues(P, "hommel")
 
 
 def negatively_dependent_pair(alpha, m=1_000_000):

@@ -8,7 +8,7 @@ import pytest
 from scipy import stats
 
 from statcore.multitest import combine_pvalues, lfdr, p_adjust, pi0est, qvalue
-from statcore.multitest._combine import _combine_array
+from statcore._checks import as_pvalues
 
 from helpers import requires_r
 
@@ -84,7 +84,7 @@ def test_fully_masked_family_is_refused():
 def test_masked_input_where_nan_is_refused():
     pm = np.ma.masked_array([0.1, 0.2, 0.3], mask=[False, True, False])
     with pytest.raises(ValueError, match="p has 1 masked value"):
-        _combine_array(pm, "bonferroni")
+        as_pvalues(pm, "p", allow_nan=False)
 
 
 def test_unmasked_masked_array_is_an_array():

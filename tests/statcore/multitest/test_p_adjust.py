@@ -229,7 +229,8 @@ def test_methods_listed():
     ([0.1, 1.2], ValueError, r"p must lie in \[0, 1\]"),
     ([-0.1, 0.2], ValueError, r"p must lie in \[0, 1\]"),
     ([0.1, np.inf], ValueError, "p contains infinite"),
-    (["a", "b"], TypeError, "p must contain numbers"),
+    (["a", "b"], TypeError, "p must be numeric, got text"),
+    (["0.1", "0.2"], TypeError, "p must be numeric, got text"),  # numbers written as text too
     ("0.1", TypeError, "p must be numeric"),
     ([True, False], TypeError, "p must be numeric"),
 ])

@@ -143,7 +143,7 @@ def test_bad_input():
         sc.qvalue([0.1, 0.5], pi0=1.5)
     with pytest.raises(ValueError, match="no non-NaN"):
         sc.qvalue([np.nan])
-    with pytest.raises(TypeError, match="p must contain numbers"):
+    with pytest.raises(TypeError, match="p must be numeric, got text"):
         sc.qvalue(["x"])
 
 
@@ -209,7 +209,7 @@ def test_pfdr_at_zero_uses_the_limit():
     np.testing.assert_allclose(res.q_values, want, rtol=1e-15)
 
 
-# ---------------------------------------------------------------- results and deprecation paths
+# ---------------------------------------------------------------- results
 
 def test_pi0estimate_is_a_result():
     p = golden_inputs()["det1"]

@@ -20,10 +20,10 @@ P = np.clip(_RNG.uniform(size=40), 0, 1)
 LOSS = _RNG.integers(0, 2, 40).astype(float)
 
 BAD_INPUT_SPECS = {
-    # text labels in y are pROC's factor response: two levels, read as (control, case) like R
-    "roc": apicheck.Spec(roc, {"y": Y, "score": S}, data=("y", "score"), ok={("y", "text")}),
+    # text labels in y are pROC's factor response: two levels, read as (control, case) like R ("0", "1" too)
+    "roc": apicheck.Spec(roc, {"y": Y, "score": S}, data=("y", "score"), ok={("y", "text"), ("y", "numeric_text")}),
     "roc[partial]": apicheck.Spec(roc, {"y": Y, "score": S, "partial_auc": (1, 0.8)}, data=("y", "score"),
-                                  ok={("y", "text")}),
+                                  ok={("y", "text"), ("y", "numeric_text")}),
     "auc": apicheck.Spec(auc, {"roc": R1}, data=("roc",)),
     "auc_ci": apicheck.Spec(auc_ci, {"roc": R1}, data=("roc",)),
     "auc_ci[bootstrap]": apicheck.Spec(auc_ci, {"roc": R1, "method": "bootstrap", "B": 20, "seed": 0},
@@ -34,7 +34,7 @@ BAD_INPUT_SPECS = {
                                            data=("roc1", "roc2")),
     "roc_test[bootstrap]": apicheck.Spec(roc_test, {"roc1": R1, "roc2": R2, "method": "bootstrap", "B": 20,
                                                     "seed": 0}, data=("roc1", "roc2")),
-    "auprc": apicheck.Spec(auprc, {"y": Y, "score": S}, data=("y", "score"), ok={("y", "text")}),  # labels
+    "auprc": apicheck.Spec(auprc, {"y": Y, "score": S}, data=("y", "score"), ok={("y", "text"), ("y", "numeric_text")}),  # labels
     "prediction_rejection_ratio": apicheck.Spec(prediction_rejection_ratio, {"loss": LOSS, "uncertainty": P},
                                                 data=("loss", "uncertainty")),
     "risk_coverage": apicheck.Spec(risk_coverage, {"loss": LOSS, "uncertainty": P}, data=("loss", "uncertainty")),
