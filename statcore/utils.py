@@ -45,7 +45,7 @@ from ._checks import (apply_nan_policy, as_float_array, check_aligned_indexes, c
 from ._progress import parallel_map, progress_bar
 from ._jit import lazy_njit
 from ._pvalue import perm_pvalue
-from ._resampling import spawn_seeds
+from ._seeds import spawn_seeds
 
 __all__ = ["check_seed", "check_n_jobs", "effective_n_jobs", "lazy_njit", "thread_limit",
            "check_nan_policy", "apply_nan_policy", "check_positive_int", "check_finite_real",
