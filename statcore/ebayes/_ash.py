@@ -189,13 +189,13 @@ class AshResult(Result):
         return "\n".join(parts) + "\n"
 
     def to_frame(self):
-        """One row per unit: betahat, sebetahat, posterior_mean, posterior_sd, lfdr, lfsr, q_value,
+        """One row per unit: betahat, sebetahat, posterior_mean, posterior_std_dev (the naming table's sd), lfdr, lfsr, q_value,
         s_value, significant (lfsr <= alpha)."""
         import pandas as pd
 
         index = self._wrapper.index if self._wrapper.kind == "series" else None
         return pd.DataFrame({"betahat": self.betahat, "sebetahat": self.sebetahat,
-                             "posterior_mean": self.posterior_mean, "posterior_sd": self.posterior_sd,
+                             "posterior_mean": self.posterior_mean, "posterior_std_dev": self.posterior_sd,
                              "lfdr": self.lfdr, "lfsr": self.lfsr, "q_value": self.q_values,
                              "s_value": self.s_values, "significant": self.lfsr <= self.alpha}, index=index)
 
@@ -248,8 +248,11 @@ def _default_mixsd(x: np.ndarray, s: np.ndarray, mult: float) -> np.ndarray:
     """ashr's automatic grid: from min(s)/10 up to 2 sqrt(max(betahat^2 - s^2)) (8 min(s)/10 when
     every betahat^2 <= s^2), in steps of ``mult``, anchored at the top."""
     lo = float(np.min(s)) / 10
-    d = x * x - s * s
-    hi = 8 * lo if np.all(d <= 0) else 2 * math.sqrt(float(np.max(d)))
+    ax = np.abs(x)
+    if np.all(ax <= s):
+        hi = 8 * lo
+    else:  # 2 sqrt(max(betahat^2 - s^2)), factored so that squares of 1e300 do not overflow
+        hi = 2 * float(np.max(np.sqrt(np.maximum(ax - s, 0.0)) * np.sqrt(ax + s)))
     npoint = math.ceil(math.log2(hi / lo) / math.log2(mult))
     exps = np.arange(-npoint, 1) if npoint >= 0 else np.arange(-npoint, -1, -1)
     return mult ** exps.astype(float) * hi
@@ -295,7 +298,9 @@ def _fit_weights(L: np.ndarray, prior_w: np.ndarray) -> tuple[np.ndarray, bool, 
     with _blas_single_thread():
         w, kkt, it, conv = _solvers.mixsqp(A, omega, np.full(k, 1.0 / k), _TOL, _MAX_ITER, em_steps=0)
     w = np.where(w < _R_ZERO, 0.0, w)
-    return w / w.sum(), conv, it
+    # a stop without a descent direction is the optimum up to rounding: accept a certificate
+    # within 1e-7 of 1 (the log-likelihood is then within n 1e-7 of its maximum)
+    return w / w.sum(), conv or kkt <= 1.0 + 1e-7, it
 
 
 @public_function(data=("betahat", "sebetahat"), nan_policy=("raise", "omit"))
@@ -447,8 +452,9 @@ def ash(betahat, sebetahat, *, mixcompdist="normal", pointmass=None, nullweight=
     lnorm = llik.max(axis=1)
     if not np.all(np.isfinite(lnorm)):
         i = int(np.argmax(~np.isfinite(lnorm)))
-        raise ValueError(f"betahat[{i}] has likelihood 0 under every component of the grid; pass a grid "
-                         "that reaches it")
+        raise ValueError(f"betahat[{i}] with sebetahat[{i}] has likelihood 0 (in float64) under every "
+                         "component of the grid: standard errors too far apart in scale, or a grid that does not "
+                         "reach it; rescale the data or pass a grid")
     L = np.exp(llik - lnorm[:, None])
     cols = (L.max(axis=0) > 0) | (prior_w > 1)
     pi = np.zeros(comp.size)
