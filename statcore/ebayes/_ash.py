@@ -88,7 +88,7 @@ class AshResult(Result):
     >>> beta = np.where(rng.random(200) < 0.8, 0.0, rng.normal(0, 3, 200))
     >>> fit = ash(beta + rng.normal(size=200), np.ones(200))
     >>> fit.to_frame().columns.tolist()[:4]
-    ['betahat', 'sebetahat', 'posterior_mean', 'posterior_sd']
+    ['betahat', 'sebetahat', 'posterior_mean', 'posterior_std_dev']
     """
 
     pi0: float
@@ -375,7 +375,7 @@ def ash(betahat, sebetahat, *, mixcompdist="normal", pointmass=None, nullweight=
     Notes
     -----
     Memory and time are linear in n: the n x K likelihood matrix (K about 20-30 components)
-    and one mix-SQP fit; about 20x faster than R at n = 200,000 (benchmarks/README.md).
+    and one mix-SQP fit; about 25x (normal) and 10x (uniform) faster than R ashr at n = 200,000.
 
     References
     ----------
@@ -394,7 +394,7 @@ def ash(betahat, sebetahat, *, mixcompdist="normal", pointmass=None, nullweight=
     >>> beta = np.where(rng.random(1000) < 0.7, 0.0, rng.normal(0, 3, 1000))
     >>> fit = ash(beta + s * rng.normal(size=1000), s)
     >>> round(fit.pi0, 2)
-    0.69
+    0.73
     >>> bool(np.all(fit.lfdr <= fit.lfsr))
     True
     >>> fit.to_frame()["significant"].sum() > 100
