@@ -397,8 +397,8 @@ def ash(betahat, sebetahat, *, mixcompdist="normal", pointmass=None, nullweight=
     0.73
     >>> bool(np.all(fit.lfdr <= fit.lfsr))
     True
-    >>> fit.to_frame()["significant"].sum() > 100
-    True
+    >>> int(fit.to_frame()["significant"].sum())   # lfsr <= 0.05
+    83
     """
     wrapper = InputWrapper.of(betahat)
     x = as_vector(betahat, "betahat")
