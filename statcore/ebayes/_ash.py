@@ -375,7 +375,7 @@ def ash(betahat, sebetahat, *, mixcompdist="normal", pointmass=None, nullweight=
     Notes
     -----
     Memory and time are linear in n: the n x K likelihood matrix (K about 20-30 components)
-    and one mix-SQP fit; about 25x (normal) and 10x (uniform) faster than R ashr at n = 200,000.
+    and one mix-SQP fit; about 25x (normal) and 8-13x (uniform) faster than R ashr at n = 200,000.
 
     References
     ----------
