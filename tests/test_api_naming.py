@@ -46,6 +46,7 @@ DATA = {
     "stoye_interval": ("lower", "upper", "se_lower", "se_upper"),
     "identified_set_interval": ("lower", "upper", "se_lower", "se_upper"),
     "c2g": ("y", "treat", "X"),
+    "ash": ("betahat", "sebetahat"),
     "dcov": ("x", "y"), "dcor": ("x", "y"), "dcov_u": ("x", "y"), "dcor_u": ("x", "y"),
     "pdcov": ("x", "y", "z"), "pdcor": ("x", "y", "z"),
     "dcor_test": ("x", "y"), "dcov_test": ("x", "y"), "pdcor_test": ("x", "y", "z"),

@@ -1,10 +1,10 @@
-"""The API sweep of statcore.ebayes: bad inputs to npmle, predictive_recursion and c2g, and the
-result protocol of NPMLEResult, PredictiveRecursionResult and C2GResult (tests/apicheck.py)."""
+"""The API sweep of statcore.ebayes: bad inputs to npmle, predictive_recursion, c2g and ash, and the
+result protocol of NPMLEResult, PredictiveRecursionResult, C2GResult and AshResult (tests/apicheck.py)."""
 import numpy as np
 import pytest
 
 import apicheck
-from statcore.ebayes import c2g, npmle, predictive_recursion
+from statcore.ebayes import ash, c2g, npmle, predictive_recursion
 
 _rng = np.random.default_rng(0)
 _X = _rng.normal(size=40)
@@ -21,6 +21,7 @@ BAD_INPUT_SPECS = {
                            ok={("weights", "none")}),
     "predictive_recursion": apicheck.Spec(predictive_recursion, dict(x=_X, kernel_sd=1.0, grid=15, sweeps=2, seed=0),
                                           data=("x",), paired=False),
+    "ash": apicheck.Spec(ash, dict(betahat=_X, sebetahat=_SIGMA), data=("betahat", "sebetahat")),
     "c2g": apicheck.Spec(c2g, dict(y=_Y, treat=_T, X=_XC, model="nonparametric", B=10, seed=0),
                          data=("y", "treat", "X"),
                          # X=None is the documented covariate-free model
@@ -40,7 +41,12 @@ def _c2g_result():
     return c2g(_Y, _T, model="nonparametric", B=10, seed=0)
 
 
+def _ash_result():
+    return ash(_X, _SIGMA, mixcompdist="uniform")
+
+
 RESULT_EXAMPLES = {
+    "AshResult": _ash_result,
     "NPMLEResult": _npmle_result,
     "PredictiveRecursionResult": _pr_result,
     "C2GResult": _c2g_result,
