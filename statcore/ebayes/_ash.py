@@ -295,8 +295,10 @@ def _fit_weights(L: np.ndarray, prior_w: np.ndarray) -> tuple[np.ndarray, bool, 
     omega /= omega.sum()
     from ._npmle import _blas_single_thread
 
+    # ten EM steps from the uniform start first (as the NPMLE does): from there the SQP converges in
+    # a handful of iterations (uniform mixtures at n = 2e5: 6 instead of 56, 0.3 s instead of 1.4 s)
     with _blas_single_thread():
-        w, kkt, it, conv = _solvers.mixsqp(A, omega, np.full(k, 1.0 / k), _TOL, _MAX_ITER, em_steps=0)
+        w, kkt, it, conv = _solvers.mixsqp(A, omega, np.full(k, 1.0 / k), _TOL, _MAX_ITER, em_steps=10)
     w = np.where(w < _R_ZERO, 0.0, w)
     # a stop without a descent direction is the optimum up to rounding: accept a certificate
     # within 1e-7 of 1 (the log-likelihood is then within n 1e-7 of its maximum)
