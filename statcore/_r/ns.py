@@ -85,6 +85,7 @@ def ns(x, df: int | None = None, knots=None, intercept: bool = False, boundary_k
         outside_l = x < bk[0]
         outside_r = x > bk[1]
     inside = ~(outside_l | outside_r)
+    bk_orig = bk.copy()
     if knots is None:
         if df is None:
             n_int = 0
@@ -99,6 +100,13 @@ def ns(x, df: int | None = None, knots=None, intercept: bool = False, boundary_k
         knots = np.asarray(knots, dtype=float).ravel()
     aknots = np.sort(np.r_[np.repeat(bk, 4), knots])
     m = aknots.size - 4
+    # B-splines and the constraint's null space are invariant under x -> (x - lo) / width, so the basis is
+    # computed on the unit interval (second derivatives on knots 1e-300 apart would overflow)
+    width = float(bk[1] - bk[0])
+    if width > 0 and np.isfinite(width):
+        x = (x - bk[0]) / width
+        aknots = (aknots - bk[0]) / width
+        bk = (bk - bk[0]) / width
     basis = np.zeros((x.size, m))
     if inside.any():
         basis[inside] = _design(aknots, x[inside])
@@ -115,4 +123,4 @@ def ns(x, df: int | None = None, knots=None, intercept: bool = False, boundary_k
 
     q, _ = qr(const.T, mode="full")
     basis = (basis @ q)[:, 2:]
-    return basis, knots, bk
+    return basis, knots, bk_orig

@@ -304,6 +304,10 @@ def locfdr(z: Any, *, bre: Any = 120, df: int = 7, pct0: Any = 0.25, nulltype: i
                          f"statistic need more bins than degrees of freedom), got {nbre}")
     if not zmax > zmin:
         raise ValueError("z has no spread (all values equal, or breaks with one value); locfdr needs a histogram")
+    big = max(abs(zmin), abs(zmax), float(np.abs(zs).max()))
+    if big > 1e150 or zmax - zmin < 1e-150:
+        raise ValueError(f"z spans [{zmin:.3g}, {zmax:.3g}]: locfdr compares z-values with N(0, 1) and needs "
+                         "their squares and the squared bin widths to be finite and nonzero (rescale z)")
     pct_lo, pct_hi = _check_pct0(pct0)
     if isinstance(nulltype, bool) or nulltype not in (0, 1, 2, 3):
         raise ValueError(f"nulltype must be 0, 1, 2 or 3, got {nulltype!r}")
