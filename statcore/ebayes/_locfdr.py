@@ -70,6 +70,17 @@ class LocfdrResult(Result):
         The histogram breaks.
     call : str
         The call, written as R's ``match.call`` would print it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from statcore import locfdr
+    >>> rng = np.random.default_rng(1)
+    >>> res = locfdr(np.r_[rng.normal(0, 1, 1800), rng.normal(3, 1, 200)], nulltype=0)
+    >>> res.nulltype, res.delta, res.sigma
+    (0, 0.0, 1.0)
+    >>> res.to_frame().columns.tolist()
+    ['z', 'fdr']
     """
 
     fdr: np.ndarray
@@ -283,9 +294,11 @@ def locfdr(z: Any, *, bre: Any = 120, df: int = 7, pct0: Any = 0.25, nulltype: i
     >>> z = np.r_[rng.normal(0, 1, 1800), rng.normal(3, 1, 200)]
     >>> res = locfdr(z)
     >>> round(res.delta, 2), round(res.sigma, 2), round(res.p0, 2)
-    (0.01, 1.0, 0.9)
-    >>> int((res.fdr < 0.2).sum())
-    61
+    (-0.01, 1.04, 0.92)
+    >>> int((res.fdr <= 0.2).sum())
+    135
+    >>> res.fp0.loc["cmest", ["delta", "sigma"]].round(3).tolist()
+    [-0.018, 0.95]
     """
     zs = as_float_array(z, "z", ndim=1)
     n = zs.size
