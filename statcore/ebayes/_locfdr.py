@@ -14,7 +14,7 @@ from .._r.ns import ns, r_quantile7
 from .._r.rformat import format_named_vector, format_table
 from .._result import Result
 from .._warnings import StatcoreWarning
-from ._locfdr_fit import (histogram, lm_coef, mle_lfdr_cov, null_influence, poisson_glm,
+from ._locfdr_fit import (histogram, interp_bins, lm_coef, mle_lfdr_cov, null_influence, poisson_glm,
                           truncated_normal_mle)
 
 __all__ = ["locfdr", "LocfdrResult", "LocfdrWarning"]
@@ -331,12 +331,22 @@ def locfdr(z: Any, *, bre: Any = 120, df: int = 7, pct0: Any = 0.25, nulltype: i
         if ml0.size != 2 or not ml0[1] > 0:
             raise ValueError(f"mlests must be (delta, sigma) with sigma > 0, got {mlests!r}")
     call = _call_text(bre, df, pct0, nulltype, mlests)
+    from ..utils import thread_limit
 
+    with thread_limit(1, pools="blas"):      # K x K algebra: a thread pool only costs on a loaded machine
+        res = _locfdr_fit(zs, n, nbre, zmin, zmax, df, pct_lo, pct_hi, nulltype,
+                          None if mlests is None else ml0, call)
+    if plot:
+        res.plot()
+    return res
+
+
+def _locfdr_fit(zs, n, nbre, zmin, zmax, df, pct_lo, pct_hi, nulltype, ml0, call) -> LocfdrResult:
     def warn(msg):
-        warnings.warn(msg, LocfdrWarning, stacklevel=3)
+        warnings.warn(msg, LocfdrWarning, stacklevel=5)
 
     # ---- f: Poisson regression of the counts on a natural spline --------------------------------------
-    breaks, x, y = histogram(zs, zmin, zmax, nbre)
+    breaks, x, y, zbin = histogram(zs, zmin, zmax, nbre)
     K = x.size
     X = np.column_stack([np.ones(K), ns(x, df=df)[0]])
     f = poisson_glm(X, y)
@@ -356,8 +366,7 @@ def locfdr(z: Any, *, bre: Any = 120, df: int = 7, pct0: Any = 0.25, nulltype: i
 
     # ---- central matching: a quadratic (split quadratic) fitted to log f on the central bins ------------
     xmax = float(x[int(np.argmax(logf))])
-    zsorted = np.sort(zs)
-    lo0, hi0, q1, med, q3 = r_quantile7(zsorted, [pct_lo, pct_hi, 0.25, 0.5, 0.75], presorted=True)
+    lo0, hi0, q1, med, q3 = r_quantile7(zs, [pct_lo, pct_hi, 0.25, 0.5, 0.75])
     i0 = np.flatnonzero((x > lo0) & (x < hi0))
     dx0 = x[i0] - xmax
     split = nulltype == 3
@@ -391,7 +400,7 @@ def locfdr(z: Any, *, bre: Any = 120, df: int = 7, pct0: Any = 0.25, nulltype: i
 
     # ---- maximum likelihood: a truncated normal fitted to the z-values of a central interval ---------
     b = 4.3 * math.exp(-0.26 * math.log10(n))
-    if mlests is None:
+    if ml0 is None:
         sc = (q3 - q1) / (2 * _Q75)
         first = truncated_normal_mle(zs, med, b * sc)
         start = None if first is None else (first.delta, first.sigma)
@@ -488,7 +497,7 @@ def locfdr(z: Any, *, bre: Any = 120, df: int = 7, pct0: Any = 0.25, nulltype: i
     if fd[0] < 0.2:
         z2[0] = _crossing(fd[:m + 1], x[:m + 1])
 
-    fdr_units = np.interp(zs, x, fd)
+    fdr_units = interp_bins(zs, x, fd, zbin)
 
     import pandas as pd
 
@@ -498,14 +507,11 @@ def locfdr(z: Any, *, bre: Any = 120, df: int = 7, pct0: Any = 0.25, nulltype: i
     order = [c for c in ("delta", "sigma", "p0", "delta_std_error", "sigma_std_error", "p0_std_error",
                          "sigma_right", "sigma_right_std_error") if c in table]
     fp0 = pd.DataFrame(table, index=pd.Index(_NULL_ROWS, name="null"))[order]
-    mat = pd.DataFrame(dict(zip(_MAT_COLUMNS, (x, fdr_bins, fdr_left, fdr_right, f, f0, f00, fdr0, y,
-                                                lfdrse, f1))))
+    mat = pd.DataFrame(np.column_stack([x, fdr_bins, fdr_left, fdr_right, f, f0, f00, fdr0, y, lfdrse, f1]),
+                       columns=list(_MAT_COLUMNS))
     row = {0: "theo", 1: "mlest"}.get(nulltype, "cmest")
-    res = LocfdrResult(fdr=fdr_units, z=zs.copy(), delta=float(est[row][0]), sigma=float(est[row][1]),
+    return LocfdrResult(fdr=fdr_units, z=zs.copy(), delta=float(est[row][0]), sigma=float(est[row][1]),
                        p0=float(est[row][2]), nulltype=nulltype, fp0=fp0,
                        efdr=pd.Series(efdr, index=list(_EFDR_NAMES), name="Efdr"),
                        mat=mat, cdf1=pd.DataFrame({"fdr_level": levels, "cdf": cdf1}),
                        z_2=tuple(z2), breaks=breaks, call=call)
-    if plot:
-        res.plot()
-    return res

@@ -22,19 +22,43 @@ def _dnorm(x):
     return np.exp(-0.5 * np.square(x)) / _SQRT_2PI
 
 
-def histogram(zs: np.ndarray, lo: float, up: float, nbreaks: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def histogram(zs: np.ndarray, lo: float, up: float, nbreaks: int
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Counts of z clipped to [lo, up] on ``nbreaks`` equally spaced breaks, right-closed bins with the
     lowest closed on both sides and every break moved by 1e-7 of the median bin width (R's ``hist``).
 
-    Returns (breaks, midpoints, counts)."""
+    Returns (breaks, midpoints, counts, the bin of each z). The bin is first guessed from the
+    spacing, then corrected by comparing with the (fuzzed) breaks themselves, so it is exact."""
     breaks = r_seq_length(lo, up, nbreaks)
     diddle = 1e-7 * float(np.median(np.diff(breaks)))
     fuzzy = breaks + np.r_[-diddle, np.full(nbreaks - 1, diddle)]
-    zc = np.clip(zs, lo, up)
-    k = np.searchsorted(fuzzy, zc, side="left") - 1
-    counts = np.bincount(np.clip(k, 0, nbreaks - 2), minlength=nbreaks - 1).astype(float)
+    nb = nbreaks - 1
+    step = (up - lo) / nb
+    k = np.floor((zs - lo) / step).astype(np.intp)
+    np.clip(k, 0, nb - 1, out=k)
+    # z in bin k when fuzzy[k] < z <= fuzzy[k + 1] (the ends take everything beyond them: z is clipped)
+    for _ in range(2):
+        down = (zs <= fuzzy[k]) & (k > 0)
+        k[down] -= 1
+        upm = (zs > fuzzy[k + 1]) & (k < nb - 1)
+        k[upm] += 1
+    counts = np.bincount(k, minlength=nb).astype(float)
     mids = (breaks[1:] + breaks[:-1]) / 2.0
-    return breaks, mids, counts
+    return breaks, mids, counts, k
+
+
+def interp_bins(zs: np.ndarray, x: np.ndarray, y: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """R's ``approx(x, y, zs, rule = 2)`` at the z-values whose bins are ``k`` (x the bin midpoints):
+    the segment is the one between the midpoints around z, found from the bin, not by a search."""
+    j = k - (zs < x[k])                 # left midpoint of z's segment
+    np.clip(j, 0, x.size - 2, out=j)
+    x0 = x[j]
+    y0 = y[j]
+    t = (zs - x0) / (x[j + 1] - x0)
+    out = y0 + (y[j + 1] - y0) * t
+    out[zs <= x[0]] = y[0]
+    out[zs >= x[-1]] = y[-1]
+    return out
 
 
 def _poisson_dev(y, mu):
