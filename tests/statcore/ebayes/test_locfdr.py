@@ -237,3 +237,20 @@ def test_bad_data():
         locfdr(np.r_[np.random.default_rng(0).normal(size=100), np.inf])
     with pytest.raises(TypeError, match="plot"):
         locfdr(np.random.default_rng(0).normal(size=100), plot=1)
+
+
+@requires_r("locfdr")
+def test_live_r_values_on_the_breaks():
+    """z rounded to 0.1 with breaks on the same grid: R's fuzzed right-closed bins decide every tie."""
+    rng = np.random.default_rng(5)
+    z = np.clip(np.round(np.r_[rng.normal(0, 1, 2500), rng.normal(2.5, 1, 300)], 1), -3.5, 3.5)
+    z[:2] = -3.5, 3.5
+    code = (f"suppressMessages(library(locfdr)); z <- {r_vector(z)}\n"
+            "for (a in list(list(bre = 71), list(bre = seq(-2, 2, length = 41), df = 5))) {\n"
+            "  w <- suppressWarnings(do.call(locfdr, c(list(z, plot = 0), a)))\n"
+            "  cat(sprintf('%.17g', w$mat[, 'counts']), '\\n'); cat(sprintf('%.17g', w$fdr), '\\n')}\n")
+    out = run_r(code).splitlines()
+    for i, kw in enumerate([dict(bre=71), dict(bre=np.linspace(-2, 2, 41), df=5)]):
+        res = locfdr(z, **kw)
+        np.testing.assert_array_equal(res.mat["counts"], np.array(out[2 * i].split(), float))
+        np.testing.assert_allclose(res.fdr, np.array(out[2 * i + 1].split(), float), rtol=0, atol=1e-10)
