@@ -21,8 +21,8 @@ from .cit._causallearn import register_causallearn_tests
 from .coupling import (IdentifiedSetInterval, JointBounds, MakarovBounds, OverlapWarning, coupling_functions,
                        coupling_mean, identified_set_interval, imbens_manski_interval, ite_variance_bounds, joint_bounds,
                        makarov_bounds, stoye_interval)
-from .ebayes import (AshResult, C2GResult, NPMLEResult, PredictiveRecursionResult, ash, c2g, npmle,
-                     predictive_recursion)
+from .ebayes import (AshResult, C2GResult, LocfdrResult, LocfdrWarning, NPMLEResult, PredictiveRecursionResult, ash,
+                     c2g, locfdr, npmle, predictive_recursion)
 from .indep import *  # noqa: F401,F403  (statcore.indep.__all__ is public at the top level)
 from .indep import __all__ as _indep_all
 from .conformal import *  # noqa: F401,F403  (statcore.conformal.__all__ is public at the top level)
@@ -49,7 +49,7 @@ __all__ = [
     "makarov_bounds", "MakarovBounds", "imbens_manski_interval", "stoye_interval", "identified_set_interval",
     "IdentifiedSetInterval", "OverlapWarning",
     "npmle", "NPMLEResult", "predictive_recursion", "PredictiveRecursionResult", "ash", "AshResult",
-    "c2g", "C2GResult",
+    "c2g", "C2GResult", "locfdr", "LocfdrResult", "LocfdrWarning",
     *_indep_all,
     *_conformal_all,
     *_twosample_all,

@@ -79,6 +79,34 @@ def requires_r(*packages):
     return deco
 
 
+def requires_r_source(*packages):
+    """Mark a live comparison with an R package that Debian does not ship (ashr, locfdr, knockoff).
+
+    Such packages are built from their public source into a scratch library (``R_LIBS``; the recipe
+    is in tests/golden/README.md) and their golden values stand in for them everywhere else, so
+    these tests skip without the package even under ``STATCORE_REQUIRE_R=1``; R itself must still run
+    there.
+    """
+    packages = tuple(packages)
+
+    def deco(test):
+        @functools.wraps(test)
+        def wrapper(*args, **kwargs):
+            ok, why = r_works()
+            if not ok:
+                if REQUIRE_R:
+                    pytest.fail(f"STATCORE_REQUIRE_R=1 but {why}")
+                pytest.skip(why)
+            ok, why = r_works(*packages)
+            if not ok:
+                pytest.skip(f"{', '.join(packages)} not built here (not in Debian; the golden values stand in)")
+            return test(*args, **kwargs)
+
+        return pytest.mark.r(wrapper)
+
+    return deco
+
+
 def run_r(code: str, timeout: int = 300) -> str:
     """Run R code (through a script file: ``Rscript -e`` truncates long code) and return stdout."""
     with tempfile.NamedTemporaryFile("w", suffix=".R", delete=False) as fh:

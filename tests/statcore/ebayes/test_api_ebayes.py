@@ -1,10 +1,11 @@
-"""The API sweep of statcore.ebayes: bad inputs to npmle, predictive_recursion, c2g and ash, and the
-result protocol of NPMLEResult, PredictiveRecursionResult, C2GResult and AshResult (tests/apicheck.py)."""
+"""The API sweep of statcore.ebayes: bad inputs to npmle, predictive_recursion, c2g, ash and locfdr, and the
+result protocol of NPMLEResult, PredictiveRecursionResult, C2GResult, AshResult and LocfdrResult
+(tests/apicheck.py)."""
 import numpy as np
 import pytest
 
 import apicheck
-from statcore.ebayes import ash, c2g, npmle, predictive_recursion
+from statcore.ebayes import LocfdrWarning, ash, c2g, locfdr, npmle, predictive_recursion
 
 _rng = np.random.default_rng(0)
 _X = _rng.normal(size=40)
@@ -13,6 +14,7 @@ _W = _rng.integers(1, 3, 40).astype(float)
 _Y = _rng.normal(size=60)
 _T = np.arange(60) % 2
 _XC = _rng.normal(size=(60, 2))
+_Z = np.r_[_rng.normal(size=450), _rng.normal(3.0, 1.0, 50)]
 
 BAD_INPUT_SPECS = {
     "npmle": apicheck.Spec(npmle, dict(x=_X, sigma=_SIGMA, weights=_W, grid=20),
@@ -26,6 +28,7 @@ BAD_INPUT_SPECS = {
                          data=("y", "treat", "X"),
                          # X=None is the documented covariate-free model
                          ok={("X", "none")}),
+    "locfdr": apicheck.Spec(locfdr, dict(z=_Z, bre=40), data=("z",), paired=False),
 }
 
 
@@ -45,8 +48,17 @@ def _ash_result():
     return ash(_X, _SIGMA, mixcompdist="uniform")
 
 
+def _locfdr_result():
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", LocfdrWarning)
+        return locfdr(_Z, bre=40, nulltype=2)
+
+
 RESULT_EXAMPLES = {
     "AshResult": _ash_result,
+    "LocfdrResult": _locfdr_result,
     "NPMLEResult": _npmle_result,
     "PredictiveRecursionResult": _pr_result,
     "C2GResult": _c2g_result,
