@@ -110,9 +110,13 @@ def _is_label_covariate(covariate: Any) -> bool:
 
     if isinstance(covariate, pd.Categorical) or isinstance(getattr(covariate, "dtype", None), pd.CategoricalDtype):
         return True
+    dtype = getattr(covariate, "dtype", None)
+    if dtype is not None and dtype.kind in "biufc":
+        return False
+    if dtype is not None and dtype.kind in "USa":
+        return True
     arr = np.asarray(covariate, dtype=object).ravel()
-    return any(isinstance(v, (str, bytes)) for v in arr[:1000]) or (
-        arr.size > 0 and any(isinstance(v, (str, bytes)) for v in arr))
+    return any(isinstance(v, (str, bytes)) for v in arr)
 
 
 def as_ihw_covariate(covariate: Any, n: int) -> tuple[np.ndarray, np.ndarray | None, list | None, bool]:

@@ -18,7 +18,8 @@ from .._checks import (InputWrapper, as_ihw_covariate, as_pvalues, check_choice,
 from .._checks.public import public_function
 from .._r.rformat import format_number
 from .._result import Result, StatcoreWarning
-from ._ihw_kernels import bh_rejections, ihw_lp_thresholds, thresholds_to_weights, weighted_pvalues
+from ._ihw_kernels import (Pieces, bh_rejections, knapsack_thresholds, lp_thresholds, penalty_holds,
+                           thresholds_to_weights, weighted_pvalues)
 from ._padjust import p_adjust
 
 __all__ = ["ihw", "IHWResult"]
@@ -153,31 +154,51 @@ class _Problem:
         self.penalty = penalty
         self.adjustment_type = adjustment_type
 
-    def counts(self, mask):
-        return np.bincount(self.g[mask], minlength=self.G)
+    def counts(self, idx):
+        return np.bincount(self.g[idx], minlength=self.G)
 
-    def fit(self, train, m_holdout, lam):
-        """Stratum weights for a holdout set of stratum sizes ``m_holdout``, learned on ``train``."""
-        if lam == 0:
-            return np.ones(self.G)
-        starts = np.r_[0, np.cumsum(self.counts(train))]
-        t = ihw_lp_thresholds(self.p_lp[train], starts, m_holdout.astype(float), self.alpha, float(lam),
-                              self.penalty, self.adjustment_type)
-        return thresholds_to_weights(t, m_holdout.astype(float))
+    def pieces(self, train_idx):
+        """The Grenander estimators of the strata on the hypotheses ``train_idx`` (increasing)."""
+        return Pieces(self.p_lp[train_idx], np.r_[0, np.cumsum(self.counts(train_idx))])
 
-    def cv_rejections(self, train, lam, rng):
-        """Rejections of IHW with one lambda and random inner folds, run on the hypotheses ``train``."""
-        idx = np.flatnonzero(train)
-        inner = rng.integers(0, _NFOLDS_INTERNAL, size=idx.size)
-        w = np.empty(idx.size)
+    def thresholds(self, pc, m_holdout, lam, t_inf=None):
+        """The LP's thresholds; ``t_inf``, those without a penalty, bracket the search (the optimum of
+        the full LP all the same: ``lp_thresholds``)."""
+        t_inf = knapsack_thresholds(pc, m_holdout, self.alpha, self.adjustment_type) if t_inf is None else t_inf
+        if not np.isfinite(lam):
+            return t_inf
+        tbar = float(np.sum(m_holdout * t_inf) / max(m_holdout.sum(), 1.0))
+        window = None
+        if tbar > 0:
+            window = (np.minimum(t_inf, tbar) / 4, np.maximum(t_inf, tbar) * 4)
+        return lp_thresholds(pc, m_holdout, self.alpha, float(lam), self.penalty, self.adjustment_type,
+                             window=window)
+
+    def cv_rejections(self, train_idx, lambdas, rng):
+        """Rejections of IHW with each lambda on the hypotheses ``train_idx``, with one random split
+        into inner folds shared by all lambdas. Lambdas are solved from the loosest bound down: an
+        optimum that already meets a tighter bound is the optimum under it."""
+        inner = rng.integers(0, _NFOLDS_INTERNAL, size=train_idx.size)
+        w = np.ones((lambdas.size, train_idx.size))
+        by_size = np.argsort(-lambdas, kind="stable")
         for j in range(_NFOLDS_INTERNAL):
-            sub_train = np.zeros_like(train)
-            sub_train[idx[inner != j]] = True
             hold = inner == j
-            ws = self.fit(sub_train, np.bincount(self.g[idx[hold]], minlength=self.G), lam)
-            w[hold] = ws[self.g[idx[hold]]]
-        wp = weighted_pvalues(self.p[idx], w)
-        return bh_rejections(np.sort(wp), self.alpha, self.adjustment_type)
+            hold_idx = train_idx[hold]
+            m_hold = self.counts(hold_idx).astype(float)
+            pc = self.pieces(train_idx[~hold])
+            g_hold = self.g[hold_idx]
+            t = None
+            t_inf = knapsack_thresholds(pc, m_hold, self.alpha, self.adjustment_type)
+            for li in by_size:
+                lam = lambdas[li]
+                if lam == 0:
+                    continue
+                if t is None or not penalty_holds(t, m_hold, lam, self.penalty):
+                    t = self.thresholds(pc, m_hold, lam, t_inf)
+                w[li, hold] = thresholds_to_weights(t, m_hold)[g_hold]
+        p = self.p[train_idx]
+        return [bh_rejections(np.sort(weighted_pvalues(p, w[li])), self.alpha, self.adjustment_type)
+                for li in range(lambdas.size)]
 
     def run(self, folds, K, lambdas, null_proportion, rng):
         """Weights per hypothesis (sorted order), the stratum x fold weight table, lambda per fold."""
@@ -188,15 +209,16 @@ class _Problem:
         fold_lambdas = np.empty(K)
         for i in range(K):
             hold = f == i
-            train = ~hold if K > 1 else np.ones(n, dtype=bool)
-            m_hold = self.counts(hold)
+            train_idx = np.flatnonzero(~hold) if K > 1 else np.arange(n)
+            m_hold = self.counts(hold).astype(float)
             if lambdas.size > 1:
-                rjs = [self.cv_rejections(train, lam, rng) for lam in lambdas]
+                rjs = self.cv_rejections(train_idx, lambdas, rng)
                 lam = lambdas[int(np.argmax(rjs))]
             else:
                 lam = lambdas[0]
             fold_lambdas[i] = lam
-            ws = self.fit(train, m_hold, lam)
+            ws = np.ones(self.G) if lam == 0 else thresholds_to_weights(
+                self.thresholds(self.pieces(train_idx), m_hold, lam), m_hold)
             wi = ws[self.g[hold]]
             if null_proportion:
                 tau = _NULL_PROPORTION_LEVEL

@@ -7,7 +7,8 @@ import numpy as np
 
 from .._jit import lazy_njit
 
-__all__ = ["grenander_pieces", "ihw_lp_thresholds", "thresholds_to_weights", "bh_rejections"]
+__all__ = ["grenander_pieces", "Pieces", "lp_thresholds", "knapsack_thresholds", "penalty_holds",
+           "thresholds_to_weights", "weighted_pvalues", "bh_rejections"]
 
 
 @lazy_njit
@@ -73,82 +74,182 @@ def grenander_pieces(p, starts):
     return out_g[:k], out_x[:k], out_y[:k], out_s[:k]
 
 
-def ihw_lp_thresholds(p_sorted: np.ndarray, starts: np.ndarray, m_holdout: np.ndarray, alpha: float,
-                      lam: float, penalty: str, adjustment_type: str) -> np.ndarray:
+class Pieces:
+    """The linear pieces of the Grenander estimators of G strata: stratum, left knot, slope, length,
+    and each stratum's value at 0."""
+
+    def __init__(self, p_sorted: np.ndarray, starts: np.ndarray):
+        self.G = starts.size - 1
+        self.grp, self.x, self.y, self.s = grenander_pieces(p_sorted, starts)
+        last = np.r_[self.grp[1:] != self.grp[:-1], True]
+        self.length = np.r_[self.x[1:], 1.0] - self.x
+        self.length[last] = 1.0 - self.x[last]
+        first = np.r_[True, self.grp[1:] != self.grp[:-1]]
+        self.y0 = np.zeros(self.G)
+        self.y0[self.grp[first]] = self.y[first]
+
+
+def knapsack_thresholds(pc: Pieces, m_holdout: np.ndarray, alpha: float, adjustment_type: str) -> np.ndarray:
+    """The thresholds of the LP without a penalty (lambda = Inf), exactly: one coupling constraint
+    makes it a fractional knapsack over the pieces, filled by decreasing slope (the gain per unit
+    of the budget grows with the slope), the last piece in part."""
+    mk = m_holdout[pc.grp].astype(float)
+    if adjustment_type == "BH":
+        cost = mk * (1.0 - alpha * pc.s)
+        budget = alpha * float(np.sum(m_holdout * pc.y0))
+    else:
+        cost = mk.copy()
+        budget = alpha
+    d = np.zeros(pc.grp.size)
+    useful = (pc.s > 0) & (mk > 0)
+    free = useful & (cost <= 0)
+    d[free] = pc.length[free]
+    budget -= float(np.sum(cost[free] * pc.length[free]))
+    idx = np.flatnonzero(useful & ~free)
+    idx = idx[np.argsort(-pc.s[idx], kind="stable")]
+    spend = cost[idx] * pc.length[idx]
+    cum = np.cumsum(spend)
+    n_full = int(np.searchsorted(cum, budget, side="right"))
+    d[idx[:n_full]] = pc.length[idx[:n_full]]
+    if n_full < idx.size:
+        rest = budget - (cum[n_full - 1] if n_full else 0.0)
+        d[idx[n_full]] = max(rest, 0.0) / cost[idx[n_full]]
+    return np.bincount(pc.grp, weights=d, minlength=pc.G)
+
+
+def penalty_holds(t: np.ndarray, m_holdout: np.ndarray, lam: float, penalty: str) -> bool:
+    """Whether thresholds ``t`` satisfy the penalty bound ``lam`` (then the optimum of a looser
+    bound is also the optimum under ``lam``)."""
+    if not np.isfinite(lam):
+        return True
+    total = float(np.sum(m_holdout * t))
+    if penalty == "total variation":
+        tv = float(np.sum(np.abs(np.diff(t))))
+        return tv <= lam * total / float(m_holdout.sum()) * (1 + 1e-12)
+    m = float(m_holdout.sum())
+    dev = float(np.sum(np.abs(m * t - total)))
+    return dev <= lam * total * (1 + 1e-12)
+
+
+def _lp_rows(G: int, m_holdout: np.ndarray, alpha: float, lam: float, penalty: str, adjustment_type: str):
+    """The constraint rows of the LP in the thresholds t (G), the values y = F(t) (G) and the
+    penalty's slacks f: dense matrices (T, Y, Fs) and the right-hand side, all rows "<=" ."""
+    m = float(m_holdout.sum())
+    T, Y, Fs, rhs = [], [], [], []
+    if np.isfinite(lam):
+        if penalty == "total variation":
+            n_f = G - 1
+            D = np.zeros((G - 1, G))
+            D[np.arange(G - 1), np.arange(1, G)] = 1.0
+            D[np.arange(G - 1), np.arange(G - 1)] = -1.0
+            for sign in (1.0, -1.0):            # +-(t_{g+1} - t_g) - f_g <= 0
+                T.append(sign * D)
+                Fs.append(-np.eye(G - 1))
+            T.append(-lam * m_holdout[None, :] / m)  # sum_g f_g <= lam * sum_g (m_g / m) t_g
+            Fs.append(np.ones((1, G - 1)))
+        else:
+            n_f = G
+            C = m * np.eye(G) - m_holdout[None, :]
+            for sign in (1.0, -1.0):            # +-(m t_g - sum_h m_h t_h) - f_g <= 0
+                T.append(sign * C)
+                Fs.append(-np.eye(G))
+            T.append(-lam * m_holdout[None, :])    # sum_g f_g <= lam * sum_g m_g t_g
+            Fs.append(np.ones((1, G)))
+        rhs.append(np.zeros(2 * n_f + 1))
+        Y.append(np.zeros((2 * n_f + 1, G)))
+    else:
+        n_f = 0
+    if adjustment_type == "BH":                 # sum_g m_g (t_g - alpha y_g) <= 0
+        T.append(m_holdout[None, :].astype(float))
+        Y.append(-alpha * m_holdout[None, :])
+        rhs.append(np.zeros(1))
+    else:                                        # sum_g m_g t_g <= alpha
+        T.append(m_holdout[None, :].astype(float))
+        Y.append(np.zeros((1, G)))
+        rhs.append(np.array([alpha]))
+    Fs.append(np.zeros((1, n_f)))
+    return np.vstack(T), np.vstack(Y), np.vstack(Fs), np.concatenate(rhs)
+
+
+def _solve_window(pc: Pieces, keep: np.ndarray, rows, m_holdout: np.ndarray, G: int) -> np.ndarray:
+    """The LP on the pieces ``keep``: the pieces of a stratum left of its kept ones are taken whole
+    (t_g >= their end), those right of them left out (t_g <= their start)."""
+    from scipy import sparse
+    from scipy.optimize import linprog
+
+    T, Y, Fs, rhs = rows
+    grp = pc.grp
+    below = np.zeros(grp.size, dtype=bool)
+    # pieces of a stratum before its first kept piece
+    first_kept = np.full(G, grp.size)
+    kidx = np.flatnonzero(keep)
+    np.minimum.at(first_kept, grp[kidx], kidx)
+    below = np.arange(grp.size) < first_kept[grp]
+    base_t = np.bincount(grp[below], weights=pc.length[below], minlength=G)
+    base_y = pc.y0 + np.bincount(grp[below], weights=pc.s[below] * pc.length[below], minlength=G)
+    kg = grp[kidx]
+    A = T[:, kg] + Y[:, kg] * pc.s[kidx][None, :]
+    n_f = Fs.shape[1]
+    A = sparse.csr_matrix(np.hstack([A, Fs]))
+    b = rhs - T @ base_t - Y @ base_y
+    c = np.zeros(kidx.size + n_f)
+    c[:kidx.size] = -(m_holdout[kg] / m_holdout.sum()) * G * pc.s[kidx]
+    bounds = np.zeros((c.size, 2))
+    bounds[:kidx.size, 1] = pc.length[kidx]
+    bounds[kidx.size:, 1] = np.inf
+    res = linprog(c, A_ub=A, b_ub=b, bounds=bounds, method="highs")
+    if res.status != 0:  # the LP is always feasible (every t = 0) and bounded (F_g <= 1)
+        raise RuntimeError(f"the IHW linear programme failed: {res.message}")
+    return base_t + np.bincount(kg, weights=res.x[:kidx.size], minlength=G)
+
+
+def lp_thresholds(pc: Pieces, m_holdout: np.ndarray, alpha: float, lam: float, penalty: str,
+                  adjustment_type: str, window: tuple | None = None) -> np.ndarray:
     """The thresholds t_g of the LP relaxation (Ignatiadis & Huber 2021): maximise the expected
     discoveries sum_g m_g F_g(t_g) over the Grenander estimates F_g of the training strata, subject to
     the plug-in FDR constraint sum_g m_g (t_g - alpha F_g(t_g)) <= 0 ("BH") or the budget
     sum_g m_g t_g <= alpha ("bonferroni"), and a bound lam on the weights' total variation across
     adjacent strata ("total variation") or on their absolute deviation from one ("uniform deviation").
-    Variables: y (G), t (G), f (the penalty's slack); all non-negative. ``m_holdout``: the counts of the
-    strata in the fold the weights are for."""
-    from scipy import sparse
-    from scipy.optimize import linprog
+    ``m_holdout``: the counts of the strata in the fold the weights are for.
 
+    Each F_g is concave and piecewise linear on [0, 1], so t_g is the sum of the lengths d_k taken of
+    its pieces, 0 <= d_k <= the piece's length, and F_g(t_g) = F_g(0) + sum_k slope_k d_k (concavity
+    fills the steepest pieces first): bounded columns, about 2 G rows.
+
+    ``window`` (per stratum, low and high thresholds thought to bracket the optimum) restricts each
+    stratum to its pieces in the window; the answer is the optimum of the full LP all the same, because a restricted optimum that
+    lies strictly inside every window it was given is a local, hence global, optimum of the LP (a
+    window touched is widened and the LP solved again)."""
     G = m_holdout.size
-    grp, x, y, s = grenander_pieces(p_sorted, starts)
-    K = grp.size
-    m = float(m_holdout.sum())
-    rows = [np.arange(K), np.arange(K)]
-    cols = [grp, G + grp]
-    vals = [np.ones(K), -s]
-    rhs = [y - s * x]
-    r = K
-    n_f = 0
-    if np.isfinite(lam):
-        if penalty == "total variation":
-            n_f = G - 1
-            d = np.arange(G - 1)
-            for sign in (1.0, -1.0):      # +-(t_{g+1} - t_g) - f_g <= 0
-                rows += [r + d, r + d, r + d]
-                cols += [G + d + 1, G + d, 2 * G + d]
-                vals += [np.full(G - 1, sign), np.full(G - 1, -sign), np.full(G - 1, -1.0)]
-                rhs.append(np.zeros(G - 1))
-                r += G - 1
-            # sum_g f_g <= lam * sum_g (m_g / m) t_g
-            rows += [np.full(G, r), np.full(G - 1, r)]
-            cols += [G + np.arange(G), 2 * G + d]
-            vals += [-lam * m_holdout / m, np.ones(G - 1)]
-            rhs.append(np.zeros(1))
-            r += 1
-        else:
-            n_f = G
-            g_ = np.arange(G)
-            for sign in (1.0, -1.0):      # +-(m t_g - sum_h m_h t_h) - f_g <= 0
-                dense = -sign * np.tile(m_holdout.astype(float), (G, 1))
-                dense[g_, g_] += sign * m
-                rr, cc = np.nonzero(dense)
-                rows += [r + rr, r + g_]
-                cols += [G + cc, 2 * G + g_]
-                vals += [dense[rr, cc], np.full(G, -1.0)]
-                rhs.append(np.zeros(G))
-                r += G
-            rows += [np.full(G, r), np.full(G, r)]
-            cols += [G + g_, 2 * G + g_]
-            vals += [-lam * m_holdout.astype(float), np.ones(G)]
-            rhs.append(np.zeros(1))
-            r += 1
-    g_ = np.arange(G)
-    if adjustment_type == "BH":
-        rows += [np.full(G, r), np.full(G, r)]
-        cols += [g_, G + g_]
-        vals += [-alpha * m_holdout, m_holdout.astype(float)]
-        rhs.append(np.zeros(1))
-    else:
-        rows.append(np.full(G, r))
-        cols.append(G + g_)
-        vals.append(m_holdout.astype(float))
-        rhs.append(np.array([alpha]))
-    r += 1
-    n_var = 2 * G + n_f
-    A = sparse.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
-                          shape=(r, n_var))
-    c = np.zeros(n_var)
-    c[:G] = -(m_holdout / m) * G
-    res = linprog(c, A_ub=A, b_ub=np.concatenate(rhs), bounds=(0, None), method="highs")
-    if res.status != 0:  # the LP is always feasible (t = y = 0) and bounded (F_g <= 1)
-        raise RuntimeError(f"the IHW linear programme failed: {res.message}")
-    return np.maximum(res.x[G:2 * G], 0.0)
+    rows = _lp_rows(G, m_holdout.astype(float), alpha, lam, penalty, adjustment_type)
+    n = pc.grp.size
+    if window is None:
+        return _solve_window(pc, np.ones(n, dtype=bool), rows, m_holdout, G)
+    lo = np.array(window[0], dtype=float)
+    hi = np.minimum(np.array(window[1], dtype=float), 1.0)
+    lo[~(hi > lo)] = 0.0
+    hi[~(hi > lo)] = 1.0
+    while True:
+        keep = (pc.x + pc.length > lo[pc.grp]) & (pc.x < hi[pc.grp])
+        first = np.full(G, n)
+        last = np.full(G, -1)
+        kidx = np.flatnonzero(keep)
+        np.minimum.at(first, pc.grp[kidx], kidx)
+        np.maximum.at(last, pc.grp[kidx], kidx)
+        t = _solve_window(pc, keep, rows, m_holdout, G)
+        empty = first == n
+        start = np.where(empty, 0.0, pc.x[np.minimum(first, n - 1)])
+        end = np.where(empty, 1.0, pc.x[np.maximum(last, 0)] + pc.length[np.maximum(last, 0)])
+        tol = 1e-12
+        at_lo = (start > 0) & (t <= start + tol)
+        at_hi = (end < 1) & (t >= end - tol)
+        if not (at_lo.any() or at_hi.any()) and not empty.any():
+            return t
+        if empty.any():
+            lo[empty], hi[empty] = 0.0, 1.0
+        lo[at_lo] = lo[at_lo] / 16
+        lo[lo < 1e-300] = 0.0
+        hi[at_hi] = np.minimum(hi[at_hi] * 16, 1.0)
 
 
 def thresholds_to_weights(t: np.ndarray, m_holdout: np.ndarray) -> np.ndarray:
