@@ -198,7 +198,9 @@ def _solve_window(pc: Pieces, keep: np.ndarray, rows, m_holdout: np.ndarray, G: 
     bounds[:kidx.size, 1] = pc.length[kidx]
     bounds[kidx.size:, 1] = np.inf
     res = linprog(c, A_ub=A, b_ub=b, bounds=bounds, method="highs")
-    if res.status != 0:  # the LP is always feasible (every t = 0) and bounded (F_g <= 1)
+    if res.status == 2 and base_t.any():  # a window's lower ends too high: widen them
+        return None
+    if res.status != 0:  # the full LP is always feasible (every t = 0) and bounded (F_g <= 1)
         raise RuntimeError(f"the IHW linear programme failed: {res.message}")
     return base_t + np.bincount(kg, weights=res.x[:kidx.size], minlength=G)
 
@@ -237,6 +239,9 @@ def lp_thresholds(pc: Pieces, m_holdout: np.ndarray, alpha: float, lam: float, p
         np.minimum.at(first, pc.grp[kidx], kidx)
         np.maximum.at(last, pc.grp[kidx], kidx)
         t = _solve_window(pc, keep, rows, m_holdout, G)
+        if t is None:
+            lo = np.where(lo / 16 < 1e-300, 0.0, lo / 16)
+            continue
         empty = first == n
         start = np.where(empty, 0.0, pc.x[np.minimum(first, n - 1)])
         end = np.where(empty, 1.0, pc.x[np.maximum(last, 0)] + pc.length[np.maximum(last, 0)])
