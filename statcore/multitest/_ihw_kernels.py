@@ -179,8 +179,7 @@ def _solve_window(pc: Pieces, keep: np.ndarray, rows, m_holdout: np.ndarray, G: 
 
     T, Y, Fs, rhs = rows
     grp = pc.grp
-    below = np.zeros(grp.size, dtype=bool)
-    # pieces of a stratum before its first kept piece
+    # the pieces of a stratum before its first kept piece
     first_kept = np.full(G, grp.size)
     kidx = np.flatnonzero(keep)
     np.minimum.at(first_kept, grp[kidx], kidx)

@@ -10,7 +10,7 @@ from scipy import stats
 import statcore as sc
 from helpers import requires_r, run_r
 from statcore.multitest._ihw import _Problem
-from statcore.multitest._ihw_kernels import (Pieces, grenander_pieces, knapsack_thresholds, lp_thresholds,
+from statcore.multitest._ihw_kernels import (grenander_pieces, knapsack_thresholds, lp_thresholds,
                                              thresholds_to_weights)
 from statcore.testing import assert_error_rate
 
