@@ -11,8 +11,8 @@ from . import utils
 from ._result import HTest, Result
 from ._resampling import BootstrapResult, DegenerateBootstrapWarning, bootstrap, permutation_test
 from ._warnings import ConvergenceWarning, StatcoreWarning
-from .multitest import (BFDRSelection, CombinedPValues, Pi0Estimate, Pi0Warning, QValueResult, bfdr_select,
-                        combine_pvalues, lfdr, p_adjust, p_adjust_methods, pi0est, qvalue)
+from .multitest import (BFDRSelection, CombinedPValues, IHWResult, Pi0Estimate, Pi0Warning, QValueResult, bfdr_select,
+                        combine_pvalues, ihw, lfdr, p_adjust, p_adjust_methods, pi0est, qvalue)
 from .modelsel import (GroupComparison, ICTable, LogLik, ModelComparison, NobsWarning, aic, aicc, bic,
                        compare_by_group, compare_models, loglik, lrtest)
 from .cit import (GCMWarning, PartialCorrelationTests, SkeletonResult, gcm_test, parcor_pvalues, pc_skeleton,
@@ -40,7 +40,7 @@ __all__ = [
     "HTest", "Result", "StatcoreWarning", "ConvergenceWarning",
     "permutation_test", "bootstrap", "BootstrapResult", "DegenerateBootstrapWarning",
     "p_adjust", "p_adjust_methods", "pi0est", "Pi0Estimate", "qvalue", "QValueResult", "lfdr", "bfdr_select",
-    "BFDRSelection", "Pi0Warning", "combine_pvalues", "CombinedPValues",
+    "BFDRSelection", "Pi0Warning", "combine_pvalues", "CombinedPValues", "ihw", "IHWResult",
     "LogLik", "loglik", "aic", "bic", "aicc", "ICTable", "compare_models", "ModelComparison", "lrtest",
     "compare_by_group", "GroupComparison", "NobsWarning",
     "gcm_test", "GCMWarning", "rpcit", "random_directions", "parcor_pvalues", "residualize",

@@ -33,6 +33,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DATA = {
     # statcore: data vectors, matrices and fits
     "lrtest": ("m0", "m1"),
+    "ihw": ("p", "covariate"),                            # IHW's p-values and their covariate
     "gcm_test": ("x", "y", "z"),
     "rpcit": ("x", "y", "z"),
     "random_directions": ("d", "k"),                      # the shape of the matrix drawn

@@ -12,7 +12,8 @@ import numpy as np
 from .core import *  # noqa: F401,F403  (the generic checks every topic builds on)
 from .core import _is_pandas  # noqa: F401
 
-__all__ = ['check_p_adjust_n', 'check_lambda_grid', 'as_lfdr', 'check_combine_weights']
+__all__ = ['check_p_adjust_n', 'check_lambda_grid', 'as_lfdr', 'check_combine_weights', 'as_ihw_covariate',
+           'check_ihw_nbins', 'check_ihw_lambdas', 'check_ihw_folds']
 
 
 def check_p_adjust_n(n: int, m: int) -> int:
@@ -97,3 +98,106 @@ def check_combine_weights(weights: Any, p: np.ndarray, axis: int, method: str,
     if not np.all(np.any(w != 0, axis=axis)):
         raise ValueError("weights must not be all zero")
     return w, mask
+
+
+# ---------------------------------------------------------------------------------------------
+# ihw
+# ---------------------------------------------------------------------------------------------
+
+def _is_label_covariate(covariate: Any) -> bool:
+    """A pandas Categorical (or categorical Series) or text labels: strata given as they are."""
+    import pandas as pd
+
+    if isinstance(covariate, pd.Categorical) or isinstance(getattr(covariate, "dtype", None), pd.CategoricalDtype):
+        return True
+    dtype = getattr(covariate, "dtype", None)
+    if dtype is not None and dtype.kind in "biufc":
+        return False
+    if dtype is not None and dtype.kind in "USa":
+        return True
+    arr = np.asarray(covariate, dtype=object).ravel()
+    return any(isinstance(v, (str, bytes)) for v in arr)
+
+
+def as_ihw_covariate(covariate: Any, n: int) -> tuple[np.ndarray, np.ndarray | None, list | None, bool]:
+    """The covariate of ``ihw``: ``(values, codes, levels, missing)``. A numeric covariate (ordinal,
+    stratified later by quantiles) gives float values and ``codes=None``; a pandas Categorical or text
+    labels give integer codes into ``levels`` (the categories in their order, or the sorted labels;
+    unused categories dropped) with -1 where missing. ``missing`` marks the missing entries."""
+    import pandas as pd
+
+    if covariate is None:
+        raise TypeError("covariate must be an array with one value per p-value, got None")
+    if np.ndim(covariate) == 0:
+        raise ValueError("covariate must be a vector with one value per p-value, got a scalar")
+    if _is_label_covariate(covariate):
+        if np.ndim(covariate) != 1:
+            raise ValueError(f"covariate must be a vector (one value per p-value), got {np.ndim(covariate)} dimensions")
+        cat = pd.Categorical(covariate)
+        if not isinstance(covariate, pd.Categorical) and not isinstance(getattr(covariate, "dtype", None),
+                                                                       pd.CategoricalDtype):
+            labels = [v for v in np.asarray(covariate, dtype=object) if not pd.isna(v)]
+            kinds = {type(v) for v in labels}
+            if not all(issubclass(k, (str, bytes)) for k in kinds):
+                raise TypeError("covariate mixes text labels and numbers; pass a numeric covariate or a pandas "
+                                "Categorical of the strata")
+        cat = cat.remove_unused_categories()
+        codes = np.asarray(cat.codes, dtype=np.int64)
+        missing = codes < 0
+        if codes.size != n:
+            raise ValueError(f"covariate has {codes.size} values but p has {n}; give one covariate value per p-value")
+        return np.asarray(cat.astype(object)), codes, list(cat.categories), missing
+    values = as_vector(covariate, "covariate", allow_nan=True)
+    if values.size != n:
+        raise ValueError(f"covariate has {values.size} values but p has {n}; give one covariate value per p-value")
+    return values, None, None, np.isnan(values)
+
+
+def check_ihw_nbins(nbins: Any, m: int, n_levels: int | None) -> int:
+    """``nbins`` of ``ihw``: "auto" (R: max(1, min(40, floor(m / 1500))), the number of levels of a
+    categorical covariate) or a positive integer not above the number of p-values."""
+    if isinstance(nbins, str):
+        if nbins != "auto":
+            raise ValueError(f"nbins must be 'auto' or a positive integer, got {nbins!r}")
+        return n_levels if n_levels is not None else max(1, min(40, m // 1500))
+    nb = check_positive_int(nbins, "nbins")
+    if n_levels is not None and nb != n_levels:
+        raise ValueError(f"nbins={nb} but the categorical covariate has {n_levels} levels: its levels are the "
+                         "strata; pass nbins='auto'")
+    if nb > m:
+        raise ValueError(f"nbins={nb} exceeds the number of p-values ({m}); use fewer strata")
+    return nb
+
+
+def check_ihw_lambdas(lambdas: Any, nbins: int) -> np.ndarray:
+    """``lambdas`` of ``ihw``: "auto" (R's grid 0, 1, nbins/8, nbins/4, nbins/2, nbins, Inf) or
+    non-negative bounds on the weights' total variation (Inf: no bound), in the order given."""
+    if isinstance(lambdas, str):
+        if lambdas != "auto":
+            raise ValueError(f"lambdas must be 'auto' or non-negative numbers, got {lambdas!r}")
+        return np.array([0.0, 1.0, nbins / 8, nbins / 4, nbins / 2, float(nbins), np.inf])
+    lam = as_float_array(lambdas, "lambdas", allow_inf=True).ravel()
+    if lam.size == 0:
+        raise ValueError("lambdas must hold at least one value")
+    if (lam < 0).any():
+        raise ValueError(f"lambdas must be non-negative, found {show_value(float(lam.min()))}")
+    return lam
+
+
+def check_ihw_folds(folds: Any, n: int) -> tuple[int, np.ndarray | None]:
+    """``folds`` of ``ihw``: None (5 random folds), a number of random folds, or one integer fold label
+    per p-value. Returns ``(nfolds, labels or None)``."""
+    if folds is None:
+        return 5, None
+    if np.ndim(folds) == 0:
+        return check_positive_int(folds, "folds"), None
+    lab = as_float_array(folds, "folds", allow_nan=True)
+    if lab.ndim != 1:
+        raise ValueError(f"folds must be a number of folds or a vector of fold labels, got shape {lab.shape}")
+    if lab.size != n:
+        raise ValueError(f"folds has {lab.size} labels but p has {n}; give one fold label per p-value")
+    if np.isnan(lab).any():
+        raise ValueError("folds contains NaN; every hypothesis needs a fold label")
+    if (lab != np.round(lab)).any():
+        raise ValueError("folds must hold integer fold labels (1, 2, ..., as R's folds=)")
+    return int(np.unique(lab).size), lab

@@ -6,13 +6,15 @@ Bioconductor's qvalue 2.30 (Storey & Tibshirani 2003); ``bfdr_select`` is the ru
 Sun & Cai (2007); ``combine_pvalues`` is a superset of ``scipy.stats.combine_pvalues``.
 
 Modules: ``padjust`` (p_adjust), ``qvalue`` (pi0est, lfdr, qvalue), ``bfdr`` (bfdr_select),
-``combine`` (combine_pvalues).
+``combine`` (combine_pvalues), ``ihw`` (ihw: independent hypothesis weighting as
+Bioconductor IHW 1.26.0).
 """
 from ._bfdr import BFDRSelection, bfdr_select
+from ._ihw import IHWResult, ihw
 from ._combine import COMBINE_METHODS, CombinedPValues, combine_pvalues
 from ._padjust import _argsort, p_adjust, p_adjust_methods
 from ._qvalue import Pi0Estimate, Pi0Warning, QValueResult, lfdr, pi0est, qvalue
 
 __all__ = ["p_adjust", "p_adjust_methods", "pi0est", "Pi0Estimate", "qvalue", "QValueResult", "lfdr",
            "bfdr_select", "BFDRSelection", "combine_pvalues", "CombinedPValues", "COMBINE_METHODS",
-           "Pi0Warning"]
+           "Pi0Warning", "ihw", "IHWResult"]

@@ -4,11 +4,15 @@ import numpy as np
 import pytest
 
 from apicheck import Spec, check_result_protocol, sweep_bad_inputs
-from statcore.multitest import (bfdr_select, combine_pvalues, lfdr, p_adjust, pi0est, qvalue)
+from statcore.multitest import (bfdr_select, combine_pvalues, ihw, lfdr, p_adjust, pi0est, qvalue)
 
 P = np.r_[np.linspace(0.0005, 0.01, 40), np.linspace(0.0025, 0.9975, 160)]
 P6 = np.array([0.04, 0.001, 0.7, 0.2, 0.03, 0.5])
 LFDR = np.array([0.01, 0.5, 0.02, 0.2, 0.9])
+# IHW: an ordinal covariate (200 p-values: one stratum, BH) and a two-stratum instance
+COV = np.linspace(0.0, 1.0, P.size)
+P2K = np.random.default_rng(3).uniform(size=2400) ** 1.5
+COV2K = np.random.default_rng(4).uniform(size=2400)
 
 # NaN p-values follow R's NA rule in p_adjust, qvalue, pi0est and lfdr (omitted, kept as NaN), and
 # every shape is accepted (the values are adjusted together); combine_pvalues follows scipy's
@@ -32,6 +36,12 @@ BAD_INPUT_SPECS = {
                                      nan_result_ok={("weights", "nan")}),
     "bfdr_select[omit]": Spec(bfdr_select, {"lfdr": LFDR, "alpha": 0.1, "nan_policy": "omit"}, data=("lfdr",),
                               paired=False, ok={("lfdr", "wrong_ndim"), ("lfdr", "nan")}),
+    # a text covariate holds labels, its strata ("0.25" too: text is never read as a number); with
+    # nbins=2 the many labels of numeric_text are refused (nbins must equal the number of levels)
+    "ihw": Spec(ihw, {"p": P, "covariate": COV, "alpha": 0.1, "seed": 1}, data=("p", "covariate"),
+                ok={("covariate", "text"), ("covariate", "numeric_text")}),
+    "ihw[two strata]": Spec(ihw, {"p": P2K, "covariate": COV2K, "nbins": 2, "lambdas": 1.0, "seed": 1},
+                            data=("p", "covariate"), ok={("covariate", "text")}),
 }
 
 RESULT_EXAMPLES = {
@@ -39,6 +49,7 @@ RESULT_EXAMPLES = {
     "Pi0Estimate": lambda: pi0est(P),
     "BFDRSelection": lambda: bfdr_select(LFDR, alpha=0.1),
     "CombinedPValues": lambda: combine_pvalues(P6, method="fisher"),
+    "IHWResult": lambda: ihw(P2K, COV2K, nbins=2, lambdas=[1.0, np.inf], seed=1),
 }
 
 EXEMPT = {}
