@@ -15,9 +15,11 @@ from ._qvalue import Pi0Estimate, Pi0Warning, QValueResult, lfdr, pi0est, qvalue
 # e-values, the knockoff threshold and the adaptive step-ups (issue 31, sections 2 and 3)
 from ._evalues import EBHResult, e_bh, e_to_p, knockoff_e_values, merge_e, p_to_e
 from ._knockoff_threshold import knockoff_threshold
+from ._adaptive import FDR_ADAPTIVE_METHODS, AdaptiveFDR, fdr_adaptive
 
 __all__ = ["p_adjust", "p_adjust_methods", "pi0est", "Pi0Estimate", "qvalue", "QValueResult", "lfdr",
            "bfdr_select", "BFDRSelection", "combine_pvalues", "CombinedPValues", "COMBINE_METHODS",
            "Pi0Warning"]
 # e-values, the knockoff threshold and the adaptive step-ups (issue 31, sections 2 and 3)
-__all__ += ["e_bh", "EBHResult", "p_to_e", "e_to_p", "merge_e", "knockoff_e_values", "knockoff_threshold"]
+__all__ += ["e_bh", "EBHResult", "p_to_e", "e_to_p", "merge_e", "knockoff_e_values", "knockoff_threshold",
+            "fdr_adaptive", "AdaptiveFDR", "FDR_ADAPTIVE_METHODS"]
