@@ -31,10 +31,10 @@ def _threshold(W: np.ndarray, fdr: float, offset: int) -> float:
 def knockoff_threshold(W: Any, *, fdr: float = 0.1, offset: int = 1) -> float:
     """The knockoff (``offset=0``) or knockoff+ (``offset=1``) threshold of knockoff statistics W.
 
-    T = min{t in {0} U {|W_j|} : (offset + #{j : W_j <= -t}) / max(1, #{j : W_j >= t}) <= fdr},
+    ``T = min{t in {0} U {|W_j|} : (offset + #{j : W_j <= -t}) / max(1, #{j : W_j >= t}) <= fdr}``,
     and T = inf when no t qualifies; the knockoff filter selects {j : W_j >= T}. The candidates are
     those of R knockoff's ``knockoff.threshold`` (0 included, as R's ``sort(c(0, abs(W)))``; Barber &
-    Candes 2015 take the non-zero |W_j| only, which differs only when t = 0 would qualify, i.e. when
+    Candes 2015 take the non-zero ``|W_j|`` only, which differs only when t = 0 would qualify, i.e. when
     no W_j is negative and the ratio at 0 is at most ``fdr``).
 
     Parameters
