@@ -7,6 +7,10 @@ Sun & Cai (2007); ``combine_pvalues`` is a superset of ``scipy.stats.combine_pva
 
 Modules: ``padjust`` (p_adjust), ``qvalue`` (pi0est, lfdr, qvalue), ``bfdr`` (bfdr_select),
 ``combine`` (combine_pvalues).
+
+e-values (issue 31): ``_evalues`` (e_bh, p_to_e, e_to_p, merge_e, knockoff_e_values; also the namespace
+``statcore.evalues``), ``_knockoff_threshold`` (knockoff_threshold, R knockoff's); the adaptive step-ups
+of mutoss and multtest: ``_adaptive`` (fdr_adaptive) and ``p_adjust(method="ABH" | "TSBH" | "BlaRoq")``.
 """
 from ._bfdr import BFDRSelection, bfdr_select
 from ._combine import COMBINE_METHODS, CombinedPValues, combine_pvalues
