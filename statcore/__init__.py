@@ -13,6 +13,9 @@ from ._resampling import BootstrapResult, DegenerateBootstrapWarning, bootstrap,
 from ._warnings import ConvergenceWarning, StatcoreWarning
 from .multitest import (BFDRSelection, CombinedPValues, IHWResult, Pi0Estimate, Pi0Warning, QValueResult, bfdr_select,
                         combine_pvalues, ihw, lfdr, p_adjust, p_adjust_methods, pi0est, qvalue)
+# e-values, the knockoff threshold and the adaptive step-ups (issue 31, sections 2 and 3)
+from .multitest import (FDR_ADAPTIVE_METHODS, AdaptiveFDR, EBHResult, e_bh, e_to_p, fdr_adaptive, knockoff_e_values,
+                        knockoff_threshold, merge_e, p_to_e)
 from .modelsel import (GroupComparison, ICTable, LogLik, ModelComparison, NobsWarning, aic, aicc, bic,
                        compare_by_group, compare_models, loglik, lrtest)
 from .cit import (GCMWarning, PartialCorrelationTests, SkeletonResult, gcm_test, parcor_pvalues, pc_skeleton,
@@ -41,6 +44,9 @@ __all__ = [
     "permutation_test", "bootstrap", "BootstrapResult", "DegenerateBootstrapWarning",
     "p_adjust", "p_adjust_methods", "pi0est", "Pi0Estimate", "qvalue", "QValueResult", "lfdr", "bfdr_select",
     "BFDRSelection", "Pi0Warning", "combine_pvalues", "CombinedPValues", "ihw", "IHWResult",
+    # e-values, the knockoff threshold and the adaptive step-ups (issue 31, sections 2 and 3)
+    "e_bh", "EBHResult", "p_to_e", "e_to_p", "merge_e", "knockoff_e_values", "knockoff_threshold",
+    "fdr_adaptive", "AdaptiveFDR", "FDR_ADAPTIVE_METHODS",
     "LogLik", "loglik", "aic", "bic", "aicc", "ICTable", "compare_models", "ModelComparison", "lrtest",
     "compare_by_group", "GroupComparison", "NobsWarning",
     "gcm_test", "GCMWarning", "rpcit", "random_directions", "parcor_pvalues", "residualize",

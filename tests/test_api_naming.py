@@ -119,6 +119,8 @@ DATA = {
 #: first rule allows.
 R_MIRRORS = {
     ("qvalue", "fdr_level"), ("qvalue", "lambda_"), ("pi0est", "lambda_"), ("qvalue", "eps"), ("lfdr", "eps"),
+    # mutoss's adaptiveSTS/indepBR/twostageBR ``lambda`` (a threshold or constant, not a penalty weight)
+    ("fdr_adaptive", "lambda_"),
 }
 
 #: Names the "never" column forbids for one concept that a callable uses, documented, for another

@@ -13,7 +13,9 @@ from .core import *  # noqa: F401,F403  (the generic checks every topic builds o
 from .core import _is_pandas  # noqa: F401
 
 __all__ = ['check_p_adjust_n', 'check_lambda_grid', 'as_lfdr', 'check_combine_weights', 'as_ihw_covariate',
-           'check_ihw_nbins', 'check_ihw_lambdas', 'check_ihw_folds']
+           'check_ihw_nbins', 'check_ihw_lambdas', 'check_ihw_folds',
+           # e-values, knockoff statistics and the adaptive step-ups (issue 31)
+           'as_evalues', 'as_knockoff_stats', 'check_error_level', 'check_knockoff_offset']
 
 
 def check_p_adjust_n(n: int, m: int) -> int:
@@ -201,3 +203,36 @@ def check_ihw_folds(folds: Any, n: int) -> tuple[int, np.ndarray | None]:
     if (lab != np.round(lab)).any():
         raise ValueError("folds must hold integer fold labels (1, 2, ..., as R's folds=)")
     return int(np.unique(lab).size), lab
+# ----------------------------------------------------------------------------------------------
+# e-values, knockoff statistics, adaptive step-ups
+# ----------------------------------------------------------------------------------------------
+
+def as_evalues(e: Any, name: str = "e", *, ndim: int | None = None) -> np.ndarray:
+    """e-values as float64: non-negative, +inf allowed (the e-value of p = 0), NaN refused."""
+    arr = as_float_array(e, name, allow_nan=False, allow_inf=True, ndim=ndim)
+    if arr.size == 0:
+        raise ValueError(f"{name} is empty; at least one e-value is needed")
+    if np.isneginf(arr).any() or (arr < 0).any():
+        bad = float(arr[arr < 0].min())
+        raise ValueError(f"{name} must hold e-values, which are >= 0; found {show_value(bad)}")
+    return arr
+
+
+def as_knockoff_stats(W: Any, name: str = "W") -> np.ndarray:
+    """Knockoff statistics W_j: a finite one-dimensional vector (NaN refused naming ``name``)."""
+    arr = as_float_array(W, name, ndim=1)
+    if arr.size == 0:
+        raise ValueError(f"{name} is empty; at least one knockoff statistic is needed")
+    return arr
+
+
+def check_error_level(alpha: Any, name: str = "alpha") -> float:
+    """A target error rate (FDR) strictly inside (0, 1)."""
+    return check_probability(alpha, name, open_left=True, open_right=True)
+
+
+def check_knockoff_offset(offset: Any, name: str = "offset") -> int:
+    """The knockoff offset: 0 (knockoff) or 1 (knockoff+), as R knockoff's ``knockoff.threshold``."""
+    if isinstance(offset, bool) or not isinstance(offset, numbers.Real) or offset not in (0, 1):
+        raise ValueError(f"{name} must be either 0 or 1 (knockoff or knockoff+), got {show_value(offset)}")
+    return int(offset)

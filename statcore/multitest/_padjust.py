@@ -6,6 +6,7 @@ default, the same arithmetic in the same order). The sorting kernels are compile
 """
 from __future__ import annotations
 
+import math
 from typing import Any, Callable
 
 import numpy as np
@@ -100,6 +101,79 @@ def _bky(p, n, alpha):
     return out
 
 
+# ---- adaptive step-ups with adjusted p-values (issue 31, section 3) ---------------------------
+# multtest's mt.rawp2adjp "ABH" and "TSBH" and mutoss's BlaRoq, each computed as its reference
+# computes it; their rejection sets and pi0 are reported by fdr_adaptive (statcore/multitest/_adaptive.py).
+
+def _bh_with_order(p: np.ndarray, n: float) -> tuple[np.ndarray, np.ndarray]:
+    """(ascending order, BH-adjusted p-values) from one sort: R's p.adjust(p, "BH") bit for bit."""
+    order = _argsort(p)
+    bh = np.empty_like(p)
+    _padjust.step_up(p, order, float(n), 1.0, bh)
+    return order, bh
+
+
+def _abh_h0(ps: np.ndarray, m: int, grab_after: bool) -> float:
+    """The number of true nulls of Benjamini & Hochberg (2000) from sorted p-values.
+
+    h0.m[k] = (m + 1 - k) / (1 - p_(k)); j = the first k at which h0.m increases. multtest's
+    ``mt.rawp2adjp`` takes h0.m[j - 1] (``grab_after=False``; where h0.m never increases it returns
+    NA, here the conservative m), mutoss's ``ABH_pi0_est`` h0.m[j] (falling back to h0.m[2]); both
+    return ceiling(min(h0.m[grab], m)).
+    """
+    k = np.arange(1, m + 1, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        h0m = ((m + 1) - k) / (1.0 - ps)
+        rises = np.flatnonzero(np.diff(h0m) > 0)
+    if grab_after:
+        grab = rises[0] + 1 if rises.size else 1
+        if grab >= m:                          # m = 1: R indexes past the end (NA): no estimate
+            return float(m)
+    else:
+        if not rises.size:
+            return float(m)
+        grab = rises[0]
+    return float(math.ceil(min(h0m[grab], m)))
+
+
+def _abh(p, n, alpha):
+    # multtest::mt.rawp2adjp(proc = "ABH"): tmp * h0.ABH / mgood, tmp the BH-adjusted p-values
+    order, bh = _bh_with_order(p, n)
+    h0 = _abh_h0(p[order], p.size, grab_after=False)
+    return bh * h0 / n
+
+
+def _tsbh_h0(bh: np.ndarray, alpha: float) -> int:
+    # multtest: h0.TSBH = mgood - sum(tmp < alpha / (1 + alpha)) (strictly below)
+    return int(bh.size - np.count_nonzero(bh < alpha / (1 + alpha)))
+
+
+def _tsbh(p, n, alpha):
+    # multtest::mt.rawp2adjp(proc = "TSBH", alpha): tmp * h0.TSBH / mgood
+    _, bh = _bh_with_order(p, n)
+    return bh * _tsbh_h0(bh, alpha) / n
+
+
+def _blaroq_precritical(k: int) -> np.ndarray:
+    # mutoss::BlaRoq's default prior pii_i = exp(-i / (0.15 k)), normalised; cumsum(i pii_i / k)
+    # (R's sum and cumsum accumulate in long double)
+    i = np.arange(1, k + 1, dtype=np.float64)
+    pii = np.exp(-i / (0.15 * k))
+    pii = pii / float(np.sum(pii.astype(np.longdouble)))
+    return np.cumsum((i * pii / k).astype(np.longdouble)).astype(np.float64)
+
+
+def _blaroq(p, n, alpha):
+    # mutoss::BlaRoq: pmin(1, cummin(p[o] / precriticalValues[k:1]))[ro], o the decreasing order
+    order = _argsort(p)
+    ratio = p[order] / _blaroq_precritical(p.size)
+    adj = np.minimum.accumulate(ratio[::-1])[::-1]
+    np.minimum(adj, 1.0, out=adj)
+    out = np.empty_like(p)
+    out[order] = adj
+    return out
+
+
 _METHODS: dict[str, Callable[[np.ndarray, float, float], np.ndarray]] = {
     "holm": _scan(_padjust.holm),
     "hochberg": _scan(_padjust.hochberg),
@@ -112,7 +186,14 @@ _METHODS: dict[str, Callable[[np.ndarray, float, float], np.ndarray]] = {
     "sidak": _sidak,
     "holm-sidak": _scan(_padjust.holm_sidak),
     "BKY": _bky,
+    # adaptive step-ups (issue 31, section 3)
+    "ABH": _abh,
+    "TSBH": _tsbh,
+    "BlaRoq": _blaroq,
 }
+
+#: methods whose definition has no room for untested hypotheses: ``n`` must be the number of p-values
+_N_IS_M = ("ABH", "TSBH", "BlaRoq")
 
 #: The methods ``p_adjust`` knows: R's ``p.adjust.methods`` first, then statcore's additions.
 p_adjust_methods: tuple[str, ...] = tuple(_METHODS)
@@ -137,6 +218,9 @@ def _adjust_vector(p: np.ndarray, method: str, n: int | None, alpha: float) -> n
     pv = p[~nan] if has_nan else p
     lp = pv.size
     nn = lp if n is None else check_p_adjust_n(n, lp)
+    if method in _N_IS_M and nn != lp:
+        raise ValueError(f"n must equal the number of non-NaN p-values ({lp}) for method={method!r}, got {nn}: "
+                         "its reference has no untested hypotheses")
     if nn <= 1:  # R returns p unchanged
         return p.copy()
     if method == "hommel" and nn == 2:  # as R: Hommel equals Hochberg for two tests
@@ -168,7 +252,14 @@ def p_adjust(p: Any, *, method: str = "holm", n: int | None = None, axis: int | 
     method : str, keyword-only
         One of ``statcore.p_adjust_methods``: R's ``"holm"``, ``"hochberg"``, ``"hommel"``,
         ``"bonferroni"``, ``"BH"`` (alias ``"fdr"``), ``"BY"``, ``"none"``, and ``"sidak"``,
-        ``"holm-sidak"``, ``"BKY"`` (two-stage step-up of Benjamini, Krieger & Yekutieli 2006).
+        ``"holm-sidak"``, ``"BKY"`` (two-stage step-up of Benjamini, Krieger & Yekutieli 2006, as
+        statsmodels' ``fdrcorrection_twostage``); the adaptive step-ups ``"ABH"`` (Benjamini &
+        Hochberg 2000) and ``"TSBH"`` (the two-stage BKY 2006 procedure) as Bioconductor multtest's
+        ``mt.rawp2adjp`` adjusts them, and ``"BlaRoq"`` (the step-up of Blanchard & Roquain 2008 for
+        arbitrary dependence with mutoss's default prior) as mutoss's ``BlaRoq``; their pi0 and
+        rejections: :func:`statcore.fdr_adaptive`. TSBH rejects where BH-adjusted p times h0/m is
+        ``<= alpha`` with h0 = m - #{BH-adjusted < alpha/(1 + alpha)}; BKY compares with
+        alpha/(1 + alpha) in both stages, so TSBH rejects at least as many.
         statsmodels' names (``"fdr_bh"``, ``"hs"``, ``"fdr_tsbky"``, ...) are accepted as aliases.
     n : int, optional
         Number of comparisons; defaults to the number of non-NaN values (per slice when ``axis`` is
@@ -177,8 +268,8 @@ def p_adjust(p: Any, *, method: str = "holm", n: int | None = None, axis: int | 
         Adjust along this axis separately for every other index; ``None`` adjusts all values
         together, whatever the shape.
     alpha : float
-        Only for ``"BKY"``, whose adjusted values depend on the target level (as in statsmodels);
-        reject where the adjusted value is ``<= alpha``.
+        Only for ``"BKY"`` and ``"TSBH"``, whose adjusted values depend on the target level (as in
+        statsmodels and multtest); reject where the adjusted value is ``<= alpha``.
 
     Returns
     -------
@@ -198,7 +289,9 @@ def p_adjust(p: Any, *, method: str = "holm", n: int | None = None, axis: int | 
     ----------
     R Core Team, ``stats::p.adjust``. Holm (1979); Hochberg (1988); Hommel (1988);
     Benjamini & Hochberg (1995); Benjamini & Yekutieli (2001); Benjamini, Krieger & Yekutieli (2006);
-    Meijer, Krebs & Goeman (2019), Biometrical Journal 61:73. Shi & Schaeffer (1992), Parallel sorting
+    Meijer, Krebs & Goeman (2019), Biometrical Journal 61:73. Benjamini & Hochberg (2000), JEBS 25:60;
+    Bioconductor multtest 2.54 ``mt.rawp2adjp`` (ABH, TSBH); Blanchard & Roquain (2008), EJS 2:963,
+    CRAN mutoss 0.1-12 ``BlaRoq``. Shi & Schaeffer (1992), Parallel sorting
     by regular sampling, J. Parallel Distrib. Comput. 14:361 (the dask path's distributed sort).
 
     Examples
@@ -212,7 +305,7 @@ def p_adjust(p: Any, *, method: str = "holm", n: int | None = None, axis: int | 
     method = check_choice(method, "method", p_adjust_methods, _ALIASES)
     if n is not None:
         n = check_positive_int(n, "n", minimum=0)
-    if method == "BKY":
+    if method in ("BKY", "TSBH"):
         alpha = check_probability(alpha, "alpha", open_right=True)
     if is_dask_array(p):
         if method not in DASK_METHODS:

@@ -5,6 +5,8 @@ import pytest
 
 from apicheck import Spec, check_result_protocol, sweep_bad_inputs
 from statcore.multitest import (bfdr_select, combine_pvalues, ihw, lfdr, p_adjust, pi0est, qvalue)
+from statcore.multitest import (e_bh, e_to_p, fdr_adaptive, knockoff_e_values, knockoff_threshold, merge_e,
+                                p_to_e)
 
 P = np.r_[np.linspace(0.0005, 0.01, 40), np.linspace(0.0025, 0.9975, 160)]
 P6 = np.array([0.04, 0.001, 0.7, 0.2, 0.03, 0.5])
@@ -13,6 +15,8 @@ LFDR = np.array([0.01, 0.5, 0.02, 0.2, 0.9])
 COV = np.linspace(0.0, 1.0, P.size)
 P2K = np.random.default_rng(3).uniform(size=2400) ** 1.5
 COV2K = np.random.default_rng(4).uniform(size=2400)
+E5 = np.array([100.0, 1.0, 40.0, 0.5, 25.0])
+W8 = np.array([6.0, 5.0, -1.0, 4.0, 3.0, 2.5, 2.0, -0.5])
 
 # NaN p-values follow R's NA rule in p_adjust, qvalue, pi0est and lfdr (omitted, kept as NaN), and
 # every shape is accepted (the values are adjusted together); combine_pvalues follows scipy's
@@ -42,6 +46,18 @@ BAD_INPUT_SPECS = {
                 ok={("covariate", "text"), ("covariate", "numeric_text")}),
     "ihw[two strata]": Spec(ihw, {"p": P2K, "covariate": COV2K, "nbins": 2, "lambdas": 1.0, "seed": 1},
                             data=("p", "covariate"), ok={("covariate", "text")}),
+    # e-values and adaptive step-ups (issue 31): e-values may be inf (the e-value of p = 0); the
+    # elementwise calibrators and merge_e take any shape; e_bh, the knockoff functions and
+    # fdr_adaptive take one family (one-dimensional)
+    "e_bh": Spec(e_bh, {"e": E5, "alpha": 0.1}, data=("e",), paired=False, ok={("e", "inf")}),
+    "p_to_e": Spec(p_to_e, {"p": P6}, data=("p",), paired=False, ok={("p", "wrong_ndim"), ("p", "empty")}),
+    "e_to_p": Spec(e_to_p, {"e": E5}, data=("e",), paired=False, ok={("e", "wrong_ndim"), ("e", "inf")}),
+    "merge_e": Spec(merge_e, {"e": E5}, data=("e",), paired=False, ok={("e", "wrong_ndim"), ("e", "inf")}),
+    "knockoff_threshold": Spec(knockoff_threshold, {"W": W8, "fdr": 0.2}, data=("W",), paired=False),
+    "knockoff_e_values": Spec(knockoff_e_values, {"W": W8, "fdr": 0.2}, data=("W",), paired=False),
+    "fdr_adaptive": Spec(fdr_adaptive, {"p": P, "method": "STS", "alpha": 0.1}, data=("p",), paired=False),
+    "fdr_adaptive[twostageBR]": Spec(fdr_adaptive, {"p": P, "method": "twostageBR", "alpha": 0.1}, data=("p",),
+                                     paired=False),
 }
 
 RESULT_EXAMPLES = {
@@ -50,6 +66,8 @@ RESULT_EXAMPLES = {
     "BFDRSelection": lambda: bfdr_select(LFDR, alpha=0.1),
     "CombinedPValues": lambda: combine_pvalues(P6, method="fisher"),
     "IHWResult": lambda: ihw(P2K, COV2K, nbins=2, lambdas=[1.0, np.inf], seed=1),
+    "EBHResult": lambda: e_bh(E5, alpha=0.1),
+    "AdaptiveFDR": lambda: fdr_adaptive(P, method="STS", alpha=0.1),
 }
 
 EXEMPT = {}
@@ -69,3 +87,5 @@ def test_batched_combined_result_protocol():
     check_result_protocol(combine_pvalues(np.tile(P6, (3, 1)), method="simes", axis=1))
     check_result_protocol(qvalue(P, lfdr_out=False))
     check_result_protocol(pi0est(P, lambda_=0.5))
+    check_result_protocol(e_bh(np.ones(4), alpha=0.1))          # no rejection: threshold inf
+    check_result_protocol(fdr_adaptive(P, method="twostageBR", alpha=0.1))  # no adjusted p-values

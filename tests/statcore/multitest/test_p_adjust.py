@@ -264,8 +264,8 @@ def test_monotone_bounded_and_ordered(p):
     order = np.argsort(p, kind="stable")
     adj = {m: sc.p_adjust(p, method=m) for m in sc.p_adjust_methods}
     for m, a in adj.items():
-        # BKY is adaptive: dividing by the estimated null fraction may take it below p
-        assert (m == "BKY" or np.all(a >= p - 1e-15)) and np.all(a <= 1.0), m
+        # BKY, ABH and TSBH are adaptive: multiplying by the estimated null fraction may take them below p
+        assert (m in ("BKY", "ABH", "TSBH") or np.all(a >= p - 1e-15)) and np.all(a <= 1.0), m
         assert np.all(np.diff(a[order]) >= -1e-15), m  # monotone in the order of p
     tol = 1e-12
     assert np.all(adj["hommel"] <= adj["hochberg"] + tol)
@@ -274,6 +274,8 @@ def test_monotone_bounded_and_ordered(p):
     assert np.all(adj["BH"] <= adj["BY"] + tol)
     assert np.all(adj["holm-sidak"] <= adj["holm"] + tol)
     assert np.all(adj["sidak"] <= adj["bonferroni"] + tol)
+    # the adaptive step-ups scale BH by h0/m <= 1
+    assert np.all(adj["ABH"] <= adj["BH"] + tol) and np.all(adj["TSBH"] <= adj["BH"] + tol)
 
 
 @settings(max_examples=100, deadline=None)
