@@ -74,7 +74,7 @@ def _as_xn(x, n):
     if np.any(xb > nb):
         k = int(np.flatnonzero((xb > nb).ravel())[0])
         raise ValueError(f"x must not exceed n: x = {xb.ravel()[k]} > n = {nb.ravel()[k]} (entry {k})")
-    return xb, nb, np.ndim(x) == 0 and np.ndim(n) == 0
+    return np.array(xb), np.array(nb), np.ndim(x) == 0 and np.ndim(n) == 0
 
 
 def _proportion_interval(x, n, method, conf_level):
@@ -223,7 +223,8 @@ def paired_prop_ci(x, y=None, *, method="newcombe", conf_level=0.95):
     With the 2x2 table [[a, b], [c, d]] of n pairs (rows: first outcome 1 / 0 for the table given, or
     levels (0, 1) of vectors: see below), p1 - p2 is the difference of the two "success" margins,
     (b - c) / n for a table with the successes first. ``"newcombe"`` is Newcombe's (1998) method 10:
-    Wilson score intervals for the two margins combined with the phi correlation of the pairs;
+    Wilson score intervals for the two margins combined ("square and add") with the correlation phi
+    of the pairs, phi's numerator ad - bc shrunk towards 0 by n / 2 when positive (Newcombe's phi*);
     ``"agresti-min"`` the Wald interval after adding 1/2 to each cell (Agresti & Min 2005), clipped to
     [-1, 1].
 
@@ -261,7 +262,7 @@ def paired_prop_ci(x, y=None, *, method="newcombe", conf_level=0.95):
     >>> import statcore as sc
     >>> res = sc.paired_prop_ci([[794, 150], [86, 570]])
     >>> round(res.conf_low, 4), round(res.conf_high, 4)
-    (0.0205, 0.0593)
+    (0.0212, 0.0587)
     """
     method = check_choice(method, "method", ("newcombe", "agresti-min"))
     conf_level = check_probability(conf_level, "conf_level", open_left=True, open_right=True)
@@ -283,7 +284,11 @@ def paired_prop_ci(x, y=None, *, method="newcombe", conf_level=0.95):
     p1, p2 = (a + b) / n, (a + c) / n
     (l1, l2), (u1, u2) = _proportion_interval(np.array([a + b, a + c]), np.array([n, n]), "wilson", conf_level)
     den = (a + b) * (c + d) * (a + c) * (b + d)
-    phi = (a * d - b * c) / np.sqrt(den) if den > 0 else 0.0
+    # Newcombe's phi with its correction towards 0: ad - bc beyond n / 2 is reduced by n / 2, a positive
+    # ad - bc within n / 2 counts as 0, a negative one is kept (0 when a margin is empty)
+    ad_bc = a * d - b * c
+    shrunk = ad_bc - n / 2 if ad_bc > n / 2 else (0.0 if ad_bc >= 0 else ad_bc)
+    phi = shrunk / np.sqrt(den) if den > 0 else 0.0
     dl = np.sqrt(max((p1 - l1) ** 2 - 2 * phi * (p1 - l1) * (u2 - p2) + (u2 - p2) ** 2, 0.0))
     du = np.sqrt(max((u1 - p1) ** 2 - 2 * phi * (u1 - p1) * (p2 - l2) + (p2 - l2) ** 2, 0.0))
     return PairedPropCI(est, float(max(est - dl, -1.0)), float(min(est + du, 1.0)), tab, method, conf_level)
