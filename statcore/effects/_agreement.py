@@ -167,7 +167,7 @@ def bland_altman(a, b, *, agreement=0.95, conf_level=0.95):
     >>> b = [99, 99, 106, 96, 101, 97, 104, 103]
     >>> res = sc.bland_altman(a, b)
     >>> round(res.bias, 3), round(res.lower_loa, 3), round(res.upper_loa, 3)
-    (1.375, -2.302, 5.052)
+    (1.375, -2.674, 5.424)
     """
     agreement = check_probability(agreement, "agreement", open_left=True, open_right=True)
     conf_level = check_probability(conf_level, "conf_level", open_left=True, open_right=True)
@@ -203,13 +203,17 @@ def bland_altman(a, b, *, agreement=0.95, conf_level=0.95):
                  method="Proportional bias: t test of the slope of the differences on the means",
                  data_name="a - b on (a + b) / 2", estimate={"slope": slope}, null_value={"slope": 0.0})
     S = s0
-    return BlandAltman(bias=bias * S, std_dev=sd * S, lower_loa=lo * S, upper_loa=hi * S,
-                       bias_conf=((bias - t * se_bias) * S, (bias + t * se_bias) * S),
-                       lower_loa_conf=((lo - t * se_loa) * S, (lo + t * se_loa) * S),
-                       upper_loa_conf=((hi - t * se_loa) * S, (hi + t * se_loa) * S),
-                       lower_loa_exact=((bias - sd * qhi) * S, (bias - sd * qlo) * S),
-                       upper_loa_exact=((bias + sd * qlo) * S, (bias + sd * qhi) * S),
-                       proportional_bias=test, slope=slope, intercept=intercept * S, means=m * S,
+
+    def f(v):
+        return float(v) * S
+
+    return BlandAltman(bias=f(bias), std_dev=f(sd), lower_loa=f(lo), upper_loa=f(hi),
+                       bias_conf=(f(bias - t * se_bias), f(bias + t * se_bias)),
+                       lower_loa_conf=(f(lo - t * se_loa), f(lo + t * se_loa)),
+                       upper_loa_conf=(f(hi - t * se_loa), f(hi + t * se_loa)),
+                       lower_loa_exact=(f(bias - sd * qhi), f(bias - sd * qlo)),
+                       upper_loa_exact=(f(bias + sd * qlo), f(bias + sd * qhi)),
+                       proportional_bias=test, slope=float(slope), intercept=f(intercept), means=m * S,
                        differences=d * S, agreement=agreement, conf_level=conf_level, n=int(n))
 
 
@@ -244,7 +248,7 @@ class CCC(Result):
     >>> import statcore as sc
     >>> res = sc.ccc([1.0, 2.1, 2.9, 4.2, 5.1], [1.1, 1.9, 3.2, 3.9, 5.3])
     >>> round(res.estimate, 4)
-    0.9925
+    0.9875
     """
 
     estimate: float
@@ -316,7 +320,7 @@ def ccc(a, b, *, ci="z-transform", conf_level=0.95):
     >>> import statcore as sc
     >>> res = sc.ccc([1.0, 2.1, 2.9, 4.2, 5.1], [1.1, 1.9, 3.2, 3.9, 5.3])
     >>> round(res.conf_low, 4), round(res.conf_high, 4)
-    (0.9348, 0.9992)
+    (0.8867, 0.9987)
     """
     ci = check_choice(ci, "ci", ("z-transform", "asymptotic"))
     conf_level = check_probability(conf_level, "conf_level", open_left=True, open_right=True)
@@ -324,19 +328,22 @@ def ccc(a, b, *, ci="z-transform", conf_level=0.95):
     y = as_sample_vector(b, "b", min_n=3)
     if x.size != y.size:
         raise ValueError(f"a and b must have the same length (paired measurements), got {x.size} and {y.size}")
-    s0 = float(max(pow2_scale(x, axis=None), pow2_scale(y, axis=None)))
-    x, y = x / s0, y / s0
+    # each sample brought to order 1 by its own power of two (exact); the moments are rewritten in the
+    # scaled quantities so that no square overflows or underflows (one value 1e300, all values 1e-300)
+    sa, sb = float(pow2_scale(x, axis=None)), float(pow2_scale(y, axis=None))
+    x, y = x / sa, y / sb
     k = x.size
     xb, yb = x.mean(), y.mean()
-    sx2, sy2 = x.var(), y.var()
-    if sx2 == 0 or sy2 == 0:
-        raise ValueError(f"{'a' if sx2 == 0 else 'b'} is constant: the concordance correlation's interval needs "
+    vx, vy = x.var(), y.var()
+    if vx == 0 or vy == 0:
+        raise ValueError(f"{'a' if vx == 0 else 'b'} is constant: the concordance correlation's interval needs "
                          "varying measurements")
     r = float(np.corrcoef(x, y)[0, 1])
-    sxy = r * math.sqrt(sx2 * sy2)
-    p = 2 * sxy / (sx2 + sy2 + (yb - xb) ** 2)
-    v = math.sqrt(sy2 / sx2)
-    u = (yb - xb) / (sx2 * sy2) ** 0.25
+    rab, rba = math.sqrt(sa / sb), math.sqrt(sb / sa)
+    shift = rba * yb - rab * xb                 # (mean(b) - mean(a)) / sqrt(sa sb)
+    p = 2 * r * math.sqrt(vx * vy) / ((sa / sb) * vx + (sb / sa) * vy + shift * shift)
+    v = (sb / sa) * math.sqrt(vy / vx)
+    u = shift / (vx * vy) ** 0.25
     zv = float(stats.norm.ppf(1 - (1 - conf_level) / 2))
     var = ((1 - r * r) * p * p * (1 - p * p) / (r * r) + 2 * p ** 3 * (1 - p) * u * u / r
            - 0.5 * p ** 4 * u ** 4 / (r * r)) / (k - 2)
@@ -347,8 +354,9 @@ def ccc(a, b, *, ci="z-transform", conf_level=0.95):
         t = math.atanh(p) if abs(p) < 1 else math.copysign(math.inf, p)
         se_t = sep / (1 - p * p) if abs(p) < 1 else 0.0
         lo, hi = math.tanh(t - zv * se_t), math.tanh(t + zv * se_t)
-    return CCC(estimate=p, conf_low=lo, conf_high=hi, scale_shift=v, location_shift=u, bias_correction=p / r,
-               pearson_r=r, std_error=sep, ci=ci, conf_level=conf_level, n=int(k))
+    return CCC(estimate=float(p), conf_low=float(lo), conf_high=float(hi), scale_shift=float(v),
+               location_shift=float(u), bias_correction=float(p / r), pearson_r=r, std_error=float(sep), ci=ci,
+               conf_level=conf_level, n=int(k))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -512,7 +520,7 @@ def icc(ratings, *, kind="ICC2", conf_level=0.95):
     >>> sf = [[9, 2, 5, 8], [6, 1, 3, 2], [8, 4, 6, 8], [7, 1, 2, 6], [10, 5, 6, 9], [6, 2, 4, 7]]
     >>> res = sc.icc(sf, kind="ICC3")
     >>> round(res.estimate, 4), round(res.conf_low, 4), round(res.conf_high, 4)
-    (0.7148, 0.3424, 0.9458)
+    (0.7148, 0.3425, 0.9459)
     """
     kind = check_choice(kind, "kind", ICC_KINDS)
     conf_level = check_probability(conf_level, "conf_level", open_left=True, open_right=True)

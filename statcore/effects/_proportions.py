@@ -298,7 +298,7 @@ def paired_prop_ci(x, y=None, *, method="newcombe", conf_level=0.95):
 def mcnemar_test(x, y=None, *, correct=True, exact=False):
     """McNemar's test of symmetry of a 2x2 table of paired binary outcomes: R's ``mcnemar.test``.
 
-    The chi-squared statistic is (|n12 - n21| - 1)^2 / (n12 + n21) with the continuity correction
+    The chi-squared statistic is (abs(n12 - n21) - 1)^2 / (n12 + n21) with the continuity correction
     (applied, as in R, only when the table is not symmetric) and (n12 - n21)^2 / (n12 + n21) without,
     on 1 degree of freedom. With ``exact`` the test is the binomial test of n12 successes in n12 + n21
     trials at 1/2 (R's ``binom.test(n12, n12 + n21)``), with the Clopper-Pearson interval of the
@@ -334,13 +334,10 @@ def mcnemar_test(x, y=None, *, correct=True, exact=False):
     --------
     >>> import statcore as sc
     >>> res = sc.mcnemar_test([[794, 86], [150, 570]])
-    >>> print(res)
-    <BLANKLINE>
-    	McNemar's Chi-squared test with continuity correction
-    <BLANKLINE>
-    data:  x
-    McNemar's chi-squared = 16.818, df = 1, p-value = 4.115e-05
-    <BLANKLINE>
+    >>> res.method
+    "McNemar's Chi-squared test with continuity correction"
+    >>> round(res.statistic, 4), float(f"{res.p_value:.4g}")
+    (16.8178, 4.115e-05)
     """
     correct = check_flag(correct, "correct")
     exact = check_flag(exact, "exact")
