@@ -6,7 +6,6 @@ from typing import Any
 
 import numpy as np
 
-from .core import *  # noqa: F401,F403  (the generic checks every topic builds on)
 from .arrays import as_float_array, refuse_text, _is_pandas
 from .scalars import check_positive_int
 
@@ -38,8 +37,8 @@ def as_counts(x: Any, name: str, *, minimum: int = 0) -> np.ndarray:
     return arr.astype(np.int64)
 
 
-def _binary_codes(v: Any, name: str) -> tuple[np.ndarray, list]:
-    """A paired binary vector as (values, labels): 0/1 or booleans keep (0, 1); other labels are sorted."""
+def _binary_vector(v: Any, name: str) -> np.ndarray:
+    """A paired binary vector's values as an array (one-dimensional, not empty)."""
     if isinstance(v, (str, bytes)) or v is None:
         raise TypeError(f"{name} must be a vector of binary outcomes, got {type(v).__name__}")
     arr = np.asarray(v.to_numpy() if _is_pandas(v) else v)
@@ -47,7 +46,7 @@ def _binary_codes(v: Any, name: str) -> tuple[np.ndarray, list]:
         raise ValueError(f"{name} must be one-dimensional (one outcome per pair), got shape {arr.shape}")
     if arr.size == 0:
         raise ValueError(f"{name} is empty; pass at least one pair")
-    return arr, []
+    return arr
 
 
 def as_paired_table(x: Any, y: Any, xname: str = "x", yname: str = "y") -> tuple[np.ndarray, str]:
@@ -59,16 +58,18 @@ def as_paired_table(x: Any, y: Any, xname: str = "x", yname: str = "y") -> tuple
             raise ValueError(f"{xname} must be a 2x2 table of counts (or a binary vector with y), got shape "
                              f"{tab.shape}")
         return tab, xname
-    xa, _ = _binary_codes(x, xname)
-    ya, _ = _binary_codes(y, yname)
+    xa = _binary_vector(x, xname)
+    ya = _binary_vector(y, yname)
     if xa.size != ya.size:
         raise ValueError(f"{xname} and {yname} must have the same length (paired outcomes), got {xa.size} and "
                          f"{ya.size}")
     for a, nm in ((xa, xname), (ya, yname)):
         if a.dtype.kind == "f" and np.isnan(a).any():
             raise ValueError(f"{nm} contains NaN; remove the missing pairs first (nan_policy='omit')")
+
     def numeric01(a):
         return a.dtype.kind == "b" or (a.dtype.kind in "iuf" and np.all(np.isin(a, (0, 1))))
+
     if numeric01(xa) and numeric01(ya):
         xs, ys = xa.astype(np.int64), ya.astype(np.int64)
     else:
@@ -96,7 +97,8 @@ def check_margin(margin: Any, name: str = "margin") -> tuple[float, float]:
     if isinstance(margin, numbers.Real) and not isinstance(margin, bool):
         m = float(margin)
         if not np.isfinite(m) or m <= 0:
-            raise ValueError(f"{name} must be a positive finite number (the interval (-{name}, {name})), got {margin!r}")
+            raise ValueError(f"{name} must be a positive finite number (the interval (-{name}, {name})), "
+                         f"got {margin!r}")
         return -m, m
     arr = as_float_array(margin, name)
     if arr.shape != (2,):

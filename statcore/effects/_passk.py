@@ -2,7 +2,6 @@
 bootstrap interval over problems."""
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -24,10 +23,12 @@ def _check_nck(n, c, k):
     try:
         nb, cb, kb = np.broadcast_arrays(ns, cs, ks)
     except ValueError:
-        raise ValueError(f"n, c and k must have broadcastable shapes, got {ns.shape}, {cs.shape} and {ks.shape}") from None
+        raise ValueError(f"n, c and k must have broadcastable shapes, got {ns.shape}, {cs.shape} and "
+                         f"{ks.shape}") from None
     if np.any(cb > nb):
         i = int(np.flatnonzero((cb > nb).ravel())[0])
-        raise ValueError(f"c must not exceed n (correct samples among n drawn): c = {cb.ravel()[i]} > n = {nb.ravel()[i]}")
+        raise ValueError(f"c must not exceed n (correct samples among n drawn): c = {cb.ravel()[i]} > "
+                         f"n = {nb.ravel()[i]}")
     if np.any(kb > nb):
         i = int(np.flatnonzero((kb > nb).ravel())[0])
         raise ValueError(f"k must not exceed n (the estimator needs n >= k samples): k = {kb.ravel()[i]} > "

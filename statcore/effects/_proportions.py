@@ -60,7 +60,8 @@ class ProportionCI(Result):
     def summary(self) -> str:
         level = f"{100 * self.conf_level:g}"
         frame = self.to_frame()
-        head = f"\n\t{level} percent confidence interval{'s' if len(frame) > 1 else ''} for a proportion ({self.method})\n\n"
+        plural = "s" if len(frame) > 1 else ""
+        head = f"\n\t{level} percent confidence interval{plural} for a proportion ({self.method})\n\n"
         return head + frame[["x", "n", "estimate", "conf_low", "conf_high"]].to_string(index=False) + "\n"
 
 

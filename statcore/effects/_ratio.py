@@ -90,7 +90,8 @@ class RatioCI(Result):
         what = {True: "paired means", False: "independent means", None: "coefficients"}[self.paired]
         est, lo, hi, se = format_numbers([self.estimate, self.conf_low, self.conf_high, self.std_error], 7)
         level = f"{100 * self.conf_level:g}"
-        head = {"fieller": "Fieller", "delta": "Delta-method", "bootstrap": f"Percentile bootstrap ({self.B} resamples)"}
+        head = {"fieller": "Fieller", "delta": "Delta-method",
+                "bootstrap": f"Percentile bootstrap ({self.B} resamples)"}
         lines = ["", f"\t{head[self.method]} confidence set for a ratio of {what}", "",
                  f"ratio: {est.strip()}   std. error (delta method): {se.strip()}"
                  if self.method != "bootstrap" else f"ratio: {est.strip()}   bootstrap std. error: {se.strip()}"]
@@ -187,7 +188,7 @@ def _build(est, lo, hi, code, se, df, g, method, conf_level, paired, B=0, scale=
 
 
 @public_function(data=("a", "b"), nan_policy=("raise", "omit"))
-def ratio_ci(a, b=None, *, paired=True, method="fieller", conf_level=0.95, B=9999, seed=None):
+def ratio_ci(a, b=None, *, paired=True, method="fieller", conf_level=0.95, B=9999, seed=None, nan_policy="raise"):
     """A confidence set for the ratio of two means, mean(a) / mean(b): Fieller's, the delta method's or the
     bootstrap's.
 
@@ -249,7 +250,9 @@ def ratio_ci(a, b=None, *, paired=True, method="fieller", conf_level=0.95, B=999
     paired = check_flag(paired, "paired")
     conf_level = check_probability(conf_level, "conf_level", open_left=True, open_right=True)
     if b is None:
-        m = as_float_array(a, "a")
+        m = as_float_array(a, "a", allow_nan=nan_policy == "omit")
+        if m.ndim == 2:
+            m = m[~np.isnan(m).any(axis=1)]
         if m.ndim != 2 or m.shape[1] != 2:
             raise ValueError(f"a must be a sample with b given, or a two-column matrix of (numerator, denominator) "
                              f"pairs, got shape {m.shape}")
@@ -257,10 +260,19 @@ def ratio_ci(a, b=None, *, paired=True, method="fieller", conf_level=0.95, B=999
         if m.shape[0] < 2:
             raise ValueError(f"a must hold at least 2 pairs, got {m.shape[0]}")
     else:
-        a_ = as_sample_vector(a, "a")
-        b_ = as_sample_vector(b, "b")
-        if paired and a_.size != b_.size:
+        a_ = as_float_array(a, "a", allow_nan=True)
+        b_ = as_float_array(b, "b", allow_nan=True)
+        if paired and a_.ndim == b_.ndim == 1 and a_.size != b_.size:
             raise ValueError(f"a and b must have the same length when paired, got {a_.size} and {b_.size}")
+        na, nb = np.isnan(a_), np.isnan(b_)
+        if nan_policy == "omit":
+            if paired and a_.ndim == b_.ndim == 1:
+                keep = ~(na | nb)
+                a_, b_ = a_[keep], b_[keep]
+            else:
+                a_, b_ = a_[~na], b_[~nb]
+        a_ = as_sample_vector(a_, "a")
+        b_ = as_sample_vector(b_, "b")
     if not np.any(b_ != 0):
         raise ValueError("b is identically 0: the ratio's denominator has no information")
     sa, sb = float(pow2_scale(a_, axis=None)), float(pow2_scale(b_, axis=None))
