@@ -200,9 +200,12 @@ class _WindowMean:
 
 
 def _window_shares(ind: np.ndarray, h: int, w: int) -> np.ndarray:
-    """The share of ones in every h x w window of a 0/1 image (all positions), by 2-D cumulative sums."""
-    c = np.zeros((ind.shape[0] + 1, ind.shape[1] + 1))
-    c[1:, 1:] = ind.cumsum(axis=0).cumsum(axis=1)
+    """The share of ones in the h x w window at every one of the H x W positions of a 0/1 image, the
+    image wrapped around its edges (circular blocks: every pixel lies in exactly h w windows, so the
+    bootstrap distribution is centred on the estimate), by 2-D cumulative sums."""
+    wrapped = np.pad(ind, ((0, h - 1), (0, w - 1)), mode="wrap")
+    c = np.zeros((wrapped.shape[0] + 1, wrapped.shape[1] + 1))
+    c[1:, 1:] = wrapped.cumsum(axis=0).cumsum(axis=1)
     s = c[h:, w:] - c[:-h, w:] - c[h:, :-w] + c[:-h, :-w]
     return (s / (h * w)).ravel()
 
@@ -215,9 +218,11 @@ def within_tolerance(error, tau, *, block=None, method="wilson", conf_level=0.95
     For independent errors the interval is a binomial one (:func:`proportion_ci`'s ``method``). When the
     errors are spatially dependent (an error image: neighbouring pixels err together), a binomial
     interval is far too narrow; with ``block=(h, w)`` the interval is a moving-block bootstrap
-    percentile interval: each resample tiles an image of the same size from floor(H / h) floor(W / w)
-    h x w windows drawn uniformly among all positions (Politis & Romano's moving blocks in two
-    dimensions; Hall 1985), drawn through the resampling engine.
+    percentile interval: each resample tiles an image from floor(H / h) floor(W / w) h x w windows
+    drawn uniformly among all H W positions of the image wrapped around its edges (circular blocks,
+    Politis & Romano 1992, in two dimensions; Hall 1985), drawn through the resampling engine. Like
+    every block bootstrap it needs blocks much longer than the errors' correlation length and many
+    blocks; with few blocks it under-covers (its variance misses the dependence between blocks).
 
     Parameters
     ----------
@@ -245,7 +250,9 @@ def within_tolerance(error, tau, *, block=None, method="wilson", conf_level=0.95
 
     References
     ----------
-    Wilson, E. B. (1927). *JASA* 22, 209-212. Hall, P. (1985). Resampling a coverage pattern.
+    Wilson, E. B. (1927). *JASA* 22, 209-212. Politis, D. N. & Romano, J. P. (1992). A circular
+    block-resampling procedure for stationary data. In *Exploring the Limits of Bootstrap*, 263-270.
+    Hall, P. (1985). Resampling a coverage pattern.
     *Stochastic Processes and their Applications* 20, 231-246. Lahiri, S. N. (2003). *Resampling Methods
     for Dependent Data*, chapter 12 (spatial block bootstrap).
 
