@@ -36,6 +36,8 @@ from ._roc import *  # noqa: F401,F403  (statcore._roc.__all__ is public at the 
 from ._roc import __all__ as _roc_all
 from .uncertainty import *  # noqa: F401,F403  (statcore.uncertainty.__all__ is public at the top level)
 from .uncertainty import __all__ as _uncertainty_all
+from .effects import *  # noqa: F401,F403  (statcore.effects.__all__ is public at the top level)
+from .effects import __all__ as _effects_all
 
 __version__ = "0.1.0"
 
@@ -61,4 +63,5 @@ __all__ = [
     *_twosample_all,
     *_roc_all,
     *_uncertainty_all,
+    *_effects_all,
 ]

@@ -65,6 +65,12 @@ DATA = {
     "roc_test": ("roc1", "roc2"),
     "prediction_rejection_ratio": ("loss", "uncertainty"), "risk_coverage": ("loss", "uncertainty"),
     "calibration_error": ("y", "prob"),
+    # statcore.effects: paired or two samples, counts, a coefficient vector with its covariance and positions
+    "ratio_ci": ("a", "b"), "bland_altman": ("a", "b"), "ccc": ("a", "b"),
+    "coef_ratio_ci": ("params", "cov", "i", "j"),
+    "proportion_ci": ("x", "n"), "paired_prop_ci": ("x", "y"), "mcnemar_test": ("x", "y"), "tost": ("x", "y"),
+    "pass_at_k": ("n", "c", "k"), "pass_at_k_ci": ("n", "c", "k"),   # Chen et al. (2021)'s pass_at_k(n, c, k)
+    "within_tolerance": ("error", "tau"),
     "glu_score": ("hidden_states", "logits"),
     "combine_pvalues": ("p", "method"),                  # scipy.stats.combine_pvalues(pvalues, method)
     "permutation_test": ("data", "statistic"), "bootstrap": ("data", "statistic"),   # scipy.stats' signatures
