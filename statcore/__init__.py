@@ -32,6 +32,10 @@ from ._roc import *  # noqa: F401,F403  (statcore._roc.__all__ is public at the 
 from ._roc import __all__ as _roc_all
 from .uncertainty import *  # noqa: F401,F403  (statcore.uncertainty.__all__ is public at the top level)
 from .uncertainty import __all__ as _uncertainty_all
+from .clustered import *  # noqa: F401,F403  (statcore.clustered.__all__ is public at the top level)
+from .clustered import __all__ as _clustered_all
+from .meta import *  # noqa: F401,F403  (statcore.meta.__all__ is public at the top level)
+from .meta import __all__ as _meta_all
 
 __version__ = "0.1.0"
 
@@ -54,4 +58,6 @@ __all__ = [
     *_twosample_all,
     *_roc_all,
     *_uncertainty_all,
+    *_clustered_all,
+    *_meta_all,
 ]
