@@ -385,6 +385,10 @@ def meta_analysis(y, v, *, method="REML", hksj=False, conf_level=0.95, tol=1e-5,
             res = _fit(y, v, method, hksj, conf_level, tol, max_iter)
         except (ArithmeticError, RuntimeWarning):
             res = None
+        except ValueError as exc:   # math.sqrt of an overflowed (NaN or negative) quantity
+            if "math domain" not in str(exc):
+                raise
+            res = None
     if res is None or not all(np.isfinite(getattr(res, a)) for a in ("estimate", "std_error", "tau2", "pred_low",
                                                                          "pred_high", "i2", "h2")):
         raise ValueError("y and v are on a scale where the meta-analysis overflows (values near 1e300 or "
