@@ -33,6 +33,17 @@ class CoefTest(Result):
         The covariance ("CR0", "CR1", "CR2", "CR3" or "user" for a matrix passed in).
     df_method : str
         "satterthwaite", "residual", "normal" or "user" (a number).
+
+    Examples
+    --------
+    >>> import numpy as np, statsmodels.api as sm
+    >>> from statcore import coef_test
+    >>> rng = np.random.default_rng(0)
+    >>> g = np.repeat(np.arange(6), 4)
+    >>> X = sm.add_constant(rng.normal(size=24))
+    >>> res = coef_test(sm.OLS(X @ [1.0, 2.0] + rng.normal(size=24), X).fit(), vcov="CR2", cluster=g)
+    >>> res.table.columns.tolist()
+    ['estimate', 'std_error', 'statistic', 'df', 'p_value']
     """
 
     table: Any

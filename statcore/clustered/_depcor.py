@@ -83,9 +83,9 @@ def dependent_correlation_test(r12, r13, r23, n, *, method="steiger", conf_level
     >>> from statcore import dependent_correlation_test
     >>> res = dependent_correlation_test(0.4, 0.2, 0.5, 103)
     >>> round(res.statistic, 4), res.parameter["df"]
-    (2.1716, 100.0)
+    (2.1727, 100.0)
     >>> [round(v, 4) for v in res.conf_int]
-    [0.0169, 0.3821]
+    [0.017, 0.381]
     """
     r12 = check_correlation(r12, "r12")
     r13 = check_correlation(r13, "r13")

@@ -194,6 +194,17 @@ class ClusterVcov(Result):
         "CR0", "CR1", "CR2" or "CR3".
     n_clusters, nobs : int
         The number of clusters and of observations.
+
+    Examples
+    --------
+    >>> import numpy as np, statsmodels.api as sm
+    >>> from statcore import cluster_vcov
+    >>> rng = np.random.default_rng(0)
+    >>> g = np.repeat(np.arange(5), 4)
+    >>> X = sm.add_constant(rng.normal(size=20))
+    >>> v = cluster_vcov(sm.OLS(X @ [1.0, 2.0] + rng.normal(size=20), X).fit(), g, kind="CR1")
+    >>> v.values.shape, v.kind
+    ((2, 2), 'CR1')
     """
 
     vcov: Any

@@ -25,6 +25,13 @@ class PropEffectsAbove(Result):
     q : float
         The threshold.
     conf_level : float
+
+    Examples
+    --------
+    >>> from statcore import meta_analysis, prop_effects_above
+    >>> fit = meta_analysis([0.10, 0.30, 0.35, 0.65, 0.45, 0.15], [0.03, 0.03, 0.05, 0.01, 0.05, 0.02])
+    >>> prop_effects_above(fit, 0.0).estimate > 0.9
+    True
     """
 
     estimate: float
@@ -82,7 +89,7 @@ def prop_effects_above(fit, q=0.0, *, conf_level=0.95):
     >>> fit = meta_analysis([0.10, 0.30, 0.35, 0.65, 0.45, 0.15], [0.03, 0.03, 0.05, 0.01, 0.05, 0.02])
     >>> res = prop_effects_above(fit, 0.2)
     >>> round(res.estimate, 3)
-    0.809
+    0.789
     """
     if not isinstance(fit, MetaAnalysis):
         raise TypeError(f"fit must be a meta_analysis() result, got {type(fit).__name__}")
