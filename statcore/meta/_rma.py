@@ -408,6 +408,7 @@ def _fit(y, v, method, hksj, conf_level, tol, max_iter) -> MetaAnalysis:
     tau2, se_tau2, it = _tau2(y, v, method, tol, max_iter)
     w = 1 / (v + tau2)
     S, mu, _, rss = _wsums(w, y)
+    mu = float(mu)
     vb = 1 / S
     if hksj:
         s2w = rss / (k - 1) if rss > _EPS else 0.0
@@ -438,7 +439,7 @@ def _fit(y, v, method, hksj, conf_level, tol, max_iter) -> MetaAnalysis:
                    method="Cochran's Q test for heterogeneity", data_name=f"{k} studies",
                    null_value={"tau^2": 0.0}, alternative="greater")
     return MetaAnalysis(estimate=float(mu), std_error=se, statistic=float(stat), p_value=pval,
-                        conf_low=mu - crit * se, conf_high=mu + crit * se, df=df, tau2=float(tau2),
+                        conf_low=float(mu - crit * se), conf_high=float(mu + crit * se), df=df, tau2=float(tau2),
                         tau2_std_error=float(se_tau2), i2=float(i2), h2=float(h2), q_test=q_test,
-                        pred_low=mu - spread, pred_high=mu + spread, method=method, hksj=hksj, k=k,
+                        pred_low=float(mu - spread), pred_high=float(mu + spread), method=method, hksj=hksj, k=k,
                         conf_level=conf_level, iterations=it, y=y.copy(), v=v.copy())
