@@ -166,6 +166,33 @@ def _tau2(y: np.ndarray, v: np.ndarray, method: str, tol: float, max_iter: int) 
     return tau2, se, it
 
 
+def _qprofile(y: np.ndarray, v: np.ndarray, tau2: float, conf_level: float) -> tuple[float, float]:
+    """The Q-profile interval of tau^2 (Viechtbauer 2007) as ``confint.rma.uni(type = "QP")`` computes it:
+    R's ``uniroot`` on [0, max(100, 10 tau2)] with ``tol = .Machine$double.eps^0.25``, ``maxiter = 1000``."""
+    k = y.size
+    alpha = 1 - conf_level
+    crit_u = float(stats.chi2.isf(alpha / 2, k - 1))
+    crit_l = float(stats.chi2.ppf(alpha / 2, k - 1))
+    lo_b, hi_b = min(0.0, tau2), max(100.0, tau2 * 10, 0.0)
+
+    def qe(t):
+        return _wsums(1 / (v + t), y)[3]
+
+    q_min, q_max = qe(lo_b), qe(hi_b)
+    if q_min < crit_l:
+        lb = ub = lo_b
+    else:
+        ub = hi_b if q_max > crit_l else uniroot(lambda t: qe(t) - crit_l, lo_b, hi_b, tol=_EPS ** 0.25,
+                                                  max_iter=1000)[0]
+        if q_max > crit_u:
+            lb = ub = hi_b
+        elif q_min < crit_u:
+            lb = lo_b
+        else:
+            lb = uniroot(lambda t: qe(t) - crit_u, lo_b, hi_b, tol=_EPS ** 0.25, max_iter=1000)[0]
+    return float(lb), float(ub)
+
+
 def _fcf(x: float, digits: int = 4) -> str:
     return f"{x:.{digits}f}"
 
@@ -192,12 +219,15 @@ class MetaAnalysis(Result):
         The t test's degrees of freedom (k - 1) with ``hksj``, infinite otherwise.
     tau2, tau2_std_error : float
         The between-study variance and metafor's standard error of it (NaN for "FE").
+    tau2_conf_low, tau2_conf_high : float
+        The Q-profile interval of tau^2 (metafor's ``confint``; NaN for "FE").
     i2, h2 : float
         I^2 (percent) and H^2.
     q_test : HTest
         Cochran's Q test of heterogeneity (chi-squared on k - 1 df).
     pred_low, pred_high : float
-        The prediction interval of a new study's true effect (metafor's ``predict``).
+        The prediction interval of a new study's true effect (metafor's ``predict``); with "FE"
+        (tau^2 = 0) it is the confidence interval, where metafor's ``predict`` reports none.
     method : str
     hksj : bool
     k : int
@@ -227,6 +257,8 @@ class MetaAnalysis(Result):
     q_test: HTest
     pred_low: float
     pred_high: float
+    tau2_conf_low: float
+    tau2_conf_high: float
     method: str
     hksj: bool
     k: int
@@ -290,7 +322,8 @@ class MetaAnalysis(Result):
         return pd.DataFrame({"estimate": [self.estimate], "std_error": [self.std_error], "statistic": [self.statistic],
                              "df": [self.df], "p_value": [self.p_value], "conf_low": [self.conf_low],
                              "conf_high": [self.conf_high], "pred_low": [self.pred_low], "pred_high": [self.pred_high],
-                             "tau2": [self.tau2], "tau2_std_error": [self.tau2_std_error], "i2": [self.i2],
+                             "tau2": [self.tau2], "tau2_std_error": [self.tau2_std_error],
+                             "tau2_conf_low": [self.tau2_conf_low], "tau2_conf_high": [self.tau2_conf_high], "i2": [self.i2],
                              "h2": [self.h2], "q": [self.q_test.statistic],
                              "heterogeneity_p_value": [self.q_test.p_value], "k": [self.k]},
                             index=pd.Index([self.method], name="method"))
@@ -350,7 +383,8 @@ def meta_analysis(y, v, *, method="REML", hksj=False, conf_level=0.95, tol=1e-5,
     -------
     MetaAnalysis
         ``estimate``, ``std_error``, ``statistic``, ``p_value``, ``conf_low``, ``conf_high``, ``tau2``,
-        ``tau2_std_error``, ``i2``, ``h2``, ``q_test`` (an HTest), ``pred_low``, ``pred_high``;
+        ``tau2_std_error``, ``tau2_conf_low``, ``tau2_conf_high`` (the Q-profile interval of
+        ``confint()``), ``i2``, ``h2``, ``q_test`` (an HTest), ``pred_low``, ``pred_high``;
         ``summary()`` prints metafor's ``print.rma`` and ``plot()`` draws a forest plot.
 
     References
@@ -435,11 +469,13 @@ def _fit(y, v, method, hksj, conf_level, tol, max_iter) -> MetaAnalysis:
         i2 = 100 * tau2 / (vt + tau2)
         h2 = tau2 / vt + 1
     spread = crit * math.sqrt(vb + tau2)
+    t2_ci = (math.nan, math.nan) if method == "FE" else _qprofile(y, v, tau2, conf_level)
     q_test = HTest(statistic=Q, statistic_name="Q", parameter={"df": float(k - 1)}, p_value=Qp,
                    method="Cochran's Q test for heterogeneity", data_name=f"{k} studies",
                    null_value={"tau^2": 0.0}, alternative="greater")
     return MetaAnalysis(estimate=float(mu), std_error=se, statistic=float(stat), p_value=pval,
                         conf_low=float(mu - crit * se), conf_high=float(mu + crit * se), df=df, tau2=float(tau2),
                         tau2_std_error=float(se_tau2), i2=float(i2), h2=float(h2), q_test=q_test,
-                        pred_low=float(mu - spread), pred_high=float(mu + spread), method=method, hksj=hksj, k=k,
+                        pred_low=float(mu - spread), pred_high=float(mu + spread),
+                        tau2_conf_low=t2_ci[0], tau2_conf_high=t2_ci[1], method=method, hksj=hksj, k=k,
                         conf_level=conf_level, iterations=it, y=y.copy(), v=v.copy())

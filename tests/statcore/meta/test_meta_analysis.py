@@ -11,7 +11,7 @@ from statcore import meta_analysis, prop_effects_above
 
 METHODS = ("REML", "ML", "DL", "PM", "HE", "SJ", "EB", "FE")
 FIELDS = ("estimate", "std_error", "p_value", "conf_low", "conf_high", "tau2", "tau2_std_error", "i2", "h2",
-          "q", "q_p_value", "pred_low", "pred_high")
+          "q", "q_p_value", "pred_low", "pred_high", "tau2_conf_low", "tau2_conf_high")
 
 
 def _datasets():
@@ -37,7 +37,8 @@ def metafor_values():
                 lines.append(
                     f"f <- suppressWarnings(rma(y, v, method = '{m}', test = ifelse({kn}, 'knha', 'z'))); pr <- predict(f); "
                     f"cat('{i} {m} {kn}', sprintf('%.17g', c(f$beta, f$se, f$pval, f$ci.lb, f$ci.ub, f$tau2, "
-                    f"ifelse(is.na(f$se.tau2), NaN, f$se.tau2), f$I2, f$H2, f$QE, f$QEp, pr$pi.lb, pr$pi.ub)), '\\n')")
+                    f"ifelse(is.na(f$se.tau2), NaN, f$se.tau2), f$I2, f$H2, f$QE, f$QEp, if (is.null(pr$pi.lb)) pr$ci.lb else pr$pi.lb, if (is.null(pr$pi.ub)) pr$ci.ub else pr$pi.ub, "
+                    f"if ('{m}' == 'FE') c(NaN, NaN) else suppressWarnings(confint(f))$random[1, 2:3])), '\\n')")
     y, v = DATA[0]
     lines.append(f"y <- {r_vector(y)}; v <- {r_vector(v)}")
     lines.append("cat('PRINT\\n'); print(rma(y, v)); cat('PRINT\\n'); print(rma(y, v, method = 'PM', test = 'knha')); cat('PRINT\\n')")
@@ -53,7 +54,7 @@ def metafor_values():
 def _ours(fit):
     return np.array([fit.estimate, fit.std_error, fit.p_value, fit.conf_low, fit.conf_high, fit.tau2,
                      fit.tau2_std_error, fit.i2, fit.h2, fit.q_test.statistic, fit.q_test.p_value,
-                     fit.pred_low, fit.pred_high])
+                     fit.pred_low, fit.pred_high, fit.tau2_conf_low, fit.tau2_conf_high])
 
 
 @requires_r("metafor")
@@ -67,8 +68,9 @@ def test_rma_every_method_matches_metafor(metafor_values, method):
                 fit = meta_analysis(y, v, method=method, hksj=hksj)
             ref = values[(i, method, hksj)]
             got = _ours(fit)
+            assert got.size == ref.size == len(FIELDS)
             for name, a, b in zip(FIELDS, got, ref):
-                if name == "tau2_std_error" and method == "FE":
+                if name in ("tau2_std_error", "tau2_conf_low", "tau2_conf_high") and method == "FE":
                     assert math.isnan(a) and math.isnan(b)
                     continue
                 assert a == pytest.approx(b, rel=1e-8, abs=1e-10), (i, method, hksj, name, a, b)
