@@ -140,3 +140,16 @@ def test_omit_drops_studies_and_bad_variances():
         meta_analysis(y, np.r_[v[:-1], 0.0])
     with pytest.raises(ValueError, match="v has"):
         meta_analysis(y, v[:-1])
+
+
+def test_prop_effects_above_bca_bootstrap():
+    y, v = DATA[3]                                   # k = 40, tau = 1
+    fit = meta_analysis(y, v)
+    a = prop_effects_above(fit, 0.5, method="bca", B=300, seed=7)
+    b = prop_effects_above(fit, 0.5, method="bca", B=300, seed=7)
+    d = prop_effects_above(fit, 0.5)
+    assert a == b and a.method == "bca"
+    assert a.estimate == d.estimate
+    assert a.conf_low <= a.estimate <= a.conf_high
+    # with 40 studies and a share away from 0 and 1 the two standard errors agree to within a third
+    assert abs(a.std_error - d.std_error) < d.std_error / 3
