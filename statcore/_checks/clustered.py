@@ -24,8 +24,8 @@ class LinearFit:
     kind: str              # "ols", "wls" or "glm"
     df_resid: float
     row_labels: Any = None
-    scores: Any = None     # GLM: per-observation scores (n x p)
-    bread: Any = None      # GLM: the inverse of the negative Hessian (p x p)
+    # a GLM is handled as clubSandwich handles it: the model matrix scaled by dmu/deta (``X`` holds
+    # d * X), the weights w / V(mu) (``weights``), response residuals and the working model W^-1
 
 
 def as_linear_fit(fit: Any, name: str = "fit") -> LinearFit:
@@ -52,11 +52,24 @@ def as_linear_fit(fit: Any, name: str = "fit") -> LinearFit:
                          "drop the redundant columns and refit")
     row_labels = getattr(getattr(model, "data", None), "row_labels", None)
     if cls == "GLM":
-        scores = np.asarray(model.score_obs(fit.params), dtype=float)
-        hess = np.asarray(model.hessian(fit.params), dtype=float)
-        bread = np.linalg.inv(-hess)
-        return LinearFit(X, np.asarray(fit.resid_response, float), np.ones(X.shape[0]), params, names, "glm",
-                         float(fit.df_resid), row_labels, scores, bread)
+        fw = np.asarray(getattr(model, "freq_weights", 1.0), dtype=float)
+        if np.any(fw != 1):
+            raise ValueError(f"{name} has freq_weights; cluster-robust variances of a GLM take var_weights only "
+                             "(R's prior weights)")
+        mu = np.asarray(fit.mu, dtype=float)
+        eta = X @ params + np.broadcast_to(np.asarray(getattr(model, "offset", 0.0) if getattr(model, "offset", None)
+                                                      is not None else 0.0, float), mu.shape)
+        if getattr(model, "exposure", None) is not None:
+            eta = eta + np.asarray(model.exposure, float)
+        dmu = np.asarray(model.family.link.inverse_deriv(eta), dtype=float)
+        var = np.asarray(model.family.variance(mu), dtype=float)
+        pw = np.broadcast_to(np.asarray(getattr(model, "var_weights", 1.0), dtype=float), mu.shape)
+        w = pw / var
+        if not (np.all(np.isfinite(w)) and np.all(w > 0) and np.all(np.isfinite(dmu))):
+            raise ValueError(f"{name} has fitted values on the boundary (variance 0: a separated logistic fit?); "
+                             "cluster-robust variances need finite GLM weights")
+        y = np.asarray(model.endog, dtype=float)
+        return LinearFit(dmu[:, None] * X, y - mu, w, params, names, "glm", float(fit.df_resid), row_labels)
     w = np.broadcast_to(np.asarray(getattr(model, "weights", 1.0), dtype=float), (X.shape[0],)).copy()
     if np.any(~np.isfinite(w)) or np.any(w <= 0):
         raise ValueError(f"{name} has zero, negative or non-finite weights; refit without those observations")

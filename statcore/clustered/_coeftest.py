@@ -101,8 +101,8 @@ def coef_test(fit, *, vcov="CR2", cluster=None, df="satterthwaite"):
     Parameters
     ----------
     fit : statsmodels results
-        A fitted ``OLS`` or ``WLS`` (array or formula API); a ``GLM`` with ``vcov="CR0"``/``"CR1"`` and
-        ``df="normal"`` or ``"residual"``.
+        A fitted ``OLS``, ``WLS`` or ``GLM`` (array or formula API; a GLM as clubSandwich's ``glm``
+        method treats it, see :func:`cluster_vcov`).
     vcov : {"CR2", "CR0", "CR1", "CR3"}, ClusterVcov or array_like
         The covariance: a kind (computed with ``cluster``), the result of :func:`cluster_vcov`, or a
         p x p matrix of your own (then ``df`` cannot be "satterthwaite").
@@ -172,8 +172,8 @@ def coef_test(fit, *, vcov="CR2", cluster=None, df="satterthwaite"):
     stat = est / se
     if df_method == "satterthwaite":
         if pieces is None:
-            raise ValueError("df='satterthwaite' needs a cluster-robust covariance of a linear model (vcov a kind "
-                             "or a cluster_vcov result of an OLS/WLS fit); use df='residual' or 'normal'")
+            raise ValueError("df='satterthwaite' needs a cluster-robust covariance (vcov a kind or a cluster_vcov "
+                             "result); with a matrix of your own use df='residual' or 'normal'")
         dfs = satterthwaite_df(pieces)
     elif df_method == "residual":
         dfs = np.full(p, float(n - p))

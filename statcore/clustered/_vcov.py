@@ -162,15 +162,62 @@ def _cr_pieces(X: np.ndarray, e: np.ndarray, w: np.ndarray, codes: np.ndarray, J
     return _Pieces(vcov, M, Omega, T, F, d)
 
 
+def _inverse_var_pieces(X: np.ndarray, e: np.ndarray, w: np.ndarray, codes: np.ndarray, J: int,
+                        kind: str) -> _Pieces:
+    """clubSandwich's ``inverse_var = TRUE`` case (its GLM method): working model Theta = W^-1, the
+    adjustments from each cluster's dense n_j x n_j block (Theta_j is not a multiple of the identity, so
+    the low-rank form of ``_cr_pieces`` does not apply). ``X`` is the GLM's d mu / d eta * X."""
+    n, p = X.shape
+    M = np.linalg.inv((X * w[:, None]).T @ X)
+    M = (M + M.T) / 2
+    order = np.argsort(codes, kind="stable")
+    bounds = np.concatenate(([0], np.cumsum(np.bincount(codes, minlength=J))))
+    c = 1.0 if kind in ("CR0", "CR2", "CR3") else np.sqrt(J * (n - 1) / ((J - 1) * (n - p)))
+    comp = np.empty((J, p))
+    T = np.empty((J, p, p))
+    d = np.empty((J, p))
+    for j in range(J):
+        idx = order[bounds[j]:bounds[j + 1]]
+        Xj, wj, ej = X[idx], w[idx], e[idx]
+        th = 1 / wj
+        if kind == "CR2":
+            sq = np.sqrt(th)
+            G = sq[:, None] * (np.diag(th) - Xj @ M @ Xj.T) * sq[None, :]
+            vals, vecs = np.linalg.eigh((G + G.T) / 2)
+            pw = np.where(vals > _POWER_TOL, 1 / np.sqrt(np.where(vals > _POWER_TOL, vals, 1.0)), 0.0)
+            A = sq[:, None] * ((vecs * pw) @ vecs.T) * sq[None, :]
+        elif kind == "CR3":
+            IH = np.eye(idx.size) - Xj @ M @ (Xj * wj[:, None]).T
+            if np.linalg.cond(IH) > 1e12:
+                raise ValueError(f"cluster: I - H_jj is singular for cluster {j} (leverage 1); CR3 is not defined, "
+                                 "use kind='CR2'")
+            A = np.linalg.inv(IH)
+        else:
+            A = c * np.eye(idx.size)
+        E = (Xj * wj[:, None]).T @ A            # X_j'W_j A_j
+        comp[j] = E @ ej
+        ME = M @ E
+        T[j] = ME @ Xj
+        d[j] = ((ME * np.sqrt(th)[None, :]) ** 2).sum(axis=1)
+    vcov = M @ (comp.T @ comp) @ M
+    return _Pieces((vcov + vcov.T) / 2, M, None, T, None, d)
+
+
 def satterthwaite_df(pieces: _Pieces) -> np.ndarray:
     """Pustejovsky & Tipton's (2018) degrees of freedom of each coefficient (clubSandwich's
     ``Satterthwaite``): ``(tr P)^2 / ||P||_F^2`` with P = diag(d) + Z K Z' of low rank, Z = [F_k, T_k]."""
     M, Omega = pieces.M, pieces.Omega
     p = M.shape[0]
-    Kk = np.block([[np.zeros((p, p)), -M], [-M, M @ Omega @ M]])
+    if Omega is None:   # working model W^-1 (clubSandwich's inverse_var): P = diag(d) - T M T'
+        Kk = -M
+    else:
+        Kk = np.block([[np.zeros((p, p)), -M], [-M, M @ Omega @ M]])
     out = np.empty(p)
     for k in range(p):
-        Z = np.concatenate([pieces.F[:, k, :], pieces.T[:, k, :]], axis=1)      # J x 2p
+        if Omega is None:
+            Z = pieces.T[:, k, :]
+        else:
+            Z = np.concatenate([pieces.F[:, k, :], pieces.T[:, k, :]], axis=1)      # J x 2p
         d = pieces.d[:, k]
         ZK = Z @ Kk
         diag = np.einsum("ja,ja->j", ZK, Z)
@@ -237,7 +284,7 @@ def cluster_vcov(fit, cluster, *, kind="CR2"):
     """Cluster-robust covariance matrix of a linear model's coefficients: CR0, CR1, CR2 or CR3.
 
     Mirrors ``clubSandwich::vcovCR(fit, cluster, type = kind)`` (R package clubSandwich 0.5.8) for
-    ``lm`` fits with and without weights: CR2 is Bell & McCaffrey's (2002) bias-reduced estimator in
+    ``lm`` fits with and without weights and for ``glm`` fits: CR2 is Bell & McCaffrey's (2002) bias-reduced estimator in
     Pustejovsky & Tipton's (2018) form (the working model of clubSandwich: the identity for OLS and
     for WLS), CR3 the jackknife-like ``(I - H_jj)^-1`` adjustment. ``"CR1"`` is the small-sample factor
     of Stata and of ``sandwich::vcovCL(type = "HC1")`` (sandwich 3.0.2) and statsmodels'
@@ -247,8 +294,9 @@ def cluster_vcov(fit, cluster, *, kind="CR2"):
     Parameters
     ----------
     fit : statsmodels results
-        A fitted ``OLS`` or ``WLS`` (array or formula API: ``smf.ols("y ~ x", data).fit()``); a ``GLM``
-        takes ``kind="CR0"`` or ``"CR1"`` (its score-based sandwich, as statsmodels and sandwich).
+        A fitted ``OLS``, ``WLS`` (array or formula API: ``smf.ols("y ~ x", data).fit()``) or ``GLM``
+        (clubSandwich's ``glm`` method: the model matrix scaled by d mu / d eta, weights w / V(mu),
+        response residuals, working model W^-1; its clusters are handled as dense blocks).
     cluster : array_like
         One cluster label per observation of the fit (numbers or text). A pandas Series longer than
         the fit (the fit dropped rows holding NaN) is taken at the fit's row labels.
@@ -293,16 +341,10 @@ def cluster_vcov(fit, cluster, *, kind="CR2"):
 def _make_vcov(lf, codes: np.ndarray, J: int, kind: str) -> ClusterVcov:
     n, p = lf.X.shape
     if lf.kind == "glm":
-        if kind not in ("CR0", "CR1"):
-            raise ValueError(f"kind={kind!r} is offered for linear models (OLS, WLS); a GLM takes kind='CR0' or 'CR1'")
-        s = np.zeros((J, p))
-        np.add.at(s, codes, lf.scores)
-        c2 = 1.0 if kind == "CR0" else J * (n - 1) / ((J - 1) * (n - p))
-        V = c2 * lf.bread @ (s.T @ s) @ lf.bread
-        pieces = None
+        pieces = _inverse_var_pieces(lf.X, lf.resid, lf.weights, codes, J, kind)
     else:
         pieces = _cr_pieces(lf.X, lf.resid, lf.weights, codes, J, kind, lf.kind == "ols")
-        V = pieces.vcov
+    V = pieces.vcov
     if not np.all(np.isfinite(V)):
         raise ValueError("fit: the cluster-robust covariance is not finite (data on an extreme scale?)")
     frame = pd.DataFrame(V, index=list(lf.names), columns=list(lf.names))
