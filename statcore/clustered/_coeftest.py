@@ -142,7 +142,8 @@ def coef_test(fit, *, vcov="CR2", cluster=None, df="satterthwaite"):
     if isinstance(df, numbers.Real) and not isinstance(df, bool):
         dfv = float(df)
         if not (np.isfinite(dfv) and dfv > 0):
-            raise ValueError(f"df must be positive and finite, or one of 'satterthwaite', 'residual', 'normal'; got {df!r}")
+            raise ValueError("df must be positive and finite, or one of 'satterthwaite', 'residual', 'normal'; "
+                             f"got {df!r}")
         df_method = "user"
     else:
         df_method = check_choice(df, "df", ("satterthwaite", "residual", "normal"))
@@ -163,7 +164,8 @@ def coef_test(fit, *, vcov="CR2", cluster=None, df="satterthwaite"):
 
         V = as_float_array(vcov, "vcov")
         if V.shape != (p, p):
-            raise ValueError(f"vcov must be a {p} x {p} matrix (one row and column per coefficient), got shape {V.shape}")
+            raise ValueError(f"vcov must be a {p} x {p} matrix (one row and column per coefficient), "
+                             f"got shape {V.shape}")
         if not np.allclose(V, V.T, rtol=1e-8, atol=0) or np.any(np.diag(V) <= 0):
             raise ValueError("vcov must be symmetric with positive variances on its diagonal")
         kind = "user"

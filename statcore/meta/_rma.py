@@ -94,7 +94,8 @@ def _tau2(y: np.ndarray, v: np.ndarray, method: str, tol: float, max_iter: int) 
     if method == "SJ":
         tau0 = float(np.var(y, ddof=1) * (k - 1) / k)
         if tau0 <= 0:
-            raise ValueError("y: all effects are equal, so the Sidik-Jonkman starting value var(y) is 0; use another method")
+            raise ValueError("y: all effects are equal, so the Sidik-Jonkman starting value var(y) is 0; "
+                             "use another method")
         w = 1 / (v + tau0)
         _, _, _, rss = _wsums(w, y)
         tau2 = max(0.0, tau0 * rss / (k - p))
@@ -313,7 +314,8 @@ class MetaAnalysis(Result):
         L.append("".join(row))
         L.append("")
         L.append("---")
-        L.append("Signif. codes:  0 \u2018***\u2019 0.001 \u2018**\u2019 0.01 \u2018*\u2019 0.05 \u2018.\u2019 0.1 \u2018 \u2019 1")
+        L.append("Signif. codes:  0 \u2018***\u2019 0.001 \u2018**\u2019 0.01 \u2018*\u2019 0.05 "
+                 "\u2018.\u2019 0.1 \u2018 \u2019 1")
         L.append("")
         return "\n".join(L) + "\n"
 
@@ -323,7 +325,8 @@ class MetaAnalysis(Result):
                              "df": [self.df], "p_value": [self.p_value], "conf_low": [self.conf_low],
                              "conf_high": [self.conf_high], "pred_low": [self.pred_low], "pred_high": [self.pred_high],
                              "tau2": [self.tau2], "tau2_std_error": [self.tau2_std_error],
-                             "tau2_conf_low": [self.tau2_conf_low], "tau2_conf_high": [self.tau2_conf_high], "i2": [self.i2],
+                             "tau2_conf_low": [self.tau2_conf_low], "tau2_conf_high": [self.tau2_conf_high],
+                             "i2": [self.i2],
                              "h2": [self.h2], "q": [self.q_test.statistic],
                              "heterogeneity_p_value": [self.q_test.p_value], "k": [self.k]},
                             index=pd.Index([self.method], name="method"))

@@ -41,7 +41,8 @@ def r_values():
             "  for (k in c('CR2', 'CR3')) { ct <- coef_test(f, vcov = k, cluster = d$g, test = 'Satterthwaite')",
             "    cat(nm, k, sprintf('%.17g', c(ct$SE, ct$df_Satt, ct$p_Satt)), '\\n') }",
             "  V <- vcovCL(f, cluster = d$g, type = 'HC1'); cat(nm, 'HC1', sprintf('%.17g', c(V)), '\\n') }",
-            "cat('PRINT\\n'); print(coef_test(fits$ols, vcov = 'CR2', cluster = d$g, test = 'Satterthwaite')); cat('PRINT\\n')"]
+            "cat('PRINT\\n')",
+            "print(coef_test(fits$ols, vcov = 'CR2', cluster = d$g, test = 'Satterthwaite')); cat('PRINT\\n')"]
     for n, r12, r13, r23 in CORR:
         code.append(f"rt <- r.test(n = {n}, r12 = {r12}, r13 = {r13}, r23 = {r23}); "
                     f"cat('corr {n}', sprintf('%.17g', c(rt$t, rt$p)), '\\n')")

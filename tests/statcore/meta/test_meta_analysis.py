@@ -35,13 +35,16 @@ def metafor_values():
         for m in METHODS:
             for kn in ("FALSE", "TRUE"):
                 lines.append(
-                    f"f <- suppressWarnings(rma(y, v, method = '{m}', test = ifelse({kn}, 'knha', 'z'))); pr <- predict(f); "
+                    f"f <- suppressWarnings(rma(y, v, method = '{m}', test = ifelse({kn}, 'knha', 'z'))); "
+                    "pr <- predict(f); "
                     f"cat('{i} {m} {kn}', sprintf('%.17g', c(f$beta, f$se, f$pval, f$ci.lb, f$ci.ub, f$tau2, "
-                    f"ifelse(is.na(f$se.tau2), NaN, f$se.tau2), f$I2, f$H2, f$QE, f$QEp, if (is.null(pr$pi.lb)) pr$ci.lb else pr$pi.lb, if (is.null(pr$pi.ub)) pr$ci.ub else pr$pi.ub, "
+                    f"ifelse(is.na(f$se.tau2), NaN, f$se.tau2), f$I2, f$H2, f$QE, f$QEp, "
+                    "if (is.null(pr$pi.lb)) pr$ci.lb else pr$pi.lb, if (is.null(pr$pi.ub)) pr$ci.ub else pr$pi.ub, "
                     f"if ('{m}' == 'FE') c(NaN, NaN) else suppressWarnings(confint(f))$random[1, 2:3])), '\\n')")
     y, v = DATA[0]
     lines.append(f"y <- {r_vector(y)}; v <- {r_vector(v)}")
-    lines.append("cat('PRINT\\n'); print(rma(y, v)); cat('PRINT\\n'); print(rma(y, v, method = 'PM', test = 'knha')); cat('PRINT\\n')")
+    lines.append("cat('PRINT\\n'); print(rma(y, v)); cat('PRINT\\n')")
+    lines.append("print(rma(y, v, method = 'PM', test = 'knha')); cat('PRINT\\n')")
     text = run_r("\n".join(lines))
     values = {}
     body, *prints = text.split("PRINT\n")
