@@ -287,9 +287,10 @@ def cluster_vcov(fit, cluster, *, kind="CR2"):
     ``lm`` fits with and without weights and for ``glm`` fits: CR2 is Bell & McCaffrey's (2002)
     bias-reduced estimator in Pustejovsky & Tipton's (2018) form (clubSandwich's working model: the
     identity for OLS and WLS, W^-1 for a GLM), CR3 the jackknife-like ``(I - H_jj)^-1`` adjustment.
-    ``"CR1"`` is the small-sample factor of Stata and of ``sandwich::vcovCL(type = "HC1")`` (sandwich 3.0.2) and statsmodels'
-    ``cov_type="cluster"``, G/(G-1) (n-1)/(n-p) (clubSandwich calls it ``"CR1S"``). The matrix is
-    computed cluster by cluster from p x p cross-products: no n x n hat matrix is ever formed.
+    ``"CR1"`` is the small-sample factor of Stata, of ``sandwich::vcovCL(type = "HC1")`` (sandwich
+    3.0.2) and of statsmodels' ``cov_type="cluster"``, G/(G-1) (n-1)/(n-p) (clubSandwich's ``"CR1S"``).
+    For linear models the matrix is computed from p x p cross-products per cluster: no n x n hat
+    matrix, nor any n_j x n_j block, is formed.
 
     Parameters
     ----------
