@@ -38,6 +38,10 @@ from .uncertainty import *  # noqa: F401,F403  (statcore.uncertainty.__all__ is 
 from .uncertainty import __all__ as _uncertainty_all
 from .effects import *  # noqa: F401,F403  (statcore.effects.__all__ is public at the top level)
 from .effects import __all__ as _effects_all
+from .clustered import *  # noqa: F401,F403  (statcore.clustered.__all__ is public at the top level)
+from .clustered import __all__ as _clustered_all
+from .meta import *  # noqa: F401,F403  (statcore.meta.__all__ is public at the top level)
+from .meta import __all__ as _meta_all
 
 __version__ = "0.1.0"
 
@@ -64,4 +68,6 @@ __all__ = [
     *_roc_all,
     *_uncertainty_all,
     *_effects_all,
+    *_clustered_all,
+    *_meta_all,
 ]

@@ -74,6 +74,10 @@ DATA = {
     "glu_score": ("hidden_states", "logits"),
     "combine_pvalues": ("p", "method"),                  # scipy.stats.combine_pvalues(pvalues, method)
     "permutation_test": ("data", "statistic"), "bootstrap": ("data", "statistic"),   # scipy.stats' signatures
+    "cluster_vcov": ("fit", "cluster"),                  # clubSandwich::vcovCR(obj, cluster)
+    "dependent_correlation_test": ("r12", "r13", "r23", "n"),   # psych::r.test's correlations and n
+    "meta_analysis": ("y", "v"),                         # metafor::rma(yi, vi)
+    "prop_effects_above": ("fit", "q"),                  # MetaUtility::prop_stronger(q, ...) on a fit
     "SkeletonResult.is_adjacent": ("a", "b"), "SkeletonResult.sepset": ("a", "b"),   # two nodes
     # statcore.testing: the test (or coverage check) and the sampler are the data
     "assert_size": ("test", "null_sampler"), "assert_coverage": ("covers", "sampler"),
@@ -143,6 +147,7 @@ OTHER_CONCEPT = {
     ("latent_signature", "model"): "the operator network (the data)",
     ("NOIR", "model"): "the operator network trained",
     ("parcor_pvalues", "q"): "the dimension of the projections, Shah & Peters' q",
+    ("prop_effects_above", "q"): "the effect-size threshold, MetaUtility::prop_stronger's q (Mathur & VanderWeele)",
     ("corrupt", "level"): "the strength of a sensor corruption, not a confidence level",
     ("latent_signature", "level"): "the strength of the sensor corruption, not a confidence level",
 }

@@ -32,8 +32,11 @@ from .uncertainty import *  # noqa: F401,F403
 from .uncertainty import __all__ as _uncertainty_all
 from .effects import *  # noqa: F401,F403
 from .effects import __all__ as _effects_all
+from .clustered import *  # noqa: F401,F403
+from .clustered import __all__ as _clustered_all
 from .public import *  # noqa: F401,F403
 from .public import __all__ as _public_all
 
 __all__ = [*_core_all, *_multitest_all, *_modelsel_all, *_cit_all, *_coupling_all, *_ebayes_all, *_indep_all, *_conformal_all,
-           *_progress_all, *_twosample_all, *_roc_all, *_uncertainty_all, *_effects_all, *_public_all]
+           *_progress_all, *_twosample_all, *_roc_all, *_uncertainty_all, *_effects_all, *_clustered_all,
+           *_public_all]
