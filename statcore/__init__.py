@@ -32,6 +32,8 @@ from ._roc import *  # noqa: F401,F403  (statcore._roc.__all__ is public at the 
 from ._roc import __all__ as _roc_all
 from .uncertainty import *  # noqa: F401,F403  (statcore.uncertainty.__all__ is public at the top level)
 from .uncertainty import __all__ as _uncertainty_all
+from .spectral import *  # noqa: F401,F403  (statcore.spectral.__all__ is public at the top level)
+from .spectral import __all__ as _spectral_all
 
 __version__ = "0.1.0"
 
@@ -54,4 +56,5 @@ __all__ = [
     *_twosample_all,
     *_roc_all,
     *_uncertainty_all,
+    *_spectral_all,
 ]

@@ -1,0 +1,78 @@
+"""numba kernels of statcore.spectral: the nearest-neighbour scans of TwoNN.
+
+``topk_block`` keeps, for every row, the K smallest squared distances seen so far (and their
+columns) from one block of the distance matrix, given as the Gram block G = X_I X_J' and the squared
+row norms: d_ij = |x_i|^2 + |x_j|^2 - 2 g_ij. A block off the diagonal updates the rows of I and
+(transposed) those of J, so that each pair is computed once. ``exact_top2`` recomputes the candidates'
+distances coordinate by coordinate and keeps the two smallest.
+
+The helper ``_insert`` is ``register_jitable`` (compiled into its caller), so this module imports numba:
+``_twonn.py`` imports it on first use only.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba.extending import register_jitable
+
+from .._jit import lazy_njit
+
+
+@register_jitable
+def _insert(best_d, best_i, r, v, j):
+    K = best_d.shape[1]
+    if v >= best_d[r, K - 1]:
+        return
+    q = K - 1
+    while q > 0 and best_d[r, q - 1] > v:
+        best_d[r, q] = best_d[r, q - 1]
+        best_i[r, q] = best_i[r, q - 1]
+        q -= 1
+    best_d[r, q] = v
+    best_i[r, q] = j
+
+
+@lazy_njit
+def topk_block(G, sq, i0, j0, best_d, best_i):
+    """Update the K best of rows i0.. (and, off the diagonal, of rows j0..) from G (b_i, b_j)."""
+    bi, bj = G.shape
+    K = best_d.shape[1]
+    diag = i0 == j0
+    for a in range(bi):
+        r = i0 + a
+        sr = sq[r]
+        worst_r = best_d[r, K - 1]
+        for c in range(bj):
+            s = j0 + c
+            if diag and s <= r:
+                continue
+            v = sr + sq[s] - 2.0 * G[a, c]
+            if v < worst_r:
+                _insert(best_d, best_i, r, v, s)
+                worst_r = best_d[r, K - 1]
+            if v < best_d[s, K - 1]:
+                _insert(best_d, best_i, s, v, r)
+
+
+@lazy_njit
+def exact_top2(X, cand, r1, r2):
+    """The two smallest exact distances from each row of X to its candidate rows (-1: none)."""
+    n, d = X.shape
+    K = cand.shape[1]
+    for i in range(n):
+        b1 = np.inf
+        b2 = np.inf
+        for q in range(K):
+            j = cand[i, q]
+            if j < 0:
+                continue
+            acc = 0.0
+            for t in range(d):
+                diff = X[i, t] - X[j, t]
+                acc += diff * diff
+            if acc < b1:
+                b2 = b1
+                b1 = acc
+            elif acc < b2:
+                b2 = acc
+        r1[i] = np.sqrt(b1)
+        r2[i] = np.sqrt(b2)
