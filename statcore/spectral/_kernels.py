@@ -4,7 +4,7 @@
 columns) from one block of the distance matrix, given as the Gram block G = X_I X_J' and the squared
 row norms: d_ij = |x_i|^2 + |x_j|^2 - 2 g_ij. A block off the diagonal updates the rows of I and
 (transposed) those of J, so that each pair is computed once. ``exact_top2`` recomputes the candidates'
-distances coordinate by coordinate and keeps the two smallest.
+distances coordinate by coordinate (scaled as ``hypot`` is) and keeps the two smallest.
 
 The helper ``_insert`` is ``register_jitable`` (compiled into its caller), so this module imports numba:
 ``_twonn.py`` imports it on first use only.
@@ -53,10 +53,30 @@ def topk_block(G, sq, i0, j0, best_d, best_i):
                 _insert(best_d, best_i, s, v, r)
 
 
+@register_jitable
+def _dist(X, i, j):
+    """The Euclidean distance of rows i and j, scaled by the largest coordinate difference so that
+    neither its square overflows nor underflows (as ``hypot``)."""
+    d = X.shape[1]
+    m = 0.0
+    for t in range(d):
+        a = abs(X[i, t] - X[j, t])
+        if a > m:
+            m = a
+    if m == 0.0 or not np.isfinite(m):
+        return m
+    acc = 0.0
+    for t in range(d):
+        q = (X[i, t] - X[j, t]) / m
+        acc += q * q
+    return m * np.sqrt(acc)
+
+
 @lazy_njit
 def exact_top2(X, cand, r1, r2):
-    """The two smallest exact distances from each row of X to its candidate rows (-1: none)."""
-    n, d = X.shape
+    """The two smallest exact distances from each row of X to its candidate rows (-1: none); a row
+    with fewer than two finite candidates (its squared distances overflowed) is scanned in full."""
+    n = X.shape[0]
     K = cand.shape[1]
     for i in range(n):
         b1 = np.inf
@@ -65,14 +85,23 @@ def exact_top2(X, cand, r1, r2):
             j = cand[i, q]
             if j < 0:
                 continue
-            acc = 0.0
-            for t in range(d):
-                diff = X[i, t] - X[j, t]
-                acc += diff * diff
-            if acc < b1:
+            v = _dist(X, i, j)
+            if v < b1:
                 b2 = b1
-                b1 = acc
-            elif acc < b2:
-                b2 = acc
-        r1[i] = np.sqrt(b1)
-        r2[i] = np.sqrt(b2)
+                b1 = v
+            elif v < b2:
+                b2 = v
+        if not b2 < np.inf:
+            b1 = np.inf
+            b2 = np.inf
+            for j in range(n):
+                if j == i:
+                    continue
+                v = _dist(X, i, j)
+                if v < b1:
+                    b2 = b1
+                    b1 = v
+                elif v < b2:
+                    b2 = v
+        r1[i] = b1
+        r2[i] = b2

@@ -236,7 +236,7 @@ def explained_variance(X, *, center=True):
     ratio = lam_s / cum[-1]
     cumulative = cum / cum[-1]
     with np.errstate(over="ignore", under="ignore"):
-        eigenvalues = lam_s * (s * s) / (n - 1 if center else n)
+        eigenvalues = (sv * s) ** 2 / (n - 1 if center else n)  # 0, never 0 * inf, for a null direction
     return ExplainedVariance(eigenvalues=eigenvalues, ratio=ratio, cumulative=np.minimum(cumulative, 1.0), n=int(n),
                              d=int(d), center=bool(center))
 

@@ -11,13 +11,14 @@ constant. Two estimators of d from the N ratios:
   smallest of N is type-II censoring: d = (k - 1) / (sum_{i<=k} log mu_(i) + (N - k) log mu_(k)),
   the unbiased form; with ``discard=0`` it is (N - 1) / sum log mu (Denti et al. 2022).
 
-Nearest neighbours. For d <= 16 coordinates a k-d tree (``scipy.spatial.cKDTree``, exact). Above,
-a blocked brute force: square blocks of the distance matrix from BLAS products
+Nearest neighbours. For d <= 16 coordinates the four nearest by a k-d tree (``scipy.spatial.cKDTree``).
+Above, a blocked brute force: square blocks of the distance matrix from BLAS products
 (|x|^2 + |y|^2 - 2 x.y, float64, the data centred and brought to order one by a power of two), each
 pair of blocks computed once (the upper triangle), scanned by a numba kernel that keeps the four
-nearest candidates of every point; the two nearest are then chosen among the candidates by exact
-distances (coordinate differences), so that the rounding of the Gram products (about 1e-16 of the
-squared norms) can only matter when the second and the fifth nearest neighbours are that close.
+nearest candidates of every point. Either way the two nearest are then chosen among the four by exact
+distances (coordinate differences, scaled as ``hypot``), so that the rounding of the Gram products
+(about 1e-16 of the squared norms) can only matter when the second and the fifth nearest neighbours
+are that close; a point whose squared distances overflow (a far outlier) is scanned in full.
 """
 from __future__ import annotations
 
@@ -42,31 +43,39 @@ _BLOCK = 1024
 
 
 def nearest_two(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The distances r1 <= r2 of every row of X to its two nearest other rows (in X's units)."""
+    """The distances r1 <= r2 of every row of X to its two nearest other rows, in units of a power of
+    two (only their ratios are used)."""
     n, d = X.shape
     Z = X - X.mean(axis=0)
-    s = float(pow2_scale(Z, axis=None))
-    Z = np.ascontiguousarray(Z / s)
+    # order one for the bulk of the points (median absolute size), exact: a far outlier's squared
+    # distances may overflow, and its two nearest are then found by a scan of exact distances
+    Z = np.ascontiguousarray(Z / float(pow2_scale(Z, axis=None, robust=True)))
+    from ._kernels import exact_top2
+
+    K = min(_CANDIDATES, n - 1)
     if d <= _TREE_MAX_D:
         from scipy.spatial import cKDTree
 
-        dist, _ = cKDTree(Z).query(Z, k=3)
-        r1, r2 = dist[:, 1].copy(), dist[:, 2].copy()
+        with np.errstate(over="ignore", invalid="ignore"):
+            _, idx = cKDTree(Z).query(Z, k=K + 1)
+        cand = np.where(idx[:, 1:] < n, idx[:, 1:], -1).astype(np.int64)
+        self_hit = cand == np.arange(n)[:, None]  # a duplicate may come before the point itself
+        cand[self_hit] = np.where(idx[:, :1] < n, idx[:, :1], -1).repeat(K, axis=1)[self_hit]
     else:
-        from ._kernels import exact_top2, topk_block
+        from ._kernels import topk_block
 
-        K = min(_CANDIDATES, n - 1)
-        sq = np.einsum("ij,ij->i", Z, Z)
-        best_d = np.full((n, K), np.inf)
-        best_i = np.full((n, K), -1, dtype=np.int64)
-        for i0 in range(0, n, _BLOCK):
-            Zi = Z[i0:i0 + _BLOCK]
-            for j0 in range(i0, n, _BLOCK):
-                G = Zi @ Z[j0:j0 + _BLOCK].T
-                topk_block(G, sq, i0, j0, best_d, best_i)
-        r1, r2 = np.empty(n), np.empty(n)
-        exact_top2(Z, best_i, r1, r2)
-    return r1 * s, r2 * s
+        with np.errstate(over="ignore", invalid="ignore"):
+            sq = np.einsum("ij,ij->i", Z, Z)
+            best_d = np.full((n, K), np.inf)
+            cand = np.full((n, K), -1, dtype=np.int64)
+            for i0 in range(0, n, _BLOCK):
+                Zi = Z[i0:i0 + _BLOCK]
+                for j0 in range(i0, n, _BLOCK):
+                    G = Zi @ Z[j0:j0 + _BLOCK].T
+                    topk_block(G, sq, i0, j0, best_d, cand)
+    r1, r2 = np.empty(n), np.empty(n)
+    exact_top2(Z, cand, r1, r2)
+    return r1, r2
 
 
 def _ratios(X: np.ndarray, warn: bool = True) -> np.ndarray:
