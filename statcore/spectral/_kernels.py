@@ -53,6 +53,25 @@ def topk_block(G, sq, i0, j0, best_d, best_i):
                 _insert(best_d, best_i, s, v, r)
 
 
+@lazy_njit
+def topk_rows(G, sq, rows, best_d, best_i):
+    """Recompute the K best of the given rows from their full Gram rows G (len(rows), n)."""
+    n = G.shape[1]
+    K = best_d.shape[1]
+    for a in range(rows.shape[0]):
+        r = rows[a]
+        for q in range(K):
+            best_d[r, q] = np.inf
+            best_i[r, q] = -1
+        sr = sq[r]
+        for s in range(n):
+            if s == r:
+                continue
+            v = sr + sq[s] - 2.0 * G[a, s]
+            if v < best_d[r, K - 1]:
+                _insert(best_d, best_i, r, v, s)
+
+
 @register_jitable
 def _dist(X, i, j):
     """The Euclidean distance of rows i and j, scaled by the largest coordinate difference so that
