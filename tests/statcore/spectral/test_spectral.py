@@ -253,6 +253,32 @@ def test_twonn_blocked_scan_is_exact(rng):
     assert twonn_dimension(np.c_[low, np.zeros((1500, 14))]) == pytest.approx(twonn_dimension(low), rel=1e-12)
 
 
+def test_twonn_float64_rescreen_of_uncertified_points(rng, monkeypatch):
+    """A tight cluster beside far points: the float32 screen cannot certify the cluster's neighbours
+    (their squared distances are below its error bound), which are rescreened in float64; the ratios
+    are then those of a k-d tree."""
+    from scipy.spatial import cKDTree
+
+    import statcore.spectral._kernels as kernels
+
+    X = np.r_[rng.normal(size=(1500, 20)) * 1e-3, rng.normal(size=(800, 20)) * 50]
+    rescreened = []
+    original = kernels.topk_rows
+
+    def spy(G, sq, rows, best_d, best_i):
+        rescreened.append(rows.size)
+        return original(G, sq, rows, best_d, best_i)
+
+    monkeypatch.setattr(kernels, "topk_rows", spy)
+    dist, _ = cKDTree(X).query(X, k=3)
+    mu = np.sort(dist[:, 2] / dist[:, 1])
+    k = int(len(X) * 0.9)
+    y = -np.log1p(-np.arange(1, k + 1) / len(X))
+    ref = (np.log(mu[:k]) * y).sum() / (np.log(mu[:k]) ** 2).sum()
+    assert twonn_dimension(X) == pytest.approx(ref, rel=1e-10)
+    assert sum(rescreened) >= 1000
+
+
 def test_twonn_discard_zero_linear_and_refusals(rng):
     X = rng.normal(size=(200, 2))
     r = np.sort(cdist_sorted(X))
