@@ -64,6 +64,7 @@ DATA = {
     "prediction_rejection_ratio": ("loss", "uncertainty"), "risk_coverage": ("loss", "uncertainty"),
     "calibration_error": ("y", "prob"),
     "glu_score": ("hidden_states", "logits"),
+    "linear_cka": ("X", "Y"), "linear_cka_ci": ("X", "Y"),   # two representation matrices of the same inputs
     "combine_pvalues": ("p", "method"),                  # scipy.stats.combine_pvalues(pvalues, method)
     "permutation_test": ("data", "statistic"), "bootstrap": ("data", "statistic"),   # scipy.stats' signatures
     "SkeletonResult.is_adjacent": ("a", "b"), "SkeletonResult.sepset": ("a", "b"),   # two nodes

@@ -126,21 +126,22 @@ class ExplainedVariance(Result):
     d: int
     center: bool
 
-    def k_for(self, q: float) -> int:
-        """The number of leading components that explain at least a share ``q`` of the variance.
+    def k_for(self, share: float) -> int:
+        """The number of leading components that explain at least ``share`` of the variance.
 
         Parameters
         ----------
-        q : float
-            The share, in (0, 1].
+        share : float
+            The share of the variance, in (0, 1] (``q`` in issue 34; ``q`` is reserved by the naming
+            table).
 
         Returns
         -------
         int
-            The smallest k with ``cumulative[k - 1] >= q``.
+            The smallest k with ``cumulative[k - 1] >= share``.
         """
-        q = check_in_interval(q, "q", 0.0, 1.0, closed="right")
-        return int(np.searchsorted(np.asarray(self.cumulative), q, side="left")) + 1
+        share = check_in_interval(share, "share", 0.0, 1.0, closed="right")
+        return int(np.searchsorted(np.asarray(self.cumulative), share, side="left")) + 1
 
     def _repr_parts(self):
         return [("n", self.n), ("d", self.d), ("components", int(np.asarray(self.ratio).size)),
@@ -203,7 +204,7 @@ def explained_variance(X, *, center=True):
     -------
     ExplainedVariance
         ``eigenvalues``, ``ratio``, ``cumulative`` (``min(n, d)`` components, largest first) and
-        ``k_for(q)``, the number of components that explain a share q.
+        ``k_for(share)``, the number of components that explain that share of the variance.
 
     Raises
     ------

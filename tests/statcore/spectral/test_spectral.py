@@ -46,7 +46,7 @@ def test_explained_variance_k_for_and_uncentred(rng):
     for q in (0.01, 0.5, 0.9, 0.95, 0.999, 1.0):
         k = ev.k_for(q)
         assert ev.cumulative[k - 1] >= q and (k == 1 or ev.cumulative[k - 2] < q)
-    with pytest.raises(ValueError, match="q"):
+    with pytest.raises(ValueError, match="share"):
         ev.k_for(0.0)
     # uncentred: the eigenvalues of X'X / n
     unc = explained_variance(X + 2.0, center=False)
