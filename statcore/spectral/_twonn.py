@@ -294,8 +294,11 @@ def twonn_dimension_ci(X, *, discard=0.1, method="linear", B=999, conf_level=0.9
     >>> from statcore import twonn_dimension_ci
     >>> X = np.random.default_rng(0).normal(size=(1000, 4))
     >>> res = twonn_dimension_ci(X, B=199, seed=1)
-    >>> bool(res.confidence_interval.low < 4.0 < res.confidence_interval.high)
-    True
+    >>> round(res.estimate, 2), round(res.confidence_interval.low, 2), round(res.confidence_interval.high, 2)
+    (4.42, 4.16, 4.72)
+
+    The interval is about the sampling variability of the estimate, not its bias: on Gaussian data
+    (a density far from constant at the scale of the neighbours) TwoNN overestimates the dimension 4.
     """
     kind = check_interval_kind(ci)
     mu, est, _ = _setup(X, discard, method)
