@@ -42,6 +42,8 @@ from .clustered import *  # noqa: F401,F403  (statcore.clustered.__all__ is publ
 from .clustered import __all__ as _clustered_all
 from .meta import *  # noqa: F401,F403  (statcore.meta.__all__ is public at the top level)
 from .meta import __all__ as _meta_all
+from .spectral import *  # noqa: F401,F403  (statcore.spectral.__all__ is public at the top level)
+from .spectral import __all__ as _spectral_all
 
 __version__ = "0.1.0"
 
@@ -70,4 +72,5 @@ __all__ = [
     *_effects_all,
     *_clustered_all,
     *_meta_all,
+    *_spectral_all,
 ]

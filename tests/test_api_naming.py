@@ -72,6 +72,7 @@ DATA = {
     "pass_at_k": ("n", "c", "k"), "pass_at_k_ci": ("n", "c", "k"),   # Chen et al. (2021)'s pass_at_k(n, c, k)
     "within_tolerance": ("error", "tau"),
     "glu_score": ("hidden_states", "logits"),
+    "linear_cka": ("X", "Y"), "linear_cka_ci": ("X", "Y"),   # two representation matrices of the same inputs
     "combine_pvalues": ("p", "method"),                  # scipy.stats.combine_pvalues(pvalues, method)
     "permutation_test": ("data", "statistic"), "bootstrap": ("data", "statistic"),   # scipy.stats' signatures
     "cluster_vcov": ("fit", "cluster"),                  # clubSandwich::vcovCR(obj, cluster)

@@ -14,7 +14,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 import pandas as pd
 import torch
-from statcore import Result, independence_matrix
+from statcore import Result, independence_matrix, participation_ratio
 from statcore.utils import check_probability, check_progress, spawn_seeds
 
 from .._torch import module_dtype
@@ -266,15 +266,16 @@ def _total_correlation(z: np.ndarray) -> float:
     return float(-0.5 * logdet) if sign > 0 else float("inf")
 
 
-def _participation_ratio(z: np.ndarray, on: str) -> float:
-    """(sum lambda)^2 / sum lambda^2 of the eigenvalues of the covariance (or correlation) matrix."""
+def _latent_participation_ratio(z: np.ndarray, on: str) -> float:
+    """``statcore.participation_ratio`` of the latent covariance (or, on="correlation", of the
+    standardised non-constant coordinates); NaN when no coordinate varies."""
     if on == "correlation":
         sd = z.std(axis=0)
         keep = sd > 0
         z = (z[:, keep] - z[:, keep].mean(axis=0)) / sd[keep]
-    lam = np.clip(np.linalg.eigvalsh(np.cov(z, rowvar=False).reshape(z.shape[1], z.shape[1])), 0.0, None)
-    s2 = float(np.sum(lam ** 2))
-    return float(np.sum(lam) ** 2 / s2) if s2 > 0 else float("nan")
+    if z.shape[1] == 0 or not np.any(np.ptp(z, axis=0) > 0):
+        return float("nan")
+    return participation_ratio(z)
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -509,7 +510,7 @@ def latent_signature(model, ds, *, corruptions=None, level: float = 0.1, test: s
         keep = z.std(axis=0) > 1e-12 * max(float(np.abs(z).max()), 1e-300)
         zk = z[:, keep]
         rows["n_const"].append(int(p - keep.sum()))
-        rows["pr"].append(_participation_ratio(z, participation))
+        rows["pr"].append(_latent_participation_ratio(z, participation))
         if zk.shape[1] < 2:
             rows["n_pairs"].append(0)
             rows["n_dependent"].append(0)
