@@ -32,6 +32,8 @@ from ._roc import *  # noqa: F401,F403  (statcore._roc.__all__ is public at the 
 from ._roc import __all__ as _roc_all
 from .uncertainty import *  # noqa: F401,F403  (statcore.uncertainty.__all__ is public at the top level)
 from .uncertainty import __all__ as _uncertainty_all
+from .knockoffs import *  # noqa: F401,F403  (statcore.knockoffs.__all__ is public at the top level)
+from .knockoffs import __all__ as _knockoffs_all
 
 __version__ = "0.1.0"
 
@@ -54,4 +56,5 @@ __all__ = [
     *_twosample_all,
     *_roc_all,
     *_uncertainty_all,
+    *_knockoffs_all,
 ]

@@ -30,8 +30,10 @@ from .roc import *  # noqa: F401,F403
 from .roc import __all__ as _roc_all
 from .uncertainty import *  # noqa: F401,F403
 from .uncertainty import __all__ as _uncertainty_all
+from .knockoffs import *  # noqa: F401,F403
+from .knockoffs import __all__ as _knockoffs_all
 from .public import *  # noqa: F401,F403
 from .public import __all__ as _public_all
 
 __all__ = [*_core_all, *_multitest_all, *_modelsel_all, *_cit_all, *_coupling_all, *_ebayes_all, *_indep_all, *_conformal_all,
-           *_progress_all, *_twosample_all, *_roc_all, *_uncertainty_all, *_public_all]
+           *_progress_all, *_twosample_all, *_roc_all, *_uncertainty_all, *_knockoffs_all, *_public_all]
