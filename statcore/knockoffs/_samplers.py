@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 from scipy import linalg
 
-from .._checks import as_float_array, check_choice, check_seed
+from .._checks import as_float_array, check_choice, check_seed, pow2_scale
 from .._checks.knockoffs import as_covariance, as_design
 from .._result import Result
 from ._smatrix import SMATRIX_METHODS, KnockoffS, knockoff_s
@@ -66,7 +66,7 @@ class KnockoffVariables(Result):
         """The construction, the dimensions and the S-matrix's summary."""
         n, p = self.X.shape
         return (f"\n\tKnockoff variables ({self.kind})\n\n"
-                f"n = {n} observations, p = {p} variables\n" + self.smatrix.summary())
+                f"{n} observations of {p} variables\n" + self.smatrix.summary())
 
     def to_frame(self):
         """One row per variable: ``variable``, ``s`` and ``correlation``, the sample correlation of
@@ -98,8 +98,13 @@ def _orthonormal_complement(U: np.ndarray, rng: np.random.Generator) -> np.ndarr
 
 
 def _psd_factor(A: np.ndarray) -> np.ndarray:
-    """C with C'C = A for a symmetric positive-semidefinite A (negative rounding eigenvalues set to 0,
-    as R's ``pmax(0, ...)``)."""
+    """C with C'C = A for a symmetric positive-semidefinite A: the Cholesky factor (R's ``chol``) when
+    A is positive definite, else the eigenvalue root with negative rounding eigenvalues set to 0 (as R's
+    ``pmax(0, ...)``)."""
+    try:
+        return linalg.cholesky((A + A.T) / 2, lower=False, check_finite=False)
+    except linalg.LinAlgError:
+        pass
     lam, V = linalg.eigh((A + A.T) / 2)
     return np.sqrt(np.maximum(lam, 0.0))[:, None] * V.T
 
@@ -154,7 +159,8 @@ def knockoffs_fixed_x(X, *, method="sdp", seed=None):
         raise ValueError(f"X must have n >= 2p rows for fixed-X knockoffs (n = {n}, p = {p}); R's create.fixed "
                          "augments p < n < 2p with extra rows, which is not done here: use model-X knockoffs "
                          "(knockoffs_gaussian) instead")
-    Xn = X / np.sqrt(np.sum(X ** 2, axis=0))
+    Xn = X / pow2_scale(X, axis=0)                    # exact: keeps 1e300 and 1e-300 data finite
+    Xn = Xn / np.sqrt(np.sum(Xn ** 2, axis=0))
     U, d, Vt = linalg.svd(Xn, full_matrices=False)
     if np.any(d <= 1e-5 * d.max()):
         raise ValueError("X is rank deficient (a column is a linear combination of others): fixed-X knockoffs "
@@ -239,8 +245,8 @@ def knockoffs_gaussian(X, *, mu=None, Sigma=None, method="sdp", seed=None):
 
     For rows ``x ~ N(mu, Sigma)`` and ``D = diag(s)``, each knockoff row is drawn from
     ``N(x - D Sigma^{-1} (x - mu), 2 D - D Sigma^{-1} D)``, so that (X, Xk) has the joint covariance
-    ``[[Sigma, Sigma - D], [Sigma - D, Sigma]]``. The covariance factor is the symmetric eigenvalue root
-    (R uses ``chol``: the same distribution, and defined when ``2 D - D Sigma^{-1} D`` is singular).
+    ``[[Sigma, Sigma - D], [Sigma - D, Sigma]]``. The covariance factor is the Cholesky factor, as R's ``chol``
+    (an eigenvalue root where ``2 D - D Sigma^{-1} D`` is singular: the same distribution).
 
     Parameters
     ----------

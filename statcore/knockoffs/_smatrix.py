@@ -60,7 +60,7 @@ class KnockoffS(Result):
     >>> Sigma = 0.5 ** np.abs(np.subtract.outer(np.arange(4), np.arange(4)))
     >>> res = sc.knockoff_s(Sigma, method="equi")
     >>> res.s.round(4)
-    array([0.6972, 0.6972, 0.6972, 0.6972])
+    array([0.75, 0.75, 0.75, 0.75])
     >>> res.certificate > 0
     True
     """
@@ -85,7 +85,7 @@ class KnockoffS(Result):
                  "mvr": "minimum variance-based reconstructability (MVR)", "maxent": "maximum entropy"}
         q = np.quantile(s, [0, 0.5, 1])
         return (f"\n\tKnockoff S-matrix: {names[self.method]}\n\n"
-                f"p = {s.size}, sum(s) = {np.sum(s):.6g}\n"
+                f"{s.size} variables, sum(s) = {np.sum(s):.6g}\n"
                 f"s: min {q[0]:.6g}, median {q[1]:.6g}, max {q[2]:.6g}\n"
                 f"certificate: lambda_min(2 Sigma - diag(s)) = {self.certificate:.3g}\n"
                 f"objective = {self.objective:.10g} (gap <= {self.gap:.2g}), "
@@ -155,9 +155,8 @@ def knockoff_s(Sigma, *, method="sdp", tol=1e-9, max_iter=500):
     >>> import numpy as np, statcore as sc
     >>> Sigma = 0.5 ** np.abs(np.subtract.outer(np.arange(10), np.arange(10)))
     >>> res = sc.knockoff_s(Sigma, method="sdp")
-    >>> res.s.round(4)
-    array([1.    , 0.6667, 0.6667, 0.6667, 0.6667, 0.6667, 0.6667, 0.6667, 0.6667,
-           1.    ])
+    >>> res.s.round(4).tolist()
+    [1.0, 0.6667, 0.6667, 0.6667, 0.6667, 0.6667, 0.6667, 0.6667, 0.6667, 1.0]
     >>> bool(res.certificate >= -1e-8)
     True
     """
