@@ -34,10 +34,9 @@ def cert(Sigma, s):
 def r_sdp(Sigma):
     with tempfile.TemporaryDirectory() as d:
         np.savetxt(os.path.join(d, "S.csv"), Sigma, delimiter=",")
-        code = (f"suppressMessages(library(knockoff)); S <- as.matrix(read.csv('{d}/S.csv', header=FALSE)); "
+        code = (f"suppressMessages(library(knockoff)); S <- unname(as.matrix(read.csv('{d}/S.csv', header=FALSE))); "
                 "S <- (S + t(S)) / 2; t0 <- proc.time()[3]; s <- create.solve_sdp(S); "
                 f"cat(proc.time()[3] - t0, '\\n'); write(s, '{d}/s.txt', ncolumns=1)")
-        subprocess.run(["Rscript", "-e", code], check=True, capture_output=True, text=True)
         out = subprocess.run(["Rscript", "-e", code], check=True, capture_output=True, text=True)
         return float(out.stdout.split()[0]), np.loadtxt(os.path.join(d, "s.txt"))
 
