@@ -138,9 +138,10 @@ def knockoff_filter(X, y, *, knockoffs="gaussian", statistic="lasso_coefdiff", f
     Knockoffs of the columns of X are built, a statistic W_j compares each variable with its knockoff,
     and ``{j : W_j >= T}`` is selected with T the knockoff(+) threshold (R knockoff's
     ``knockoff.filter``; the threshold is :func:`statcore.knockoff_threshold`). With ``derandomize = M >
-    1``, M independent knockoff draws give knockoff e-values (:func:`statcore.knockoff_e_values` at level
-    ``fdr``), averaged and passed to e-BH at level ``fdr`` (Ren & Barber 2024): the selection no longer
-    depends on one draw.
+    1``, M independent knockoff draws give knockoff e-values (:func:`statcore.knockoff_e_values`, the
+    knockoff+ threshold of each draw taken at level ``fdr``), averaged and passed to e-BH at level ``fdr``
+    (Ren & Barber 2024; their inner level may be any value, FDR control holds for each): the selection
+    no longer depends on one draw. The S-matrix is solved once for all draws.
 
     Parameters
     ----------
