@@ -44,6 +44,8 @@ from .meta import *  # noqa: F401,F403  (statcore.meta.__all__ is public at the 
 from .meta import __all__ as _meta_all
 from .spectral import *  # noqa: F401,F403  (statcore.spectral.__all__ is public at the top level)
 from .spectral import __all__ as _spectral_all
+from .knockoffs import *  # noqa: F401,F403  (statcore.knockoffs.__all__ is public at the top level)
+from .knockoffs import __all__ as _knockoffs_all
 
 __version__ = "0.1.0"
 
@@ -73,4 +75,5 @@ __all__ = [
     *_clustered_all,
     *_meta_all,
     *_spectral_all,
+    *_knockoffs_all,
 ]
