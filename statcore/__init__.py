@@ -44,6 +44,8 @@ from .meta import *  # noqa: F401,F403  (statcore.meta.__all__ is public at the 
 from .meta import __all__ as _meta_all
 from .spectral import *  # noqa: F401,F403  (statcore.spectral.__all__ is public at the top level)
 from .spectral import __all__ as _spectral_all
+from .retrieval import *  # noqa: F401,F403  (statcore.retrieval.__all__ is public at the top level)
+from .retrieval import __all__ as _retrieval_all
 
 __version__ = "0.1.0"
 
@@ -73,4 +75,5 @@ __all__ = [
     *_clustered_all,
     *_meta_all,
     *_spectral_all,
+    *_retrieval_all,
 ]
