@@ -6,6 +6,7 @@
 depends on the domain. numpy/scipy (numba for the per-query scan) only.
 """
 from ._cmc import CMCMap, cmc_map
+from ._compare import RetrievalComparison, compare_retrieval
 from ._routing import ExpertDomainTable, ExpertUsage, expert_domain_table, expert_usage
 
-__all__ = ["cmc_map", "CMCMap", "expert_usage", "ExpertUsage", "expert_domain_table", "ExpertDomainTable"]
+__all__ = ["cmc_map", "CMCMap", "compare_retrieval", "RetrievalComparison", "expert_usage", "ExpertUsage", "expert_domain_table", "ExpertDomainTable"]
