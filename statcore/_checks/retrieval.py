@@ -68,8 +68,9 @@ def as_labels(x: Any, name: str, n: int | None = None, other: str = "") -> np.nd
         raise ValueError(f"{name} must be one-dimensional (one label per entry), got shape {arr.shape}")
     if arr.size == 0:
         raise ValueError(f"{name} is empty; pass one label per entry")
-    if arr.dtype.kind == "f" and np.isnan(arr).any():
-        raise ValueError(f"{name} contains NaN ({int(np.isnan(arr).sum())} values): every entry needs a label")
+    if arr.dtype.kind == "f" and not np.isfinite(arr).all():
+        raise ValueError(f"{name} contains NaN or infinite values ({int((~np.isfinite(arr)).sum())}): every "
+                         "entry needs a label")
     if arr.dtype.kind == "c":
         raise TypeError(f"{name} must hold labels (integers or text), got complex numbers")
     if arr.dtype.kind == "O":

@@ -31,8 +31,8 @@ GRID = 64
 def _cell(d, dmin, dmax, scale, G):
     """The cell of a distance: 0 below the nearest true match, 1..G+1 the grid between the nearest and
     the farthest (monotone in d), G + 2 beyond the farthest."""
-    v = (d - dmin) * scale
-    g = 1 + min(int(max(v, 0.0)), G)
+    v = min(max((d - dmin) * scale, 0.0), float(G))
+    g = 1 + int(v)
     g = 0 if d < dmin else g
     return G + 2 if d > dmax else g
 
@@ -90,6 +90,8 @@ def query_scan(dist, q0, q1, qcode, qcam, gcode, gcam, order, starts, exclude, t
         dmax = td[m - 1]
         G = min(GRID * m, hist.shape[0] - 3)
         scale = G / (dmax - dmin) if dmax > dmin else 0.0
+        if not np.isfinite(scale):  # a subnormal spread: one cell, searched exactly
+            scale = 0.0
         for g in range(G + 3):
             hist[g] = 0
             below[g] = 0

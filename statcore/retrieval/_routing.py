@@ -26,7 +26,7 @@ def _entropy(p: np.ndarray) -> float:
 
 
 def _gini(p: np.ndarray) -> float:
-    """The Gini coefficient of the shares p (sum 1): sum_ij |p_i - p_j| / (2 E), from the sorted shares."""
+    """The Gini coefficient of the shares p (sum 1): ``sum_ij |p_i - p_j| / (2 E)``, from the sorted shares."""
     s = np.sort(p)
     E = s.size
     i = np.arange(1, E + 1)
@@ -113,7 +113,7 @@ def expert_usage(assignments, *, n_experts=None):
     (a vector of expert indices; with top-k routing pass the k choices of every token flattened), or
     its share of the summed routing weights (an (n_tokens, n_experts) matrix of probabilities or
     gates). From the shares p_e: the entropy H = -sum p_e log p_e (nats), the perplexity exp(H)
-    (the effective number of experts) and the Gini coefficient sum_ij |p_i - p_j| / (2 E) of the
+    (the effective number of experts) and the Gini coefficient ``sum_ij |p_i - p_j| / (2 E)`` of the
     E experts (the inequality of the loads; not the Gini impurity 1 - sum p_e^2).
 
     Parameters
@@ -153,6 +153,9 @@ def expert_usage(assignments, *, n_experts=None):
         n_tokens = arr.shape[0]
     else:
         top = int(arr.max()) + 1
+        if n_experts is None and top > 1 << 16:
+            raise ValueError(f"assignments holds the expert index {top - 1}: pass n_experts to confirm that many "
+                             "experts")
         E = top if n_experts is None else check_positive_int(n_experts, "n_experts")
         if top > E:
             raise ValueError(f"assignments holds the expert index {top - 1}, beyond n_experts = {E} (indices run "
