@@ -81,7 +81,7 @@ def as_labels(x: Any, name: str, n: int | None = None, other: str = "") -> np.nd
         except (TypeError, ValueError):
             raise TypeError(f"{name} must hold labels (integers or text) of one kind") from None
     if n is not None and arr.size != n:
-        raise ValueError(f"{name} has {arr.size} entries but {other} has {n}; one label per entry is needed")
+        raise ValueError(f"{name} has {arr.size} entries but there are {n} {other}; one label per entry is needed")
     return arr
 
 

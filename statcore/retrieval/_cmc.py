@@ -274,8 +274,8 @@ def cmc_map(dist, query_ids, gallery_ids, *, query_cams=None, gallery_cams=None,
     """
     D = as_distance_matrix(dist, "dist")
     nq, ng = D.shape
-    qid = as_labels(query_ids, "query_ids", nq, "dist's rows")
-    gid = as_labels(gallery_ids, "gallery_ids", ng, "dist's columns")
+    qid = as_labels(query_ids, "query_ids", nq, "rows of dist")
+    gid = as_labels(gallery_ids, "gallery_ids", ng, "columns of dist")
     if (query_cams is None) != (gallery_cams is None):
         raise ValueError("query_cams and gallery_cams go together: pass both or neither")
     exclude = check_choice(exclude, "exclude", ("same_id_same_camera", "none"))
@@ -285,8 +285,8 @@ def cmc_map(dist, query_ids, gallery_ids, *, query_cams=None, gallery_cams=None,
     B = check_positive_int(B, "B", minimum=0)
     use_cams = exclude == "same_id_same_camera" and query_cams is not None
     if query_cams is not None:
-        qcam_l = as_labels(query_cams, "query_cams", nq, "dist's rows")
-        gcam_l = as_labels(gallery_cams, "gallery_cams", ng, "dist's columns")
+        qcam_l = as_labels(query_cams, "query_cams", nq, "rows of dist")
+        gcam_l = as_labels(gallery_cams, "gallery_cams", ng, "columns of dist")
         qcam, gcam = _codes(qcam_l, gcam_l)
     else:
         qcam, gcam = np.zeros(nq, np.int64), np.zeros(ng, np.int64)

@@ -315,7 +315,7 @@ def expert_domain_table(experts, domains, *, correct=True, average_method="arith
     (4.0, 37.5, 0.3433)
     """
     e = as_labels(experts, "experts")
-    d = as_labels(domains, "domains", e.size, "experts")
+    d = as_labels(domains, "domains", e.size, "experts (entries of experts)")
     correct = check_flag(correct, "correct")
     average_method = check_choice(average_method, "average_method", _AVERAGES)
     ev, ei = np.unique(e, return_inverse=True)
