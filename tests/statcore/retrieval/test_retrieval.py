@@ -246,3 +246,14 @@ def test_nmi_against_sklearn(average_method):
     ref = normalized_mutual_info_score(d, e, average_method=average_method)
     assert res.nmi == pytest.approx(ref, abs=1e-12)
     assert res.table.to_numpy().sum() == 300 and list(res.table.columns) == ["0", "1", "2"]
+
+
+def test_scale_free_down_to_subnormal_spreads():
+    dist, qid, gid, qcam, gcam = market_toy(np.random.default_rng(21))
+    ref = sc.cmc_map(dist, qid, gid, query_cams=qcam, gallery_cams=gcam, B=0)
+    tiny = sc.cmc_map(dist * 1e-300, qid, gid, query_cams=qcam, gallery_cams=gcam, B=0)
+    np.testing.assert_allclose(tiny.ap, ref.ap, rtol=0, atol=1e-15)
+    # true distances 5e-324 apart (the grid's scale overflows): the exact search takes over
+    sub = np.array([[0.0, 5e-324, 1e-323, 1.0]])
+    res = sc.cmc_map(sub, [1], [1, 0, 1, 0], B=0)
+    assert res.first_hit.tolist() == [1] and res.ap[0] == pytest.approx((1 + 2 / 3) / 2, rel=1e-15)
