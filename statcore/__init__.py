@@ -46,6 +46,8 @@ from .spectral import *  # noqa: F401,F403  (statcore.spectral.__all__ is public
 from .spectral import __all__ as _spectral_all
 from .knockoffs import *  # noqa: F401,F403  (statcore.knockoffs.__all__ is public at the top level)
 from .knockoffs import __all__ as _knockoffs_all
+from .retrieval import *  # noqa: F401,F403  (statcore.retrieval.__all__ is public at the top level)
+from .retrieval import __all__ as _retrieval_all
 
 __version__ = "0.1.0"
 
@@ -76,4 +78,5 @@ __all__ = [
     *_meta_all,
     *_spectral_all,
     *_knockoffs_all,
+    *_retrieval_all,
 ]

@@ -74,6 +74,9 @@ DATA = {
     "within_tolerance": ("error", "tau"),
     "glu_score": ("hidden_states", "logits"),
     "linear_cka": ("X", "Y"), "linear_cka_ci": ("X", "Y"),   # two representation matrices of the same inputs
+    # statcore.retrieval: a query-gallery distance matrix with the ids of its rows and columns; two evaluations
+    "cmc_map": ("dist", "query_ids", "gallery_ids"), "compare_retrieval": ("a", "b"),
+    "expert_domain_table": ("experts", "domains"),
     "combine_pvalues": ("p", "method"),                  # scipy.stats.combine_pvalues(pvalues, method)
     "permutation_test": ("data", "statistic"), "bootstrap": ("data", "statistic"),   # scipy.stats' signatures
     "cluster_vcov": ("fit", "cluster"),                  # clubSandwich::vcovCR(obj, cluster)
