@@ -44,6 +44,10 @@ from .meta import *  # noqa: F401,F403  (statcore.meta.__all__ is public at the 
 from .meta import __all__ as _meta_all
 from .spectral import *  # noqa: F401,F403  (statcore.spectral.__all__ is public at the top level)
 from .spectral import __all__ as _spectral_all
+from .aggregate import *  # noqa: F401,F403  (statcore.aggregate.__all__ is public at the top level)
+from .aggregate import __all__ as _aggregate_all
+from .boolean import *  # noqa: F401,F403  (statcore.boolean.__all__ is public at the top level)
+from .boolean import __all__ as _boolean_all
 
 __version__ = "0.1.0"
 
@@ -73,4 +77,6 @@ __all__ = [
     *_clustered_all,
     *_meta_all,
     *_spectral_all,
+    *_aggregate_all,
+    *_boolean_all,
 ]
