@@ -130,7 +130,7 @@ def power_mean(scores, *, weights=None, p=-1, nan_policy="raise"):
             if np.any(~(w.sum(axis=-1) > 0)):
                 raise ValueError("scores: with nan_policy='omit' a mean has no score with positive weight left "
                                  "(all of its scores are NaN)")
-    bad = np.isnan(x).any(axis=-1)
+    bad = np.isnan(x).any(axis=-1) if nan_policy == "propagate" else np.zeros(x.shape[:-1], dtype=bool)
     out = pmean_core(np.where(np.isnan(x), 1.0, x), w, p)
     if bad.any():
         out = np.where(bad, np.nan, out)
