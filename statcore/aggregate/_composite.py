@@ -176,7 +176,7 @@ def composite_score(components, *, profile=None, weights=None, p=-1, conf_level=
     ...                   "quality": rng.uniform(0.5, 0.9, 50)})
     >>> res = composite_score(X, profile=["balanced", "privacy_first"], B=500, seed=1)
     >>> res.composites["estimate"].round(3).tolist()
-    [0.682, 0.722]
+    [0.707, 0.731]
     >>> bool((res.composites["conf_low"] < res.composites["estimate"]).all())
     True
     """

@@ -107,7 +107,7 @@ def power_mean(scores, *, weights=None, p=-1, nan_policy="raise"):
     >>> from statcore import power_mean
     >>> s, w = [0.9, 0.8, 0.7, 0.6, 0.5], [0.3, 0.2, 0.2, 0.15, 0.15]
     >>> round(power_mean(s, weights=w), 10), round(105 / 149, 10)     # harmonic: exactly 105/149
-    (0.704697987, 0.704697987)
+    (0.7046979866, 0.7046979866)
     >>> power_mean([0.9, 0.0, 0.7]), power_mean([0.9, 0.0, 0.7], weights=[1, 0, 1]) > 0
     (0.0, True)
     >>> round(power_mean([1.0, 4.0], p=0), 12), power_mean([1.0, 4.0], p=1)

@@ -30,8 +30,9 @@ def _one(value, name: str, labels: list) -> np.ndarray:
     return as_simplex_weights(value, name, k)
 
 
-def resolve_profiles(profile, weights, labels: list) -> dict:
-    """{profile name: normalised weights (one per component of ``labels``)}."""
+def resolve_profiles(profile, weights, labels: list, arg: str = "profile") -> dict:
+    """{profile name: normalised weights (one per component of ``labels``)}; ``arg`` names ``profile``
+    in the messages."""
     k = len(labels)
     if profile is not None and weights is not None:
         raise ValueError("give profile or weights, not both (weights is one unnamed profile)")
@@ -43,18 +44,18 @@ def resolve_profiles(profile, weights, labels: list) -> dict:
         profile = [profile]
     if isinstance(profile, Mapping):
         if not profile:
-            raise ValueError("profile is an empty dict: give at least one name -> weights")
-        return {str(name): _one(w, f"profile[{name!r}]", labels) for name, w in profile.items()}
+            raise ValueError(f"{arg} is an empty dict: give at least one name -> weights")
+        return {str(name): _one(w, f"{arg}[{name!r}]", labels) for name, w in profile.items()}
     if isinstance(profile, (list, tuple)) and profile and all(isinstance(v, str) for v in profile):
         out = {}
         for name in profile:
             if name not in BUILTIN_PROFILES:
-                raise ValueError(f"profile {name!r} is not a built-in profile ({sorted(BUILTIN_PROFILES)}); "
+                raise ValueError(f"{arg}: {name!r} is not a built-in profile ({sorted(BUILTIN_PROFILES)}); "
                                  "pass a dict name -> weights for your own")
             if k != 3:
-                raise ValueError(f"profile {name!r} weighs three components (privacy, utility, quality), but "
+                raise ValueError(f"{arg}: {name!r} weighs three components (privacy, utility, quality), but "
                                  f"components has {k}")
             out[name] = np.asarray(BUILTIN_PROFILES[name], dtype=float)
         return out
-    raise TypeError(f"profile must be a built-in name, a list of them or a dict name -> weights, got "
+    raise TypeError(f"{arg} must be a built-in name, a list of them or a dict name -> weights, got "
                     f"{type(profile).__name__}")
