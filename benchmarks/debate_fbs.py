@@ -24,7 +24,6 @@ best liar the best judge needs fbs queries on average (a geometric number), errs
 """
 import argparse
 import sys
-from itertools import product
 from pathlib import Path
 
 import numpy as np

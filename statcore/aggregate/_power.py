@@ -51,7 +51,8 @@ def pmean_core(x: np.ndarray, w: np.ndarray, p: float) -> np.ndarray:
 def _as_weights(weights, shape: tuple) -> np.ndarray:
     w = as_float_array(weights, "weights")
     if w.ndim == 0 or w.size == 0:
-        raise ValueError(f"weights must hold one weight per score along the last axis ({shape[-1]}), got shape {w.shape}")
+        raise ValueError(f"weights must hold one weight per score along the last axis ({shape[-1]}), got shape "
+                         f"{w.shape}")
     try:
         w = np.broadcast_to(w, shape)
     except ValueError:
@@ -61,8 +62,8 @@ def _as_weights(weights, shape: tuple) -> np.ndarray:
         raise ValueError(f"weights must be non-negative, found {float(w.min())!r}")
     sums = w.sum(axis=-1)
     if np.any(~(sums > 0)) or not np.all(np.isfinite(sums)):
-        raise ValueError("weights sum to 0 (or overflow) along the last axis: every mean needs a positive, finite total "
-                         "weight")
+        raise ValueError("weights sum to 0 (or overflow) along the last axis: every mean needs a positive, finite "
+                         "total weight")
     return w
 
 

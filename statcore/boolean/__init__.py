@@ -6,6 +6,6 @@ Not statistics: a small exact utility that the AI-debate analyses need (how many
 make to verify a claim), kept in statcore because it is numpy/scipy only and learncore may use
 statcore's public API alone.
 """
-from ._measures import MAX_BITS, BooleanMeasures, boolean_measures
+from ._measures import BooleanMeasures, boolean_measures
 
 __all__ = ["boolean_measures", "BooleanMeasures"]
