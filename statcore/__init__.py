@@ -48,6 +48,10 @@ from .knockoffs import *  # noqa: F401,F403  (statcore.knockoffs.__all__ is publ
 from .knockoffs import __all__ as _knockoffs_all
 from .retrieval import *  # noqa: F401,F403  (statcore.retrieval.__all__ is public at the top level)
 from .retrieval import __all__ as _retrieval_all
+from .aggregate import *  # noqa: F401,F403  (statcore.aggregate.__all__ is public at the top level)
+from .aggregate import __all__ as _aggregate_all
+from .boolean import *  # noqa: F401,F403  (statcore.boolean.__all__ is public at the top level)
+from .boolean import __all__ as _boolean_all
 
 __version__ = "0.1.0"
 
@@ -79,4 +83,6 @@ __all__ = [
     *_spectral_all,
     *_knockoffs_all,
     *_retrieval_all,
+    *_aggregate_all,
+    *_boolean_all,
 ]

@@ -82,6 +82,10 @@ DATA = {
     "cluster_vcov": ("fit", "cluster"),                  # clubSandwich::vcovCR(obj, cluster)
     "dependent_correlation_test": ("r12", "r13", "r23", "n"),   # psych::r.test's correlations and n
     "meta_analysis": ("y", "v"),                         # metafor::rma(yi, vi)
+    # statcore.aggregate and statcore.boolean (issue 36)
+    "profile_rank_stability": ("table", "profiles"),     # a methods x components table and the weight profiles
+    "rate_at_far": ("impostor_scores", "pair_scores"),   # the scores that set the threshold, the scores counted
+    "boolean_measures": ("f", "x"),                      # a Boolean function and the input (n keyword-only)
     "prop_effects_above": ("fit", "q"),                  # MetaUtility::prop_stronger(q, ...) on a fit
     "SkeletonResult.is_adjacent": ("a", "b"), "SkeletonResult.sepset": ("a", "b"),   # two nodes
     # statcore.testing: the test (or coverage check) and the sampler are the data
