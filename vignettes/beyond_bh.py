@@ -68,8 +68,9 @@ print("largest |correlation| among the real covariates:",
 # The S-matrix is MVR (minimum variance-based reconstructability, Spector & Janson 2022) rather than
 # R's default SDP: s1 and s2 correlate at 0.9 and the smallest eigenvalue of the estimated
 # correlation matrix is 0.009, the case where the SDP makes knockoffs that are nearly their variables'
-# copies for some columns while MVR spreads the distance; here it is also about ten times faster
-# to solve (1.3 s against 0.15 s per solve, measured while writing this vignette).
+# copies for some columns (on the ten real covariates alone it sets s = 0 for s1, s2 and s3: their
+# knockoffs equal them, and they can never be selected) while MVR spreads the distance; it is also
+# faster to solve (0.02 s against 0.22 s on this covariance, measured while writing this vignette).
 
 # %%
 rng = np.random.default_rng(20240531)
@@ -119,13 +120,14 @@ print(W.reindex(W.abs().sort_values(ascending=False).index).head(8).round(1).to_
 
 # %% [markdown]
 # What this run shows (the seeds are fixed, so these are the numbers printed above). BH on the
-# t-tests selects sex, bmi, bp and s5 at both levels, and also two of the 90 nulls. The knockoff
-# statistics put bmi, s5, bp and s3 far ahead (s5's knockoff entered the lasso path before s5: s5 is
-# correlated with s1, s2 and s4, and its knockoff is close to it), then the nulls. Knockoff+ selects
-# a set of size k only when (1 + #{W_j <= -T}) / k <= fdr, so at FDR 0.1 it needs at least ten
-# selections and at 0.2 at least five: with four clear signals the model-X filter selects nothing at
-# either level, and the fixed-X filter the four real covariates bmi, bp, s3, s5 plus one null at 0.2
-# only. Knockoff (offset 0, which controls a modified FDR) has no "+1" and selects more readily.
+# t-tests selects sex, bmi, bp and s5 at both levels, and also two of the 90 nulls. The model-X
+# knockoff statistics are largest in absolute value for bmi, s5, bp and s3, then the nulls; but s5's
+# W is negative (its knockoff entered the lasso path first: s5 is correlated with s1, s2 and s4 and
+# its knockoff stays close to it). Knockoff+ selects a set of size k only when
+# (1 + #{W_j <= -T}) / k <= fdr, so at FDR 0.1 it needs at least ten selections and at 0.2 at least
+# five; with s5 counted against it, the model-X filter selects nothing at either level. The fixed-X
+# filter selects bmi, bp, s3, s5 and one null at 0.2, nothing at 0.1. Knockoff (offset 0, which
+# controls a modified FDR) has no "+1" and selects more readily.
 # This is the known price of knockoffs when signals are few; their advantage is needing no
 # p-values (a lasso, or any model, makes W) and a finite-sample guarantee for the conditional
 # hypotheses, not power on a small linear problem where the t-tests are valid.
