@@ -254,7 +254,12 @@ def _solve_sdp(G: np.ndarray, tol: float, max_iter: int):
             hess = minv * minv
             hess[np.diag_indices(p)] += 1 / s ** 2 + 1 / (1 - s) ** 2
             try:
-                step = -linalg.solve(hess, grad, assume_a="pos", check_finite=False)
+                # near the boundary the Hessian is ill-conditioned (1/s^2 for s -> 0 next to O(1) entries):
+                # scipy's LinAlgWarning is expected there and harmless (the line search and the final
+                # certificate guard the answer), so it is not passed on to the user hundreds of times
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", linalg.LinAlgWarning)
+                    step = -linalg.solve(hess, grad, assume_a="pos", check_finite=False)
             except linalg.LinAlgError:  # pragma: no cover - the Hessian is positive definite
                 step = -grad / np.diag(hess)
             dec = -float(grad @ step)
