@@ -9,7 +9,7 @@ import numpy as np
 from .core import *  # noqa: F401,F403  (the generic checks every topic builds on)
 from .core import _is_pandas
 
-__all__ = ["LinearFit", "as_linear_fit", "as_cluster_codes", "check_correlation", "as_sampling_variances"]
+__all__ = ["LinearFit", "as_linear_fit", "as_cluster_codes", "as_sampling_variances"]
 
 
 @dataclass(frozen=True)
@@ -120,14 +120,6 @@ def as_cluster_codes(cluster: Any, n: int, row_labels: Any = None, name: str = "
         raise ValueError(f"{name} has {J} cluster{'s' if J != 1 else ''}; cluster-robust variances need at "
                          "least 2 clusters")
     return codes, J
-
-
-def check_correlation(r: Any, name: str) -> float:
-    """A correlation in [-1, 1] (a finite real number)."""
-    v = check_finite_real(r, name)
-    if not -1.0 <= v <= 1.0:
-        raise ValueError(f"{name} must be a correlation in [-1, 1], got {v!r}")
-    return v
 
 
 def as_sampling_variances(v: np.ndarray, n: int, name: str = "v") -> np.ndarray:
