@@ -36,7 +36,7 @@ from learncore.llm_uncertainty import addition_prompts, load_arith_model
 from learncore.slim import slim_width, slimmable_finetune, slimming_curve
 
 ARITH_WIDTHS = (1.0, 0.9375, 0.875, 0.75, 0.625, 0.5, 0.375, 0.25)
-MOBILENET_WIDTHS = (1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2)
+MOBILENET_WIDTHS = (1.0, 0.99, 0.975, 0.95, 0.9, 0.8, 0.7, 0.5, 0.3)
 MINILM_WIDTHS = (1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2)
 HELD_OUT_SEED = 10_000
 
@@ -134,9 +134,10 @@ SKIMAGE_PHOTOS = ("astronaut", "coffee", "chelsea", "rocket", "hubble_deep_field
 
 
 def skimage_crops(n_per_image: int = 12, size: int = 224, *, seed: int = 0) -> np.ndarray:
-    """Random size x size crops (after scaling the shorter side to 1.15 size... kept simple: an image
-    smaller than the crop is upscaled by nearest-neighbour repetition) of the scikit-image
-    photographs, as float (N, 3, size, size) in [0, 1]; grayscale images are repeated to 3 channels."""
+    """Random size x size crops of the scikit-image photographs, as float (N, 3, size, size) in [0, 1]:
+    each photograph is first resized (bilinear) so that its shorter side is between size and 2 size;
+    grayscale images are repeated to 3 channels; an image that scikit-image would have to download is
+    skipped."""
     from skimage import data as skd
     from skimage.transform import resize
 
@@ -168,8 +169,25 @@ def skimage_crops(n_per_image: int = 12, size: int = 224, *, seed: int = 0) -> n
     return np.clip(np.stack(out), 0, 1).astype(np.float32)
 
 
-def mobilenet_evaluator(images: np.ndarray, *, batch_size: int = 32):
-    """``evaluate(net)`` -> (top-1 agreement with the full network's ImageNet class, pooled features)."""
+def recalibrate_batchnorm(net, images: np.ndarray, *, batch_size: int = 64) -> None:
+    """Re-estimate every batch norm's running mean and variance on ``images`` (cumulative averages over
+    the batches, no labels, no weight changed): the post-hoc BN calibration of slimmable networks."""
+    bns = [m for m in net.modules() if isinstance(m, torch.nn.BatchNorm2d)]
+    for m in bns:
+        m.reset_running_stats()
+        m.momentum = None
+    x = torch.from_numpy(images)
+    net.train()
+    with torch.no_grad():
+        for i in range(0, len(x), batch_size):
+            net(x[i:i + batch_size])
+    net.eval()
+
+
+def mobilenet_evaluator(images: np.ndarray, *, batch_size: int = 32, calibration: np.ndarray | None = None):
+    """``evaluate(net)`` -> (top-1 agreement with the full network's ImageNet class, pooled features).
+    The first call must be the full network (slimming_curve's reference); with ``calibration`` images,
+    every later (slimmed) network has its batch-norm statistics re-estimated on them first."""
     x = torch.from_numpy(images)
     ref = {}
 
@@ -183,6 +201,8 @@ def mobilenet_evaluator(images: np.ndarray, *, batch_size: int = 32):
         return torch.cat(pooled), torch.cat(logits)
 
     def evaluate(net):
+        if calibration is not None and "top1" in ref:
+            recalibrate_batchnorm(net, calibration)
         pooled, logits = run(net)
         top1 = logits.argmax(-1)
         if "top1" not in ref:  # the first call is the full network (slimming_curve's reference)
@@ -191,12 +211,15 @@ def mobilenet_evaluator(images: np.ndarray, *, batch_size: int = 32):
     return evaluate
 
 
-def mobilenet_curve(widths=MOBILENET_WIDTHS, *, n_per_image: int = 12, seed: int = 0):
+def mobilenet_curve(widths=MOBILENET_WIDTHS, *, n_per_image: int = 12, seed: int = 0, recalibrate: bool = False):
+    """The curve on n_per_image crops of each photograph (crop seed ``seed``); with ``recalibrate``, the
+    batch norms of each slimmed network re-estimated on other crops of the same photographs (seed + 1)."""
     from learncore.features import MobileNetV2
 
     net = MobileNetV2(weights="imagenet").eval()
     images = skimage_crops(n_per_image, seed=seed)
-    return slimming_curve(net, widths, mobilenet_evaluator(images)), len(images)
+    calibration = skimage_crops(n_per_image, seed=seed + 1) if recalibrate else None
+    return slimming_curve(net, widths, mobilenet_evaluator(images, calibration=calibration)), len(images)
 
 
 # -- MiniLM sentence encoder --------------------------------------------------------------------------------

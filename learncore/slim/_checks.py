@@ -10,7 +10,7 @@ from statcore.utils import check_choice, check_positive_int, check_probability  
 
 from ._adapters import ATTENTION_SCALES
 
-__all__ = ["check_width", "check_widths", "check_attention_scale", "check_callable", "check_positive_int",
+__all__ = ["check_width", "check_widths", "check_fits", "check_attention_scale", "check_callable", "check_positive_int",
            "check_probability"]
 
 
@@ -31,12 +31,23 @@ def check_widths(widths: Any, name: str = "widths") -> tuple[float, ...]:
         items = list(np.asarray(widths, dtype=object).ravel()) if not np.isscalar(widths) else [widths]
     except TypeError:
         raise TypeError(f"{name} must be a sequence of widths in (0, 1], got {type(widths).__name__}") from None
+    if np.ndim(widths) > 1:
+        raise ValueError(f"{name} must be a flat sequence of widths, got an array of shape {np.shape(widths)}")
     if not items:
         raise ValueError(f"{name} is empty: give at least one width in (0, 1]")
     out = [check_width(w, f"{name}[{i}]") for i, w in enumerate(items)]
     if len(set(out)) != len(out):
         raise ValueError(f"{name} holds a width twice: {sorted(out, reverse=True)}")
     return tuple(sorted(out, reverse=True))
+
+
+def check_fits(adapter, model, widths, name: str = "widths") -> None:
+    """Every width keeps at least one unit of every narrowed layer (the error names the width)."""
+    for i, s in enumerate(widths):
+        try:
+            adapter.cost(model, s, None)
+        except ValueError as exc:
+            raise ValueError(f"{name}[{i}]: {exc}") from None
 
 
 def check_attention_scale(x: Any, name: str = "attention_scale") -> str:

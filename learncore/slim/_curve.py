@@ -12,7 +12,8 @@ import torch
 from statcore import Result, effective_rank, linear_cka, participation_ratio, twonn_dimension
 
 from ._adapters import adapter_for, apply_plan
-from ._checks import check_attention_scale, check_callable, check_positive_int, check_width, check_widths
+from ._checks import (check_attention_scale, check_callable, check_fits, check_positive_int, check_width,
+                      check_widths)
 
 __all__ = ["slim_width", "slimming_curve", "SlimmingCurve", "slim_cost"]
 
@@ -361,6 +362,7 @@ def slimming_curve(model, widths, evaluate, *, attention_scale="keep", seq_len=N
     evaluate = check_callable(evaluate, "evaluate")
     attention_scale = check_attention_scale(attention_scale)
     adapter = adapter_for(model)
+    check_fits(adapter, model, widths)
     if seq_len is not None:
         seq_len = check_positive_int(seq_len, "seq_len")
     full_score, full_feats = _call(evaluate, model)

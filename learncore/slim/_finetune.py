@@ -21,7 +21,7 @@ from statcore.utils import check_nonneg_real, check_positive_real, check_progres
 
 from .._torch import torch_seeded
 from ._adapters import adapter_for, apply_plan, gather
-from ._checks import check_attention_scale, check_callable, check_positive_int, check_widths
+from ._checks import check_attention_scale, check_callable, check_fits, check_positive_int, check_widths
 
 __all__ = ["slimmable_finetune", "SlimmableFit"]
 
@@ -242,6 +242,7 @@ def slimmable_finetune(model, widths, data, *, loss, steps=300, lr=3e-4, n_rando
     if adapter.batchnorm:
         raise TypeError(f"model: slimmable_finetune trains networks without batch norm; {adapter.name}'s batch "
                         "statistics would be shared by every width (switchable batch norm is not implemented)")
+    check_fits(adapter, model, widths)
     draw = _batches(data)
     rng = check_seed(seed)
     net = copy.deepcopy(model)
@@ -271,7 +272,11 @@ def slimmable_finetune(model, widths, data, *, loss, steps=300, lr=3e-4, n_rando
             ss += [(float(rng.uniform(lo, hi)), "random") for _ in range(n_random)]
             opt.zero_grad(set_to_none=True)
             for s, role in ss:
-                value = loss(at_width(s), batch)
+                try:
+                    value = loss(at_width(s), batch)
+                except (TypeError, ValueError) as exc:
+                    raise type(exc)(f"loss(net, batch) failed on a batch of data (step {step}, width {s:.4g}): "
+                                    f"{exc}") from exc
                 if not isinstance(value, torch.Tensor) or value.numel() != 1:
                     raise TypeError(f"loss must return a scalar tensor, got {type(value).__name__}")
                 if not torch.isfinite(value):
