@@ -161,10 +161,11 @@ class SlimmingCurve(Result):
     participation_ratio, effective_rank, twonn_dimension : numpy.ndarray
         Spectral diagnostics of the features at each width (:func:`statcore.participation_ratio`,
         :func:`statcore.effective_rank`, :func:`statcore.twonn_dimension`); NaN when ``evaluate``
-        returns no features (or TwoNN is undefined on them).
+        returns no features, or where a diagnostic is undefined on them (features without variance,
+        as a collapsed network gives; TwoNN on tied distances).
     cka : numpy.ndarray
         Linear CKA (:func:`statcore.linear_cka`) of the features at each width with the full
-        model's features (NaN without features).
+        model's features (NaN without features, or when either has no variance).
     full_score : float
         The full model's score (s = 1).
     full_params, full_flops : int
@@ -286,15 +287,17 @@ def _call(evaluate, net) -> tuple[float, np.ndarray | None]:
 def _spectra(feats, full) -> tuple[float, float, float, float]:
     if feats is None:
         return (np.nan,) * 4
-    pr, er = participation_ratio(feats), effective_rank(feats)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # duplicate points: TwoNN drops them and says so
-        try:
-            tn = twonn_dimension(feats)
-        except ValueError:
-            tn = np.nan
-    cka = linear_cka(feats, full) if full is not None else np.nan
-    return pr, er, tn, cka
+    def value(f, *args):
+        # a representation without variance (a collapsed network) or TwoNN on tied distances: undefined
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # duplicate points: TwoNN drops them and says so
+            try:
+                return f(*args)
+            except ValueError:
+                return np.nan
+
+    return (value(participation_ratio, feats), value(effective_rank, feats), value(twonn_dimension, feats),
+            value(linear_cka, feats, full) if full is not None else np.nan)
 
 
 def slimming_curve(model, widths, evaluate, *, attention_scale="keep", seq_len=None):
