@@ -17,6 +17,9 @@
 - :mod:`learncore.operators`: neural operators (DeepONet, POD-DeepONet, PCA-Net, FNO) from sparse,
   corrupted sensors, trained with NOIR's independence penalty on their latent features (equal to
   statcore's HSIC / distance correlation), on seeded Burgers, Darcy, advection and diffusion data.
+- :mod:`learncore.slim`: post-hoc width slimming of pretrained networks (the addition transformer,
+  MobileNetV2, BERT-style encoders such as MiniLM): the width rule, analytic parameter and FLOP
+  counts, slimming curves with the spectra of the features, and sandwich-rule slimmable fine-tuning.
 
 PyTorch is needed for fitting (install the CPU wheel: ``pip install torch==2.13.0``); importing
 learncore itself does not import torch.

@@ -71,6 +71,12 @@ def _public():
     if deepgp is not None:
         names.update({f"learncore.deepgp.{n}": getattr(deepgp, n) for n in deepgp.__all__})
     try:
+        import learncore.slim as slim
+    except ImportError:  # pragma: no cover (learncore.slim needs torch)
+        slim = None
+    if slim is not None:
+        names.update({f"learncore.slim.{n}": getattr(slim, n) for n in slim.__all__})
+    try:
         import learncore.operators as operators
     except ImportError:  # pragma: no cover (learncore.operators' models need torch)
         return names

@@ -132,6 +132,9 @@ DATA = {
     "FNO": ("n_sensors", "grid", "grid_shape", "sensor_idx"),
     "DeepONet.from_dataset": ("ds",), "PODDeepONet.from_dataset": ("ds",), "PCANet.from_dataset": ("ds",),
     "FNO.from_dataset": ("ds",),
+    # learncore.slim: the network and its width(s); the curve's scorer; the fine-tuning batches
+    "slim_width": ("model", "s"), "slim_cost": ("model", "s"),
+    "slimming_curve": ("model", "widths", "evaluate"), "slimmable_finetune": ("model", "widths", "data"),
 }
 
 #: (callable, argument) pairs that mirror an R (or scipy) function's argument name, as the table's
@@ -155,6 +158,10 @@ OTHER_CONCEPT = {
     ("evaluate", "model"): "the operator network (the data)",
     ("latent_signature", "model"): "the operator network (the data)",
     ("NOIR", "model"): "the operator network trained",
+    ("slim_width", "model"): "the pretrained network slimmed (the data)",
+    ("slim_cost", "model"): "the pretrained network counted (the data)",
+    ("slimming_curve", "model"): "the pretrained network slimmed (the data)",
+    ("slimmable_finetune", "model"): "the pretrained network fine-tuned (the data)",
     ("parcor_pvalues", "q"): "the dimension of the projections, Shah & Peters' q",
     ("prop_effects_above", "q"): "the effect-size threshold, MetaUtility::prop_stronger's q (Mathur & VanderWeele)",
     ("corrupt", "level"): "the strength of a sensor corruption, not a confidence level",
@@ -166,7 +173,7 @@ REPLICATE_NAMES = {"n_boot", "n_perm", "nboot", "nperm", "n_bootstrap", "n_permu
 
 PACKAGES = ["statcore", "statcore.testing", "statcore.utils", "learncore.learning_rules", "learncore.bayes",
             "learncore.deepgp", "learncore.features", "learncore.hprobz", "learncore.llm_uncertainty",
-            "learncore.operators"]
+            "learncore.operators", "learncore.slim"]
 
 
 def _table():

@@ -58,6 +58,9 @@ def _public():
     except ImportError:  # pragma: no cover (learncore.operators' models need torch)
         return out
     out.update({f"learncore.operators.{n}": getattr(operators, n) for n in operators.__all__})
+    import learncore.slim as slim
+
+    out.update({f"learncore.slim.{n}": getattr(slim, n) for n in slim.__all__})
     return out
 
 

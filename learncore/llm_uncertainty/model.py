@@ -108,6 +108,10 @@ class _Block(nn.Module):
     def __init__(self, d_model: int, n_head: int):
         super().__init__()
         self.n_head = n_head
+        # per-head query/key/value width and the attention logits' scale (None: 1/sqrt(d_head));
+        # learncore.slim.slim_width narrows d_head and sets the scale it documents
+        self.d_head = d_model // n_head
+        self.attn_scale: float | None = None
         self.ln1 = nn.LayerNorm(d_model)
         self.qkv = nn.Linear(d_model, 3 * d_model)
         self.proj = nn.Linear(d_model, d_model)
@@ -116,12 +120,13 @@ class _Block(nn.Module):
         self.out = nn.Linear(4 * d_model, d_model)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        B, L, D = x.shape
-        q, k, v = self.qkv(self.ln1(x)).split(D, dim=-1)
-        shape = (B, L, self.n_head, D // self.n_head)
+        B, L, _ = x.shape
+        width = self.n_head * self.d_head
+        q, k, v = self.qkv(self.ln1(x)).split(width, dim=-1)
+        shape = (B, L, self.n_head, self.d_head)
         q, k, v = (t.view(shape).transpose(1, 2) for t in (q, k, v))
-        a = F.scaled_dot_product_attention(q, k, v, is_causal=True)
-        x = x + self.proj(a.transpose(1, 2).reshape(B, L, D))
+        a = F.scaled_dot_product_attention(q, k, v, is_causal=True, scale=self.attn_scale)
+        x = x + self.proj(a.transpose(1, 2).reshape(B, L, width))
         return x + self.out(F.gelu(self.fc(self.ln2(x))))
 
 
