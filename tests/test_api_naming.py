@@ -124,6 +124,11 @@ DATA = {
     "FNO": ("n_sensors", "grid", "grid_shape", "sensor_idx"),
     "DeepONet.from_dataset": ("ds",), "PODDeepONet.from_dataset": ("ds",), "PCANet.from_dataset": ("ds",),
     "FNO.from_dataset": ("ds",),
+    # learncore.moe: a router's token dimension and expert count (torch.nn.Linear's order); a loss's data
+    "HypersphericalRouter": ("d", "n_experts"), "LinearRouter": ("d", "n_experts"),
+    "MoEAdapter": ("in_features", "out_features"),
+    "TokenPurification.scores": ("tokens", "probs"),
+    "load_balance_loss": ("probs", "indices"), "batch_hard_triplet_loss": ("embeddings", "labels"),
 }
 
 #: (callable, argument) pairs that mirror an R (or scipy) function's argument name, as the table's
@@ -158,7 +163,7 @@ REPLICATE_NAMES = {"n_boot", "n_perm", "nboot", "nperm", "n_bootstrap", "n_permu
 
 PACKAGES = ["statcore", "statcore.testing", "statcore.utils", "learncore.learning_rules", "learncore.bayes",
             "learncore.deepgp", "learncore.features", "learncore.hprobz", "learncore.llm_uncertainty",
-            "learncore.operators"]
+            "learncore.operators", "learncore.moe"]
 
 
 def _table():

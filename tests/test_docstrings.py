@@ -58,6 +58,11 @@ def _public():
     except ImportError:  # pragma: no cover (learncore.operators' models need torch)
         return out
     out.update({f"learncore.operators.{n}": getattr(operators, n) for n in operators.__all__})
+    try:
+        import learncore.moe as moe
+    except ImportError:  # pragma: no cover (learncore.moe needs torch)
+        return out
+    out.update({f"learncore.moe.{n}": getattr(moe, n) for n in moe.__all__})
     return out
 
 
