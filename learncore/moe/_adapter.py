@@ -148,7 +148,8 @@ class MoEAdapter(nn.Module):
         The fraction of tokens pooled, in (0, 1].
     score : {"router_confidence", "cls_attention"}, default "router_confidence"
         The purification score (``"router_confidence"`` needs a router: with ``router="dense"`` and
-        ``keep_ratio < 1`` use ``"cls_attention"``).
+        ``keep_ratio < 1`` use ``"cls_attention"``; the dense adapter always scores by class attention,
+        which with ``keep_ratio=1`` only fills ``MoEOutput.purified.scores``).
     seed : None, int or numpy.random.Generator, optional
         The initialisation of every layer.
 
@@ -193,6 +194,8 @@ class MoEAdapter(nn.Module):
         if self.router_kind == "dense" and score == "router_confidence" and keep_ratio < 1.0:
             raise ValueError('score="router_confidence" needs a router: with router="dense" and keep_ratio < 1 use '
                              'score="cls_attention"')
+        if self.router_kind == "dense":
+            score = "cls_attention"  # no routing probabilities; with keep_ratio = 1 nothing is dropped anyway
         rng = check_seed(seed)
         with torch_seeded(rng):
             self.proj = nn.Linear(self.in_features, self.d)

@@ -162,6 +162,7 @@ def test_adapter_shapes_and_seed(router):
     assert (out.routing is None) == (router == "dense")
     assert torch.equal(a(x), b(x))                                      # one seed, one network
     assert not torch.equal(a(x), MoEAdapter(20, 5, seed=2, **kw)(x))
+    assert MoEAdapter(20, 5, d=8, hidden=8, router=router, seed=0)(x).shape == (3, 5)   # defaults: keep all tokens
 
 
 def test_adapter_trains_and_hyperspherical_gradients_reach_prototypes():
