@@ -33,8 +33,10 @@ Design (every number is in :class:`Design`; :data:`FULL` and :data:`QUICK` are t
   intervals over queries), ``statcore.compare_retrieval`` (paired over the same queries: Wilcoxon on
   per-query AP, McNemar on rank-1) of ``hyp_div`` against every other arm at each seed; routing
   statistics of the test tokens: ``statcore.expert_usage`` of the top-1 experts (perplexity, Gini)
-  and ``statcore.expert_domain_table`` of top-1 expert by camera (chi-squared, NMI), and the largest
-  pairwise cosine of the prototypes (the simplex value for 4 experts is -1/3).
+  and ``statcore.expert_domain_table`` of top-1 expert by camera (NMI over tokens; chi-squared test
+  over images, each image's modal expert), and the largest pairwise cosine of the prototypes (the
+  simplex value for 4 experts is -1/3). Beside the test mAP, ``train_fit_mean_ap``: the mAP on the
+  training views themselves (a diagnostic of over-fitting).
 """
 from __future__ import annotations
 
@@ -68,7 +70,7 @@ class Design:
     test_views: int = 2           # per (identity, camera): one query, the rest gallery
     input_size: int = 128
     arms: tuple = ARMS
-    seeds: tuple = (0, 1, 2)
+    seeds: tuple = (0, 1, 2, 3, 4)
     steps: int = 400
     P: int = 8
     K: int = 4
@@ -192,20 +194,37 @@ def _distances(emb: np.ndarray, q: np.ndarray, g: np.ndarray) -> np.ndarray:
 
 
 def routing_stats(adapter: MoEAdapter, tokens: torch.Tensor, cams: np.ndarray) -> dict:
-    """Routing-collapse statistics of the test tokens: usage of the top-1 experts, expert by camera."""
+    """Routing-collapse statistics of the test tokens: usage of the top-1 experts (over tokens), the
+    token-level NMI of expert and camera (descriptive), and the chi-squared test of each image's
+    modal top-1 expert against its camera (images are the independent units; the 16 tokens of one
+    image are not independent, so a token-level test would be anti-conservative)."""
     with torch.no_grad():
         routing = adapter.encode(tokens).routing
     top1 = routing.indices[..., 0].numpy()                      # (N, T)
     usage = expert_usage(top1.ravel(), n_experts=adapter.n_experts)
-    table = expert_domain_table(top1.ravel(), np.repeat(cams, top1.shape[1]))
+    token_table = expert_domain_table(top1.ravel(), np.repeat(cams, top1.shape[1]))
+    modal = np.array([np.bincount(row, minlength=adapter.n_experts).argmax() for row in top1])
+    image_table = expert_domain_table(modal, cams)
     out = dict(usage_perplexity=usage.perplexity, usage_gini=usage.gini,
-               usage_max_share=float(np.max(usage.usage)), expert_camera_nmi=table.nmi,
-               expert_camera_chisq_p=table.test.p_value, mean_router_confidence=float(routing.probs.max(-1).values.mean()))
+               usage_max_share=float(np.max(usage.usage)), expert_camera_nmi_tokens=token_table.nmi,
+               expert_camera_nmi_images=image_table.nmi, expert_camera_chisq_p_images=image_table.test.p_value,
+               n_modal_experts=int(len(np.unique(modal))),
+               mean_router_confidence=float(routing.probs.max(-1).values.mean()))
     if adapter.router_kind == "hyperspherical":
         p = torch.nn.functional.normalize(adapter.router.prototypes.detach(), dim=-1)
         c = p @ p.T
         out["prototype_max_cos"] = float(c[~torch.eye(len(c), dtype=torch.bool)].max())
     return out
+
+
+def _fit_map(emb: np.ndarray, ids: np.ndarray, cams: np.ndarray, train: np.ndarray) -> float:
+    """mAP on the training views themselves (the first view of each (identity, camera) a query, the
+    others the gallery): how well an arm fits what it was trained on, beside its test mAP."""
+    key = ids[train] * 10 + cams[train]
+    first = np.zeros(len(train), bool)
+    first[np.unique(key, return_index=True)[1]] = True
+    q, g = train[first], train[~first]
+    return cmc_map(_distances(emb, q, g), ids[q], ids[g], query_cams=cams[q], gallery_cams=cams[g], B=0).mean_ap
 
 
 def run(design: Design = FULL, *, progress: bool = False) -> dict:
@@ -220,7 +239,7 @@ def run(design: Design = FULL, *, progress: bool = False) -> dict:
     g = np.flatnonzero(views["role"].to_numpy() == "gallery")
     ids, cams = views["identity"].to_numpy(), views["camera"].to_numpy()
     test = np.concatenate([q, g])
-    rows, comps, routes, evals = [], [], [], {}
+    rows, comps, routes, evals, cmc_rows = [], [], [], {}, []
     for seed in design.seeds:
         for arm in design.arms:
             if arm == "frozen":
@@ -237,11 +256,13 @@ def run(design: Design = FULL, *, progress: bool = False) -> dict:
             res = cmc_map(_distances(emb, q, g), ids[q], ids[g], query_cams=cams[q], gallery_cams=cams[g],
                           max_rank=design.max_rank, B=design.B, seed=seed)
             evals[(arm, seed)] = res
+            cmc_rows += [dict(arm=arm, seed=seed, rank=k + 1, cmc=float(v)) for k, v in enumerate(res.cmc)]
             rows.append(dict(arm=arm, seed=seed, mean_ap=res.mean_ap, mean_ap_low=res.mean_ap_conf[0],
                              mean_ap_high=res.mean_ap_conf[1], rank1=float(res.cmc[0]),
                              rank1_low=float(res.cmc_conf[0, 0]), rank1_high=float(res.cmc_conf[0, 1]),
                              rank5=float(res.cmc[min(4, len(res.cmc) - 1)]), mean_inp=res.mean_inp,
-                             n_queries=int(res.valid.sum()), train_cpu_seconds=secs))
+                             n_queries=int(res.valid.sum()), train_fit_mean_ap=_fit_map(emb, ids, cams, train),
+                             train_cpu_seconds=secs))
             if progress:
                 print(f"seed {seed} {arm:15s} mAP {res.mean_ap:.3f} [{res.mean_ap_conf[0]:.3f}, "
                       f"{res.mean_ap_conf[1]:.3f}] rank-1 {res.cmc[0]:.3f} ({secs:.1f} s)", flush=True)
@@ -256,6 +277,7 @@ def run(design: Design = FULL, *, progress: bool = False) -> dict:
                                   wilcoxon_p_value=np.nan if c.wilcoxon is None else c.wilcoxon.p_value,
                                   mcnemar_p_value=np.nan if c.mcnemar is None else c.mcnemar.p_value, n=c.n))
     return dict(metrics=pd.DataFrame(rows), comparisons=pd.DataFrame(comps), routing=pd.DataFrame(routes),
+                cmc=pd.DataFrame(cmc_rows),
                 evals=evals, token_seconds=token_seconds, n_views=len(views),
                 n_train_identities=int(len(np.unique(ids[train]))), n_test_identities=int(len(np.unique(ids[q]))))
 
@@ -265,6 +287,7 @@ def summarise(metrics: pd.DataFrame) -> pd.DataFrame:
     agg = metrics.groupby("arm", sort=False).agg(mean_ap=("mean_ap", "mean"), mean_ap_min=("mean_ap", "min"),
                                                  mean_ap_max=("mean_ap", "max"), rank1=("rank1", "mean"),
                                                  rank5=("rank5", "mean"), mean_inp=("mean_inp", "mean"),
+                                                 train_fit_mean_ap=("train_fit_mean_ap", "mean"),
                                                  seeds=("seed", "count"))
     return agg.reset_index()
 

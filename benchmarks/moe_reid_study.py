@@ -25,7 +25,8 @@ import pandas as pd  # noqa: E402
 import _moe_study as study  # noqa: E402
 
 
-def figures(out: dict, design: study.Design, folder: Path) -> None:
+def figures(out: dict, folder: Path) -> None:
+    """The figure, from the tables alone (``--figures`` redraws it from the CSV files)."""
     m = out["metrics"]
     fig, axes = plt.subplots(1, 3, figsize=(15, 4.2))
     ax = axes[0]
@@ -41,8 +42,8 @@ def figures(out: dict, design: study.Design, folder: Path) -> None:
     ax.set_title("mAP per arm and seed")
     ax = axes[1]
     for i, arm in enumerate(arms):
-        curves = np.array([out["evals"][(arm, s)].cmc for s in design.seeds if (arm, s) in out["evals"]])
-        ax.plot(np.arange(1, curves.shape[1] + 1), curves.mean(0), marker="o", color=f"C{i}", label=arm)
+        curve = out["cmc"][out["cmc"]["arm"] == arm].groupby("rank")["cmc"].mean()
+        ax.plot(curve.index, curve.to_numpy(), marker="o", color=f"C{i}", label=arm)
     ax.set_xlabel("rank")
     ax.set_ylabel("CMC (mean over seeds)")
     ax.legend(fontsize=8)
@@ -50,11 +51,11 @@ def figures(out: dict, design: study.Design, folder: Path) -> None:
     ax = axes[2]
     r = out["routing"]
     if len(r):
-        g = r.groupby("arm", sort=False)[["usage_perplexity", "expert_camera_nmi"]].mean()
+        g = r.groupby("arm", sort=False)[["usage_perplexity", "expert_camera_nmi_tokens"]].mean()
         x = np.arange(len(g))
         ax.bar(x - 0.2, g["usage_perplexity"], 0.4, label="usage perplexity (of 4 experts)")
         ax2 = ax.twinx()
-        ax2.bar(x + 0.2, g["expert_camera_nmi"], 0.4, color="C3", label="NMI(expert, camera)")
+        ax2.bar(x + 0.2, g["expert_camera_nmi_tokens"], 0.4, color="C3", label="NMI(expert, camera), tokens")
         ax.set_xticks(x, g.index, rotation=30)
         ax.set_ylabel("perplexity of top-1 usage")
         ax2.set_ylabel("NMI expert vs camera")
@@ -72,7 +73,12 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="the two-identity smoke design")
     parser.add_argument("--out", default=str(HERE / "results" / "moe"))
+    parser.add_argument("--figures", action="store_true", help="only redraw the figure from the CSV files in --out")
     args = parser.parse_args(argv)
+    if args.figures:
+        folder = Path(args.out)
+        figures({k: pd.read_csv(folder / f"{k}.csv") for k in ("metrics", "routing", "cmc")}, folder)
+        return
     design = study.QUICK if args.quick else study.FULL
     folder = Path(args.out)
     folder.mkdir(parents=True, exist_ok=True)
@@ -88,7 +94,8 @@ def main(argv=None) -> None:
                    n_test_identities=out["n_test_identities"], token_cpu_seconds=out["token_seconds"],
                    wall_seconds=wall, **{k: str(v) for k, v in vars(design).items()})).to_csv(folder / "design.csv",
                                                                                              header=["value"])
-    figures(out, design, folder)
+    out["cmc"].to_csv(folder / "cmc.csv", index=False)
+    figures(out, folder)
     with pd.option_context("display.width", 200, "display.max_columns", 20, "display.precision", 4):
         print(summary)
         print(out["comparisons"])

@@ -38,6 +38,7 @@ def test_views_follow_the_design():
     assert train_ids == {0, 2} and set(disjoint.loc[disjoint.role == "query", "identity"]) == {1, 3}
 
 
+@pytest.mark.filterwarnings("ignore:Chi-squared approximation")   # 2 identities: expected counts below 5
 def test_quick_study_runs_and_reports():
     out = study.run(study.QUICK)
     m = out["metrics"]
@@ -45,6 +46,7 @@ def test_quick_study_runs_and_reports():
     assert (m["n_queries"] == 8).all()                         # one query per (identity, camera)
     assert ((m["mean_ap"] >= m["mean_ap_low"]) & (m["mean_ap"] <= m["mean_ap_high"])).all()
     assert m["mean_ap"].between(0, 1).all() and m["rank1"].between(0, 1).all()
+    assert m["train_fit_mean_ap"].between(0, 1).all()
     assert set(out["comparisons"]["b"]) == {"frozen", "dense"}
     r = out["routing"]
     assert list(r["arm"]) == ["hyp_div"]
