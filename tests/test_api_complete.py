@@ -77,6 +77,12 @@ def _public():
     if slim is not None:
         names.update({f"learncore.slim.{n}": getattr(slim, n) for n in slim.__all__})
     try:
+        import learncore.moe as moe
+    except ImportError:  # pragma: no cover (learncore.moe needs torch)
+        moe = None
+    if moe is not None:
+        names.update({f"learncore.moe.{n}": getattr(moe, n) for n in moe.__all__})
+    try:
         import learncore.operators as operators
     except ImportError:  # pragma: no cover (learncore.operators' models need torch)
         return names

@@ -135,6 +135,11 @@ DATA = {
     # learncore.slim: the network and its width(s); the curve's scorer; the fine-tuning batches
     "slim_width": ("model", "s"), "slim_cost": ("model", "s"),
     "slimming_curve": ("model", "widths", "evaluate"), "slimmable_finetune": ("model", "widths", "data"),
+    # learncore.moe: a router's token dimension and expert count (torch.nn.Linear's order); a loss's data
+    "HypersphericalRouter": ("d", "n_experts"), "LinearRouter": ("d", "n_experts"),
+    "MoEAdapter": ("in_features", "out_features"),
+    "TokenPurification.scores": ("tokens", "probs"),
+    "load_balance_loss": ("probs", "indices"), "batch_hard_triplet_loss": ("embeddings", "labels"),
 }
 
 #: (callable, argument) pairs that mirror an R (or scipy) function's argument name, as the table's
@@ -173,7 +178,7 @@ REPLICATE_NAMES = {"n_boot", "n_perm", "nboot", "nperm", "n_bootstrap", "n_permu
 
 PACKAGES = ["statcore", "statcore.testing", "statcore.utils", "learncore.learning_rules", "learncore.bayes",
             "learncore.deepgp", "learncore.features", "learncore.hprobz", "learncore.llm_uncertainty",
-            "learncore.operators", "learncore.slim"]
+            "learncore.operators", "learncore.slim", "learncore.moe"]
 
 
 def _table():

@@ -61,6 +61,11 @@ def _public():
     import learncore.slim as slim
 
     out.update({f"learncore.slim.{n}": getattr(slim, n) for n in slim.__all__})
+    try:
+        import learncore.moe as moe
+    except ImportError:  # pragma: no cover (learncore.moe needs torch)
+        return out
+    out.update({f"learncore.moe.{n}": getattr(moe, n) for n in moe.__all__})
     return out
 
 
