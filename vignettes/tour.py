@@ -37,7 +37,7 @@ p = pd.Series(ndtr(-z), index=[f"gene{i:05d}" for i in range(m)], name="p")
 
 # %%
 fwer = ["bonferroni", "holm", "hochberg", "hommel", "sidak", "holm-sidak"]   # family-wise error rate
-fdr = ["BH", "BY", "BKY"]                                                     # false discovery rate
+fdr = ["BH", "BY", "BKY", "ABH", "TSBH", "BlaRoq"]                            # false discovery rate
 assert set(fwer + fdr + ["none"]) == set(sc.p_adjust_methods) - {"fdr"}       # ("fdr" is BH's alias)
 adjusted = pd.DataFrame({meth: sc.p_adjust(p, method=meth) for meth in fwer + fdr + ["none"]})
 calls = pd.DataFrame({
