@@ -12,13 +12,15 @@
 # have one. Which genes respond? Every method below answers at a 10% error rate, but each means
 # something different by "error", and each uses different information:
 #
-# | method | uses | controls |
-# |---|---|---|
-# | Benjamini-Hochberg (`p_adjust`) | the p-values | the FDR |
-# | Storey's q-values (`qvalue`) | the p-values and an estimate of the share of nulls | the FDR, less conservatively |
-# | IHW (`ihw`, Ignatiadis et al. 2016) | the p-values and an independent covariate: the gene's mean count | the FDR, with weights learned per covariate stratum |
-# | Efron's local fdr (`locfdr`) | the z-values and an *empirical* null fitted to their centre | the local fdr, gene by gene |
-# | adaptive shrinkage (`ash`, Stephens 2017) | effect estimates and their standard errors under a unimodal prior | the false sign rate (lfsr, s-values) |
+# - Benjamini-Hochberg (`p_adjust`) uses the p-values and controls the FDR.
+# - Storey's q-values (`qvalue`) also estimate the share of nulls, and control the FDR less
+#   conservatively.
+# - IHW (`ihw`, Ignatiadis et al. 2016) adds an independent covariate, the gene's mean count, and
+#   learns weights per covariate stratum, still controlling the FDR.
+# - Efron's local fdr (`locfdr`) uses z-values and an *empirical* null fitted to their centre, and
+#   controls the local fdr gene by gene.
+# - Adaptive shrinkage (`ash`, Stephens 2017) uses effect estimates and their standard errors under a
+#   unimodal prior, and controls the false sign rate (lfsr, s-values).
 #
 # The table of p-values and mean counts ships with the repository (`vignettes/data/airway.csv.gz`,
 # from the MIT-licensed `pyihw` wheel, as in IHW's own vignette). Bioconductor's IHW 1.26.0 finds 4099
