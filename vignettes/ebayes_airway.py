@@ -157,9 +157,9 @@ ax.figure.savefig(FIG / "locfdr_fit.png", dpi=110)
 # ## Adaptive shrinkage: the false sign rate
 #
 # ash needs effect estimates and their standard errors. From a two-sided p-value alone we can
-# rebuild |z| = Phi^-1(1 - p/2) with standard error 1 but not its sign. Under a prior that is
+# rebuild the absolute z-value = Phi^-1(1 - p/2) with standard error 1 but not its sign. Under a prior that is
 # symmetric about zero (ash's normal or uniform mixtures), the fitted prior, the lfdr, the lfsr and
-# the size of the posterior mean depend on z only through |z|, so the missing sign changes nothing
+# the size of the posterior mean depend on z only through its absolute value, so the missing sign changes nothing
 # that we report (only the sign of the posterior mean, which we do not use).
 
 # %%
