@@ -358,7 +358,10 @@ def _dcor_t_test(x, y, index, nan_policy) -> HTest:
     data = _test_data(nan_policy, 1, x=x, y=y)
     n = check_u_statistic_n(data["x"].shape[0], "x and y")
     g = _gram([data["x"], data["y"]], index, unbiased=True)
-    r = float(max(-1.0, min(1.0, g[0, 1] / math.sqrt(g[0, 0] * g[1, 1]))))
+    vv = g[0, 0] * g[1, 1]
+    # the unbiased distance variances can be zero or slightly negative (a near-constant variable): R
+    # energy's bcdcor is 0 there, never a math error
+    r = float(max(-1.0, min(1.0, g[0, 1] / math.sqrt(vv)))) if vv > 0 else 0.0
     m = n * (n - 3) / 2.0
     df = m - 1.0
     if abs(r) < 1.0:
