@@ -133,3 +133,18 @@ def format_table(row_names: Sequence[str], columns: dict[str, Sequence], digits:
     for i, r in enumerate(rn):
         lines.append(r.ljust(rn_w) + "".join(" " + c[i + 1] for c in cols_txt))
     return "\n".join(lines)
+
+
+def format_vector(values: Sequence, digits: int = R_DIGITS, quote: bool = False) -> str:
+    """R's ``print()`` of an unnamed vector: ``[i]`` prefixes, a common width, 80 columns."""
+    vals = ([f'"{v}"' for v in values] if quote else format_numbers(values, digits))
+    n = len(vals)
+    w = max(len(v) for v in vals)
+    lab = len(f"[{n}]")
+    per_line = max(1, (R_WIDTH - lab) // (w + 1))
+    lines = []
+    for start in range(0, n, per_line):
+        chunk = vals[start:start + per_line]
+        lines.append(f"[{start + 1}]".rjust(lab) + "".join(" " + (v.ljust(w) if quote else v.rjust(w))
+                                                         for v in chunk))
+    return "\n".join(lines)

@@ -12,11 +12,11 @@ import numpy as np
 from .._checks import (InputWrapper, as_vector, check_choice, check_finite_real, check_flag,
                        check_in_interval, check_positive_real, check_same_n)
 from .._checks.public import public_function
-from .._r.rformat import R_WIDTH, format_number, format_numbers
+from .._r.rformat import format_number, format_vector
 from .._result import Result
 from .._warnings import ConvergenceWarning, StatcoreWarning
 from . import _solvers
-from ._ash_math import Components, Error, cdf, log_lik, moments, posterior_weights, quantile
+from ._ash_math import Components, Error, log_lik, moments, posterior_weights, quantile
 
 __all__ = ["ash", "AshResult"]
 
@@ -25,21 +25,6 @@ _R_ZERO = 1e-8         # mixsqp's zero.threshold.solution: weights below it are 
 _PI_THRESH = 1e-10     # ashr's pi_thresh: components below it are pruned from the posterior summaries
 _TOL = 1e-10           # KKT tolerance of the mixture-weight fit
 _MAX_ITER = 1000
-
-
-def _r_vector(values, digits: int = 7, quote: bool = False) -> str:
-    """R's ``print()`` of an unnamed vector: ``[i]`` prefixes, a common width, 80 columns."""
-    vals = ([f'"{v}"' for v in values] if quote else format_numbers(values, digits))
-    n = len(vals)
-    w = max(len(v) for v in vals)
-    lab = len(f"[{n}]")
-    per_line = max(1, (R_WIDTH - lab) // (w + 1))
-    lines = []
-    for start in range(0, n, per_line):
-        chunk = vals[start:start + per_line]
-        lines.append(f"[{start + 1}]".rjust(lab) + "".join(" " + (v.ljust(w) if quote else v.rjust(w))
-                                                         for v in chunk))
-    return "\n".join(lines)
 
 
 def _qval_from_lfdr(lfdr: np.ndarray) -> np.ndarray:
@@ -179,10 +164,10 @@ class AshResult(Result):
         g = self.fitted_g
         normal = "sd" in g.columns
         cols = ("mean", "sd") if normal else ("a", "b")
-        parts = ["$pi", _r_vector(g["weight"], digits), ""]
+        parts = ["$pi", format_vector(g["weight"], digits), ""]
         for c in cols:
-            parts += [f"${c}", _r_vector(g[c], digits), ""]
-        parts += ['attr(,"class")', _r_vector(["normalmix" if normal else "unimix"], quote=True),
+            parts += [f"${c}", format_vector(g[c], digits), ""]
+        parts += ['attr(,"class")', format_vector(["normalmix" if normal else "unimix"], quote=True),
                   f"loglik: {format_number(self.loglik, digits)}, pi0: {format_number(self.pi0, digits)}, "
                   f"n: {self.betahat.size}, significant (lfsr <= {format_number(self.alpha)}): "
                   f"{int(np.sum(self.lfsr <= self.alpha))}"]
