@@ -140,6 +140,9 @@ DATA = {
     "MoEAdapter": ("in_features", "out_features"),
     "TokenPurification.scores": ("tokens", "probs"),
     "load_balance_loss": ("probs", "indices"), "batch_hard_triplet_loss": ("embeddings", "labels"),
+    # learncore.reasoning analyses: the samples' correctness and the k values; the traces and their monoid
+    "pass_at_k_curve": ("samples_correct", "ks"), "step_mix": ("traces", "monoid"),
+    "procedure_repertoire": ("traces", "monoid"),
 }
 
 #: (callable, argument) pairs that mirror an R (or scipy) function's argument name, as the table's
