@@ -61,6 +61,9 @@ def _as_checkpoints(traces: Any, monoid: Monoid, name: str = "traces") -> tuple[
     if traces is None or isinstance(traces, (str, bytes)):
         raise TypeError(f"{name} must be a sequence of trace texts, a sequence of such sequences (one per "
                         f"checkpoint) or a mapping {{checkpoint: texts}}, got {type(traces).__name__}")
+    if hasattr(traces, "checkpoint_steps") and hasattr(traces, "checkpoints"):   # a train_rl result
+        traces = {int(step): [t for per in ck for t in per]
+                  for step, ck in zip(traces.checkpoint_steps, traces.checkpoints)}
     if isinstance(traces, Mapping):
         if not traces:
             raise ValueError(f"{name} holds no checkpoint")
@@ -374,8 +377,17 @@ def pass_at_k_curve(samples_correct, ks, *, groups=None, conf_level=0.95, B=999,
 # -- audits of traces ----------------------------------------------------------------------------------
 
 def _audit_all(groups: list, monoid: Monoid) -> list:
-    """For each checkpoint, the (text, TraceAudit) pairs of its traces."""
-    return [[(t, audit_trace(t, monoid)) for t in texts] for texts in groups]
+    """For each checkpoint, the (text, TraceAudit, steps) triples of its traces: ``steps`` the audited
+    steps, less the last one of a truncated trace (no "="), whose last word may be cut short."""
+    out = []
+    for texts in groups:
+        rows = []
+        for t in texts:
+            au = audit_trace(t, monoid)
+            steps = au.steps if au.answer is not None else au.steps[:-1]
+            rows.append((t, au, steps))
+        out.append(rows)
+    return out
 
 
 def _last_word(text: str) -> str:
@@ -410,6 +422,9 @@ class StepMix(Result):
     early_answer_rate : numpy.ndarray
         Share of traces that give an answer while their last word still has two or more symbols (the
         final jump ``wn=x`` skips the remaining steps; it is not an audited step).
+    truncated_rate : numpy.ndarray
+        Share of traces without an answer (cut by the token budget); the last step of such a trace is
+        not audited (its last word may be cut short).
     mean_steps : numpy.ndarray
         Mean number of audited steps per trace.
     labels : tuple of str
@@ -437,6 +452,7 @@ class StepMix(Result):
     invalid_shortcut_rate: np.ndarray
     invalid_shortcut_share: np.ndarray
     early_answer_rate: np.ndarray
+    truncated_rate: np.ndarray
     mean_steps: np.ndarray
     labels: tuple
     label_counts: np.ndarray
@@ -453,7 +469,8 @@ class StepMix(Result):
                               "contraction_rate": self.contraction_rate, "shortcut_rate": self.shortcut_rate,
                               "invalid_shortcut_rate": self.invalid_shortcut_rate,
                               "invalid_shortcut_share": self.invalid_shortcut_share,
-                              "early_answer_rate": self.early_answer_rate, "mean_steps": self.mean_steps})
+                              "early_answer_rate": self.early_answer_rate, "truncated_rate": self.truncated_rate,
+                              "mean_steps": self.mean_steps})
         for j, lab in enumerate(self.labels):
             frame["share_" + lab.replace("-", "_")] = self.label_share[:, j]
         return frame
@@ -503,9 +520,11 @@ def step_mix(traces, monoid):
 
     Parameters
     ----------
-    traces : sequence of str, sequence of sequences of str, or mapping
+    traces : sequence of str, sequence of sequences of str, mapping, or RLResult
         Trace texts: one checkpoint (a sequence of texts), several (a sequence of sequences, labelled
-        0, 1, ...), or a mapping {checkpoint label: texts} (e.g. training step -> sampled traces).
+        0, 1, ...), a mapping {checkpoint label: texts} (e.g. training step -> sampled traces), or the
+        result of :func:`~learncore.reasoning.train_rl` (its checkpoints' samples, by step). A trace
+        without an answer (truncated) is audited without its last step.
     monoid : Monoid
         The monoid the words are written in.
 
@@ -535,16 +554,17 @@ def step_mix(traces, monoid):
     K, L = len(ckpts), len(LABELS)
     counts = np.zeros((K, L), dtype=np.int64)
     stats = {k: np.zeros(K) for k in ("n_traces", "n_steps", "correct", "valid", "contr", "short", "inv_short",
-                                      "early")}
+                                      "early", "truncated")}
     pos = {lab: j for j, lab in enumerate(LABELS)}
     for i, pairs in enumerate(audits):
-        for text, au in pairs:
+        for text, au, steps in pairs:
             stats["n_traces"][i] += 1
+            stats["truncated"][i] += au.answer is None
             stats["correct"][i] += bool(au.correct)
             last = _last_word(text)
             if au.answer is not None and len(last) >= 2:
                 stats["early"][i] += 1
-            for st in au.steps:
+            for st in steps:
                 stats["n_steps"][i] += 1
                 counts[i, pos[st.label]] += 1
                 shrink = len(st.u) - len(st.v)
@@ -563,8 +583,8 @@ def step_mix(traces, monoid):
     n_tr = stats["n_traces"]
     return StepMix(ckpts, n_tr.astype(np.int64), n_steps.astype(np.int64), stats["correct"] / n_tr,
                    per_step(stats["valid"]), per_step(stats["contr"]), per_step(stats["short"]),
-                   per_step(stats["inv_short"]), inv_share, stats["early"] / n_tr, n_steps / n_tr, LABELS, counts,
-                   share)
+                   per_step(stats["inv_short"]), inv_share, stats["early"] / n_tr, stats["truncated"] / n_tr,
+                   n_steps / n_tr, LABELS, counts, share)
 
 
 # -- the repertoire of composed procedures ------------------------------------------------------------
@@ -698,8 +718,10 @@ def procedure_repertoire(traces, monoid, *, top=10, composed_only=True):
 
     Parameters
     ----------
-    traces : sequence of str, sequence of sequences of str, or mapping
-        Trace texts: one checkpoint, several (a sequence of sequences), or {checkpoint: texts}.
+    traces : sequence of str, sequence of sequences of str, mapping, or RLResult
+        Trace texts: one checkpoint, several (a sequence of sequences), {checkpoint: texts}, or the
+        result of :func:`~learncore.reasoning.train_rl` (its checkpoints' samples, by step). A trace
+        without an answer (truncated) is used without its last step.
     monoid : Monoid
         The monoid the words are written in.
     top : int
@@ -743,8 +765,8 @@ def procedure_repertoire(traces, monoid, *, top=10, composed_only=True):
     n_steps = np.zeros(K, dtype=np.int64)
     n_comp = np.zeros(K, dtype=np.int64)
     for i, pairs in enumerate(audits):
-        for t, (_, au) in enumerate(pairs):
-            for st in au.steps:
+        for t, (_, _, steps) in enumerate(pairs):
+            for st in steps:
                 n_steps[i] += 1
                 if not st.valid or st.label == "no-op" or (composed_only and st.compressed < 2):
                     continue

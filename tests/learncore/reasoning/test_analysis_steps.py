@@ -165,3 +165,28 @@ def test_bad_traces_are_refused_naming_traces():
         step_mix(["12|3=3"], np.eye(2))
     with pytest.raises(ValueError, match="top"):
         procedure_repertoire(["12|3=3"], Z5, top=0)
+
+
+def test_truncated_traces_drop_their_unfinished_last_step():
+    # "1234|334|1" was cut inside its third word: 334 -> 1 would read as an invalid shortcut
+    mix = step_mix(["1234|334|1", "1234|334|14|0=0"], Z5)
+    assert mix.n_steps.tolist() == [4] and mix.label_counts[0].tolist() == [4, 0, 0, 0, 0, 0]
+    assert mix.truncated_rate.tolist() == [0.5] and mix.invalid_shortcut_rate.tolist() == [0.0]
+    assert mix.accuracy.tolist() == [0.5]
+    rep = procedure_repertoire(["1234|14|0", "1234|14|0=0"], Z5)
+    assert rep.count.tolist() == [2]
+
+
+class _FakeRun:
+    """The two fields of train_rl's result that the analyses read."""
+    checkpoint_steps = np.array([0, 40])
+    checkpoints = ((("1234|334|14|0=0", "1234|14|0=0"), ("12|3=3",)), (("1234|0=0",), ("12|3=3", "12|4=4")))
+
+
+def test_a_training_result_gives_its_checkpoints_by_step():
+    mix = step_mix(_FakeRun(), Z5)
+    assert mix.checkpoints == (0, 40) and mix.n_traces.tolist() == [3, 3]
+    assert mix == step_mix({0: ["1234|334|14|0=0", "1234|14|0=0", "12|3=3"], 40: ["1234|0=0", "12|3=3", "12|4=4"]},
+                           Z5)
+    rep = procedure_repertoire(_FakeRun(), Z5)
+    assert rep.procedure == ("1234>0", "123>1") and rep.counts.tolist() == [[0, 1], [1, 0]]
