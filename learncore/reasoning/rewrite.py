@@ -558,7 +558,7 @@ def _audit(u: str, v: str, monoid: Monoid) -> tuple[bool, tuple[str, ...], tuple
     lexicographically largest tuple of lengths: leftmost-longest), which has optimal substructure
     because for a fixed first segment the order compares the rest by the same key."""
     n, m = len(u), len(v)
-    if m > n or not monoid._is_word(v):
+    if m > n or not monoid._is_word(v) or not monoid._is_word(u):
         return False, (), ()
     rows = monoid._rows
     a = monoid._ids(u)
