@@ -82,6 +82,9 @@ def _public():
         moe = None
     if moe is not None:
         names.update({f"learncore.moe.{n}": getattr(moe, n) for n in moe.__all__})
+    import learncore.reasoning as reasoning  # numpy only for its environment (lazy names)
+
+    names.update({f"learncore.reasoning.{n}": getattr(reasoning, n) for n in reasoning.__all__})
     try:
         import learncore.operators as operators
     except ImportError:  # pragma: no cover (learncore.operators' models need torch)

@@ -143,6 +143,11 @@ DATA = {
     # learncore.reasoning analyses: the samples' correctness and the k values; the traces and their monoid
     "pass_at_k_curve": ("samples_correct", "ks"), "step_mix": ("traces", "monoid"),
     "procedure_repertoire": ("traces", "monoid"),
+    # learncore.reasoning (rewrite): a word or trace and its monoid; a monoid's two symbols; the problems' count
+    "primitive_step": ("word", "i", "monoid"), "primitive_chain": ("word", "monoid"),
+    "format_trace": ("words", "answer"), "reward": ("text", "monoid"), "audit_trace": ("text", "monoid"),
+    "audit_step": ("u", "v", "monoid"), "make_problems": ("monoid", "n"), "make_corpus": ("monoid", "n"),
+    "Monoid.mul": ("x", "y"), "Monoid.check_word": ("word", "name"),
 }
 
 #: (callable, argument) pairs that mirror an R (or scipy) function's argument name, as the table's
@@ -182,6 +187,7 @@ REPLICATE_NAMES = {"n_boot", "n_perm", "nboot", "nperm", "n_bootstrap", "n_permu
 PACKAGES = ["statcore", "statcore.testing", "statcore.utils", "learncore.learning_rules", "learncore.bayes",
             "learncore.deepgp", "learncore.features", "learncore.hprobz", "learncore.llm_uncertainty",
             "learncore.operators", "learncore.slim", "learncore.moe"]
+PACKAGES += ["learncore.reasoning"]
 
 
 def _table():

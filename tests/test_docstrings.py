@@ -66,6 +66,9 @@ def _public():
     except ImportError:  # pragma: no cover (learncore.moe needs torch)
         return out
     out.update({f"learncore.moe.{n}": getattr(moe, n) for n in moe.__all__})
+    import learncore.reasoning as reasoning
+
+    out.update({f"learncore.reasoning.{n}": getattr(reasoning, n) for n in reasoning.__all__})
     return out
 
 
