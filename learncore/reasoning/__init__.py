@@ -7,6 +7,8 @@ fine-tuning, and Hint Tuning's data construction (issue 35).
   step is valid (a dynamic programme over segmentations), how many primitive steps it compresses and
   its label (atomic, sequential, parallel, mixed, no-op, invalid); the character tokenizer, random
   problems and the three pretraining corpora (full chains, isolated steps, random-order chains).
+- :mod:`learncore.reasoning.train`: a small causal transformer with a KV-cache sampler, pretraining on
+  the environment's corpora, and post-training by REINFORCE, GRPO and rejection fine-tuning (needs torch).
 - :mod:`learncore.reasoning.analysis` (numpy only): :func:`pass_at_k_curve` (pass@k against k per
   held-out length, :func:`statcore.pass_at_k`), :func:`step_mix` (valid-step, contraction and
   invalid-shortcut rates and the label mix per checkpoint) and :func:`procedure_repertoire` (each
@@ -28,6 +30,9 @@ _LAZY = {
     # analysis.py: pass@k curves, the step mix over checkpoints, the repertoire of composed procedures
     "pass_at_k_curve": "analysis", "PassAtKCurve": "analysis", "step_mix": "analysis", "StepMix": "analysis",
     "procedure_repertoire": "analysis", "Repertoire": "analysis",
+    # train.py: models, pretraining, sampling, post-training (needs torch)
+    "make_model": "train", "pretrain": "train", "sample": "train", "train_rl": "train",
+    "grpo_advantages": "train", "RLResult": "train",
 }
 
 __all__ = list(_LAZY)
