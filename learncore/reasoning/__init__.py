@@ -13,6 +13,10 @@ fine-tuning, and Hint Tuning's data construction (issue 35).
   held-out length, :func:`statcore.pass_at_k`), :func:`step_mix` (valid-step, contraction and
   invalid-shortcut rates and the label mix per checkpoint) and :func:`procedure_repertoire` (each
   composed procedure as its segments' symbols and results, its reuse, the stability of the most used).
+- :mod:`learncore.reasoning.hints`: Hint Tuning (Fan et al. 2026): :func:`split_trace`,
+  :func:`cumulative_prefixes`, :func:`minimal_prefix` (:class:`PrefixSearch`), :func:`hint_states`,
+  :func:`format_sft`, :func:`build_hint_dataset` (:class:`HintDataset`) and :func:`token_reduction`
+  (:class:`TokenReduction`: a paired Fieller interval and McNemar's test).
 
 Names are imported lazily: ``import learncore.reasoning`` does not import torch (the training
 modules need it; the rewrite environment does not).
@@ -33,6 +37,10 @@ _LAZY = {
     # train.py: models, pretraining, sampling, post-training (needs torch)
     "make_model": "train", "pretrain": "train", "sample": "train", "train_rl": "train",
     "grpo_advantages": "train", "RLResult": "train",
+    # hints.py (Hint Tuning)
+    "split_trace": "hints", "cumulative_prefixes": "hints", "minimal_prefix": "hints", "PrefixSearch": "hints",
+    "hint_states": "hints", "format_sft": "hints", "build_hint_dataset": "hints", "HintDataset": "hints",
+    "token_reduction": "hints", "TokenReduction": "hints",
 }
 
 __all__ = list(_LAZY)
