@@ -248,9 +248,10 @@ class PassAtKCurve(Result):
     B: int
 
     def _repr_parts(self):
-        return [("groups", len(self.groups)), ("ks", self.ks.tolist()), ("pass_at_1", round(float(self.values[:, 0].mean()), 4)
-                                                                         if self.ks[0] == 1 else None),
-                ("problems", int(self.values.shape[0]))]
+        parts = [("groups", len(self.groups)), ("ks", self.ks.tolist()), ("problems", int(self.values.shape[0]))]
+        if self.ks[0] == 1:
+            parts.append(("pass_at_1", round(float(self.values[:, 0].mean()), 4)))
+        return parts
 
     def to_frame(self) -> pd.DataFrame:
         rows = []
@@ -412,7 +413,7 @@ class StepMix(Result):
     valid_rate : numpy.ndarray
         Share of steps that follow from the word before in one compound step.
     contraction_rate : numpy.ndarray
-        Share of steps that are valid and compress two or more primitive steps (|u| - |v| >= 2).
+        Share of steps that are valid and compress two or more primitive steps (``len(u) - len(v) >= 2``).
     shortcut_rate : numpy.ndarray
         Share of steps that shorten the word by two or more symbols, valid or not (attempted shortcuts).
     invalid_shortcut_rate : numpy.ndarray
@@ -512,7 +513,7 @@ def step_mix(traces, monoid):
 
     Every step ``u -> v`` of every trace ``w0|w1|...|wn=x`` is audited by
     :func:`~learncore.reasoning.audit_step` (``v`` follows from ``u`` in one compound step when ``u``
-    splits into ``|v|`` contiguous segments whose products are ``v``'s symbols). Per checkpoint this
+    splits into ``len(v)`` contiguous segments whose products are ``v``'s symbols). Per checkpoint this
     reports the share of valid steps, of contractions (valid steps compressing two or more primitive
     steps), of invalid shortcuts (steps shortening the word by two or more symbols without a valid
     segmentation: the failure mode reported for rejection fine-tuning) and the mix of canonical
@@ -619,7 +620,7 @@ class Repertoire(Result):
     pattern : tuple of str
         The lengths of its non-trivial segments ("3", "2+2", "3+2").
     compressed : numpy.ndarray
-        Primitive steps it compresses (|u| - |v|).
+        Primitive steps it compresses (``len(u) - len(v)``).
     count : numpy.ndarray
         Uses over all checkpoints (its reuse).
     n_traces : numpy.ndarray

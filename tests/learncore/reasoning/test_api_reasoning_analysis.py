@@ -18,8 +18,8 @@ BAD_INPUT_SPECS = {
                                                groups=np.array([4, 5, 4, 5]), B=19, seed=0),
                          data=("samples_correct", "ks", "groups"), paired=False,
                          # group labels are labels, text or not, any integer; None: one group
-                         ok={("groups", "none"), ("groups", "text"), ("groups", "numeric_text"), ("groups", "negative_id"),
-                             ("groups", "huge_id")}),
+                         ok={("groups", "none"), ("groups", "text"), ("groups", "numeric_text"),
+                             ("groups", "negative_id"), ("groups", "huge_id")}),
     "step_mix": S(step_mix, dict(traces=TRACES, monoid=Z5), data=("traces", "monoid"), paired=False),
     "procedure_repertoire": S(procedure_repertoire, dict(traces=TRACES, monoid=Z5, top=2),
                               data=("traces", "monoid"), paired=False),
