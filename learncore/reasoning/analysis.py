@@ -687,7 +687,7 @@ class Repertoire(Result):
         for i, ck in enumerate(self.checkpoints):
             jp = "" if i == 0 else f"{self.jaccard[i - 1]:.3f}"
             out.append(f"{str(ck):>10} {int(self.n_steps[i]):>7} {int(self.n_composed[i]):>8} {jp:>12} "
-                       f"{self.jaccard_to_last[i]:>12.3f}  {' '.join(self.top_sets[i][:5])}")
+                       f"{self.jaccard_to_last[i]:>12.3f}  {' '.join(self.top_sets[i][:5])}".rstrip())
         if len(self.procedure):
             out.append("\nmost used:")
             for j in range(min(10, len(self.procedure))):
