@@ -398,7 +398,7 @@ def save_figures(res, out: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    for name, fn in (("passk", plot_passk), ("label_mix", plot_label_mix), ("rewards", plot_rewards)):
+    for name, fn in (("passk", plot_passk), ("label_mix", plot_label_mix)):
         ax = fn(res)
         fig = np.atleast_1d(ax)[0].figure
         fig.savefig(out / f"{name}.png", dpi=70)
