@@ -65,7 +65,7 @@ def _search(u, monoid):
 
 def _candidates(monoid, m, reachable, rng):
     """Every word of length m when there are few; else the reachable ones, every one-symbol change of
-    them (the hard negatives) and a random sample."""
+    them, a random sample, and random words with the right product (the hard negatives)."""
     syms = monoid.symbols
     if monoid.size ** m <= 800:
         return {"".join(t) for t in itertools.product(syms, repeat=m)}
@@ -76,6 +76,12 @@ def _candidates(monoid, m, reachable, rng):
                 out.add(w[:pos] + c + w[pos + 1:])
     for _ in range(100):
         out.add("".join(rng.choice(list(syms), size=m)))
+    # hard negatives for the DP: random words with the product of u (which the cheap product check
+    # cannot reject), completed by every last symbol that gives that product
+    target = monoid.product(next(iter(reachable))) if reachable else None
+    for _ in range(100 if target is not None else 0):
+        head = "".join(rng.choice(list(syms), size=m - 1))
+        out.update(head + c for c in syms if monoid.product(head + c) == target)
     return out
 
 
