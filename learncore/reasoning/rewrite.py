@@ -636,7 +636,7 @@ def _audit(u: str, v: str, monoid: Monoid) -> tuple[bool, tuple[str, ...], tuple
         L = choice[j][d]
         segments.append(L)
         d += L - 1
-    labels = tuple(lab for k, lab in enumerate(_STATE_LABELS) if nxt_mask[0] >> k & 1)
+    labels = tuple(sorted(lab for k, lab in enumerate(_STATE_LABELS) if nxt_mask[0] >> k & 1))
     return True, labels, tuple(segments)
 
 
@@ -654,8 +654,8 @@ class StepAudit(Result):
     compressed : int
         ``len(u) - len(v)``, the primitive steps the step compresses (0 for an invalid step).
     labels : tuple of str
-        Every label some valid segmentation has, in the order no-op, atomic, sequential, parallel,
-        mixed (``("invalid",)`` for an invalid step).
+        Every label some valid segmentation has, sorted alphabetically (``("invalid",)`` for an
+        invalid step).
     label : str
         The canonical label: that of the canonical segmentation.
     segments : tuple of int
@@ -716,7 +716,7 @@ def audit_step(u, v, monoid):
     Returns
     -------
     StepAudit
-        ``valid``, ``compressed`` (``len(u) - len(v)``), ``labels`` (all feasible), ``label``
+        ``valid``, ``compressed`` (``len(u) - len(v)``), ``labels`` (all feasible, sorted), ``label``
         (canonical) and ``segments`` (the canonical segmentation's lengths). Labels of a
         segmentation, by its non-trivial segments (length >= 2): none "no-op" (``v == u``); one of
         length 2 "atomic"; one of length >= 3 "sequential"; two or more, all of length 2,
