@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numbers
 from dataclasses import dataclass
-from typing import Any, Iterable, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
@@ -133,6 +133,7 @@ class Monoid:
         self._table = arr
         self._symbols = symbols
         self._index = {c: i for i, c in enumerate(symbols)}
+        self._keys = frozenset(symbols)
         self._rows = arr.tolist()     # python lists: the fast path of the dynamic programme
 
     # -- constructors ------------------------------------------------------------------------
@@ -294,7 +295,7 @@ class Monoid:
         return acc
 
     def _is_word(self, word: Any) -> bool:
-        return isinstance(word, str) and bool(word) and all(c in self._index for c in word)
+        return isinstance(word, str) and bool(word) and self._keys.issuperset(word)
 
 
 def _check_monoid(monoid: Any, name: str = "monoid") -> Monoid:
@@ -543,69 +544,100 @@ def _label_of(lengths: Sequence[int]) -> str:
     return "parallel" if max(nontrivial) == 2 else "mixed"
 
 
-# a summary state of a (partial) segmentation: (non-trivial segments capped at 2, any of length >= 3)
-_STATE_LABEL = {(0, False): "no-op", (1, False): "atomic", (1, True): "sequential",
-                (2, False): "parallel", (2, True): "mixed"}
+# The summary state of a (partial) segmentation: (non-trivial segments, capped at 2; any segment of
+# length >= 3). Five are possible; a set of them is a bit mask. _TRANS[t][mask] is the set after
+# one more segment of class t (0: length 1, 1: length 2, 2: length >= 3).
+_STATES = ((0, False), (1, False), (1, True), (2, False), (2, True))
+_STATE_LABELS = ("no-op", "atomic", "sequential", "parallel", "mixed")
+
+
+def _transitions() -> tuple:
+    out = []
+    for t in range(3):
+        row = []
+        for mask in range(1 << len(_STATES)):
+            new = 0
+            for k, (c, g) in enumerate(_STATES):
+                if mask >> k & 1:
+                    state = (c, g) if t == 0 else (min(c + 1, 2), g or t == 2)
+                    new |= 1 << _STATES.index(state)
+            row.append(new)
+        out.append(tuple(row))
+    return tuple(out)
+
+
+_TRANS = _transitions()
 
 
 def _audit(u: str, v: str, monoid: Monoid) -> tuple[bool, tuple[str, ...], tuple[int, ...]]:
-    """The dynamic programme. Returns (valid, sorted feasible labels, canonical segment lengths).
+    """The dynamic programme. Returns (valid, feasible labels, canonical segment lengths).
 
-    ``prod[i][L]`` is the product of ``u[i:i+L]`` (all substrings, O(n^2)). Backward over
-    (position i of u, symbol j of v): ``states[i][j]`` is the set of summary states (non-trivial
-    segment count capped at 2, any segment of length >= 3) of the segmentations of ``u[i:]`` into
-    ``v[j:]``, and ``best[i][j]`` the best of them by (fewest non-trivial segments, then the
-    lexicographically largest tuple of lengths: leftmost-longest), which has optimal substructure
-    because for a fixed first segment the order compares the rest by the same key."""
+    With D = len(u) - len(v), segment j of a segmentation starts at position j + d of u for some
+    excess d in 0..D, and has length L <= D - d + 1 (the excess grows by L - 1). ``prod[i][L - 1]``
+    is the product of ``u[i:i+L]`` (all substrings that can be segments, O(n (D + 1))). Backward
+    over j, for each d: the bit mask of summary states of the segmentations of the rest of u into
+    ``v[j:]``, and the best of them by (fewest non-trivial segments, then the lexicographically
+    largest tuple of lengths: leftmost-longest), which has optimal substructure because for a fixed
+    first segment the order compares the rest by the same key; a pointer (the first segment's
+    length) rebuilds it. O(len(v) (D + 1)^2) table look-ups in all."""
     n, m = len(u), len(v)
     if m > n or not monoid._is_word(v) or not monoid._is_word(u):
         return False, (), ()
     rows = monoid._rows
     a = monoid._ids(u)
     b = monoid._ids(v)
-    maxlen = n - m + 1                      # the longest segment any valid segmentation can hold
+    D = n - m
+    if monoid._fold(a) != monoid._fold(b):     # necessary: the products agree (associativity)
+        return False, (), ()
     prod = []
     for i in range(n):
         acc = a[i]
         row = [acc]
-        for t in range(i + 1, min(n, i + maxlen)):
+        for t in range(i + 1, min(n, i + D + 1)):
             acc = rows[acc][a[t]]
             row.append(acc)
         prod.append(row)                    # prod[i][L - 1] = product of u[i:i+L]
-    # states[j][i], best[j][i]; row j = m is the terminal (only i = n is feasible)
-    empty: frozenset = frozenset()
-    states = [[empty] * (n + 1) for _ in range(m + 1)]
-    best: list[list[Any]] = [[None] * (n + 1) for _ in range(m + 1)]
-    states[m][n] = frozenset({(0, False)})
-    best[m][n] = (0, ())
+    _, trans2, trans3 = _TRANS
+    nxt_mask = [0] * (D + 1)
+    nxt_best = [0] * (D + 1)
+    nxt_mask[D] = 1                         # the empty rest: no segment yet, state (0, False)
+    choice = []
     for j in range(m - 1, -1, -1):
         target = b[j]
-        # segment j starts at i; the remaining m - j - 1 symbols need at least that many positions
-        lo, hi = j, n - (m - j)
-        for i in range(lo, hi + 1):
-            acc_states = set()
-            cand = None
-            pr = prod[i]
-            for L in range(min(maxlen, n - i - (m - j - 1)), 0, -1):   # longest first
+        row_mask = [0] * (D + 1)
+        row_best = [0] * (D + 1)
+        row_choice = [0] * (D + 1)
+        for d in range(D + 1):
+            pr = prod[j + d]
+            mask, key_best, pick = 0, -1, 0
+            for L in range(D - d + 1, 0, -1):           # longest first: on ties the longer stays
                 if pr[L - 1] != target:
                     continue
-                nxt = states[j + 1][i + L]
-                if not nxt:
+                d2 = d + L - 1
+                nm = nxt_mask[d2]
+                if not nm:
                     continue
-                nt, lg = (L >= 2), (L >= 3)
-                for c, g in nxt:
-                    acc_states.add((min(c + nt, 2), g or lg))
-                bn, bl = best[j + 1][i + L]
-                key = bn + nt
-                if cand is None or key < cand[0]:   # longest first: on ties the earlier (longer) L stays
-                    cand = (key, (L,) + bl)
-            if acc_states:
-                states[j][i] = frozenset(acc_states)
-                best[j][i] = cand
-    if not states[0][0]:
+                if L == 1:
+                    mask |= nm
+                    key = nxt_best[d2]
+                else:
+                    mask |= (trans2 if L == 2 else trans3)[nm]
+                    key = nxt_best[d2] + 1
+                if key_best < 0 or key < key_best:
+                    key_best, pick = key, L
+            row_mask[d], row_best[d], row_choice[d] = mask, key_best, pick
+        nxt_mask, nxt_best = row_mask, row_best
+        choice.append(row_choice)
+    if not nxt_mask[0]:
         return False, (), ()
-    labels = tuple(sorted({_STATE_LABEL[s] for s in states[0][0]}, key=LABELS.index))
-    return True, labels, best[0][0][1]
+    choice.reverse()
+    segments, d = [], 0
+    for j in range(m):
+        L = choice[j][d]
+        segments.append(L)
+        d += L - 1
+    labels = tuple(sorted(lab for k, lab in enumerate(_STATE_LABELS) if nxt_mask[0] >> k & 1))
+    return True, labels, tuple(segments)
 
 
 @dataclass(frozen=True, repr=False)
@@ -622,8 +654,8 @@ class StepAudit(Result):
     compressed : int
         ``len(u) - len(v)``, the primitive steps the step compresses (0 for an invalid step).
     labels : tuple of str
-        Every label some valid segmentation has, in the order no-op, atomic, sequential, parallel,
-        mixed (``("invalid",)`` for an invalid step).
+        Every label some valid segmentation has, sorted alphabetically (``("invalid",)`` for an
+        invalid step).
     label : str
         The canonical label: that of the canonical segmentation.
     segments : tuple of int
@@ -684,7 +716,7 @@ def audit_step(u, v, monoid):
     Returns
     -------
     StepAudit
-        ``valid``, ``compressed`` (``len(u) - len(v)``), ``labels`` (all feasible), ``label``
+        ``valid``, ``compressed`` (``len(u) - len(v)``), ``labels`` (all feasible, sorted), ``label``
         (canonical) and ``segments`` (the canonical segmentation's lengths). Labels of a
         segmentation, by its non-trivial segments (length >= 2): none "no-op" (``v == u``); one of
         length 2 "atomic"; one of length >= 3 "sequential"; two or more, all of length 2,
@@ -692,8 +724,9 @@ def audit_step(u, v, monoid):
 
     Notes
     -----
-    A dynamic programme over (position in u, symbol of v) on the products of all substrings of
-    ``u``: O(len(u)^2 * (len(u) - len(v) + 1)) table look-ups.
+    A dynamic programme over (symbol of v, position in u) on the products of the substrings of
+    ``u`` that can be segments: O(len(v) (len(u) - len(v) + 1)^2) table look-ups, so a primitive step
+    costs O(len(u)) and a contraction of a word to half its length O(len(u)^3).
 
     References
     ----------
