@@ -83,6 +83,13 @@ def _public():
     if moe is not None:
         names.update({f"learncore.moe.{n}": getattr(moe, n) for n in moe.__all__})
     try:
+        import learncore.reasoning as reasoning
+        import learncore.reasoning.train  # noqa: F401  (needs torch)
+    except ImportError:  # pragma: no cover (learncore.reasoning's training needs torch)
+        reasoning = None
+    if reasoning is not None:
+        names.update({f"learncore.reasoning.{n}": getattr(reasoning, n) for n in reasoning.__all__})
+    try:
         import learncore.operators as operators
     except ImportError:  # pragma: no cover (learncore.operators' models need torch)
         return names

@@ -140,6 +140,9 @@ DATA = {
     "MoEAdapter": ("in_features", "out_features"),
     "TokenPurification.scores": ("tokens", "probs"),
     "load_balance_loss": ("probs", "indices"), "batch_hard_triplet_loss": ("embeddings", "labels"),
+    # learncore.reasoning.train: the model, its tokenizer, the texts/prompts/problems (and the environment)
+    "pretrain": ("model", "tokenizer", "texts"), "sample": ("model", "tokenizer", "prompts"),
+    "train_rl": ("model", "tokenizer", "problems", "monoid"), "grpo_advantages": ("rewards", "group_size"),
 }
 
 #: (callable, argument) pairs that mirror an R (or scipy) function's argument name, as the table's
@@ -167,6 +170,9 @@ OTHER_CONCEPT = {
     ("slim_cost", "model"): "the pretrained network counted (the data)",
     ("slimming_curve", "model"): "the pretrained network slimmed (the data)",
     ("slimmable_finetune", "model"): "the pretrained network fine-tuned (the data)",
+    ("pretrain", "model"): "the language model pretrained (the data)",
+    ("sample", "model"): "the language model sampled (the data)",
+    ("train_rl", "model"): "the language model post-trained (the data)",
     ("parcor_pvalues", "q"): "the dimension of the projections, Shah & Peters' q",
     ("prop_effects_above", "q"): "the effect-size threshold, MetaUtility::prop_stronger's q (Mathur & VanderWeele)",
     ("corrupt", "level"): "the strength of a sensor corruption, not a confidence level",
@@ -178,7 +184,8 @@ REPLICATE_NAMES = {"n_boot", "n_perm", "nboot", "nperm", "n_bootstrap", "n_permu
 
 PACKAGES = ["statcore", "statcore.testing", "statcore.utils", "learncore.learning_rules", "learncore.bayes",
             "learncore.deepgp", "learncore.features", "learncore.hprobz", "learncore.llm_uncertainty",
-            "learncore.operators", "learncore.slim", "learncore.moe"]
+            "learncore.operators", "learncore.slim", "learncore.moe",
+            "learncore.reasoning"]
 
 
 def _table():
