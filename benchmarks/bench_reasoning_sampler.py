@@ -24,13 +24,17 @@ def timed(f):
     return time.perf_counter() - t, out
 
 
-def main(repeats=5, batch=64, max_new_tokens=80, length=10):
+def pretrained():
     m = Monoid.s3()
     tok = RewriteTokenizer(m)
     model = make_model(tok, d_model=64, n_layers=2, n_heads=4, max_len=96, seed=0)
     t, model = timed(lambda: pretrain(model, tok, make_corpus(m, 4000, kind="full", lengths=range(2, 11), seed=0),
                                       steps=300, seed=0))
     print(f"pretraining: {t:.1f} s, final loss {model.pretrain_losses[-20:].mean():.3f}")
+    return m, tok, model
+
+
+def main(m, tok, model, *, repeats=5, batch=64, max_new_tokens=80, length=10):
     prompts = [w + "|" for w in make_problems(m, batch, lengths=[length], seed=1)]
     cached, uncached = [], []
     for rep in range(repeats):
@@ -48,4 +52,6 @@ def main(repeats=5, batch=64, max_new_tokens=80, length=10):
 
 
 if __name__ == "__main__":
-    main()
+    m, tok, model = pretrained()
+    main(m, tok, model, repeats=5, batch=64)
+    main(m, tok, model, repeats=3, batch=256)

@@ -148,6 +148,9 @@ DATA = {
     "format_trace": ("words", "answer"), "reward": ("text", "monoid"), "audit_trace": ("text", "monoid"),
     "audit_step": ("u", "v", "monoid"), "make_problems": ("monoid", "n"), "make_corpus": ("monoid", "n"),
     "Monoid.mul": ("x", "y"), "Monoid.check_word": ("word", "name"),
+    # learncore.reasoning.train: the model, its tokenizer, the texts/prompts/problems (and the environment)
+    "pretrain": ("model", "tokenizer", "texts"), "sample": ("model", "tokenizer", "prompts"),
+    "train_rl": ("model", "tokenizer", "problems", "monoid"), "grpo_advantages": ("rewards", "group_size"),
 }
 
 #: (callable, argument) pairs that mirror an R (or scipy) function's argument name, as the table's
@@ -175,6 +178,9 @@ OTHER_CONCEPT = {
     ("slim_cost", "model"): "the pretrained network counted (the data)",
     ("slimming_curve", "model"): "the pretrained network slimmed (the data)",
     ("slimmable_finetune", "model"): "the pretrained network fine-tuned (the data)",
+    ("pretrain", "model"): "the language model pretrained (the data)",
+    ("sample", "model"): "the language model sampled (the data)",
+    ("train_rl", "model"): "the language model post-trained (the data)",
     ("parcor_pvalues", "q"): "the dimension of the projections, Shah & Peters' q",
     ("prop_effects_above", "q"): "the effect-size threshold, MetaUtility::prop_stronger's q (Mathur & VanderWeele)",
     ("corrupt", "level"): "the strength of a sensor corruption, not a confidence level",
@@ -186,8 +192,8 @@ REPLICATE_NAMES = {"n_boot", "n_perm", "nboot", "nperm", "n_bootstrap", "n_permu
 
 PACKAGES = ["statcore", "statcore.testing", "statcore.utils", "learncore.learning_rules", "learncore.bayes",
             "learncore.deepgp", "learncore.features", "learncore.hprobz", "learncore.llm_uncertainty",
-            "learncore.operators", "learncore.slim", "learncore.moe"]
-PACKAGES += ["learncore.reasoning"]
+            "learncore.operators", "learncore.slim", "learncore.moe",
+            "learncore.reasoning"]
 
 
 def _table():
