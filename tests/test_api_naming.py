@@ -140,6 +140,11 @@ DATA = {
     "MoEAdapter": ("in_features", "out_features"),
     "TokenPurification.scores": ("tokens", "probs"),
     "load_balance_loss": ("probs", "indices"), "batch_hard_triplet_loss": ("embeddings", "labels"),
+    # learncore.reasoning.hints: a trace and its split points; a solver, its problem and the prefixes; the
+    # problems and their searches; paired token counts
+    "split_trace": ("text", "keywords"), "minimal_prefix": ("solve", "problem", "prefixes"),
+    "build_hint_dataset": ("problems", "searches"), "token_reduction": ("len_base", "len_new"),
+    "format_sft": ("problem", "state"),
 }
 
 #: (callable, argument) pairs that mirror an R (or scipy) function's argument name, as the table's

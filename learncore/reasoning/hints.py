@@ -295,6 +295,15 @@ class PrefixSearch(Result):
     first_k : int or None
         The first prefix that solves among those checked (the linear scan's answer; with
         ``verified``, the true minimal prefix, which bisection can miss on a non-monotone problem).
+
+    Examples
+    --------
+    >>> from learncore.reasoning import minimal_prefix
+    >>> res = minimal_prefix(lambda problem, prefix: len(prefix) >= 2, "p", ["", "a", "ab", "abc"])
+    >>> res
+    PrefixSearch(k=2, solved=True, search='linear', n_calls=3, monotone=True)
+    >>> res.to_frame()["solved"].tolist()
+    [False, False, True]
     """
 
     problem: str
@@ -646,6 +655,17 @@ class HintDataset(Result):
         "readme" or "released".
     n_nonmonotone : int
         Problems whose prefix search saw a shorter prefix solve while a longer one failed.
+
+    Examples
+    --------
+    >>> from learncore.reasoning import build_hint_dataset, minimal_prefix
+    >>> searches = [minimal_prefix(lambda p, pre, t=t: len(pre) >= t, "p", ["", "a", "ab"]) for t in (0, 2)]
+    >>> ds = build_hint_dataset(["p", "p"], searches, think_traces=["ab"] * 2, think_answers=["x"] * 2,
+    ...                         instruct_answers=["x", "y"])
+    >>> ds.counts
+    {'no-hint': 1, 'sparse-hint': 1, 'full-hint': 0}
+    >>> ds.to_frame()[["state", "k"]].values.tolist()
+    [['no-hint', 0], ['sparse-hint', 2]]
     """
 
     instruction: tuple
@@ -746,10 +766,11 @@ def build_hint_dataset(problems, searches, *, think_traces, think_answers, instr
     --------
     >>> from learncore.reasoning import build_hint_dataset, cumulative_prefixes, minimal_prefix, split_trace
     >>> traces = ["ab|c|d", "abc|ad|e", "abcd|bd|c|b"]
+    >>> problems = ["ab", "abc", "abcd"]
     >>> solve = lambda problem, prefix: prefix.count("|") >= len(problem) - 2   # a fake instruct model
-    >>> searches = [minimal_prefix(solve, t.split("|")[0], cumulative_prefixes(split_trace(t, "|")))
-    ...             for t in traces]
-    >>> ds = build_hint_dataset([t.split("|")[0] for t in traces], searches, think_traces=traces,
+    >>> searches = [minimal_prefix(solve, p, cumulative_prefixes(split_trace(t, "|")))
+    ...             for p, t in zip(problems, traces)]
+    >>> ds = build_hint_dataset(problems, searches, think_traces=traces,
     ...                         think_answers=["d", "e", "b"], instruct_answers=["d", "x", "x"],
     ...                         openers={s: "" for s in ("no-hint", "sparse-hint", "full-hint")},
     ...                         delimiters=("", "="))
@@ -820,6 +841,13 @@ class TokenReduction(Result):
     accuracy_test : HTest or None
         McNemar's test of equal paired accuracy (None without correctness vectors, or with no
         discordant pair: then the accuracies are equal on every problem).
+
+    Examples
+    --------
+    >>> from learncore.reasoning import token_reduction
+    >>> res = token_reduction([100, 90, 120, 80], [50, 60, 40, 70])
+    >>> round(res.estimate, 4), res.kind
+    (0.4359, 'bounded')
     """
 
     estimate: float
