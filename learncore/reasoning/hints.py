@@ -574,7 +574,8 @@ def _check_openers(openers: Any) -> dict[str, str]:
 
 def _check_delimiters(delimiters: Any) -> tuple[str, str]:
     if not isinstance(delimiters, tuple) or len(delimiters) != 2 or not all(isinstance(d, str) for d in delimiters):
-        raise TypeError(f"delimiters must be a pair of strings (before, after the thinking part), got {delimiters!r:.60}")
+        raise TypeError(f"delimiters must be a pair of strings (before, after the thinking part), "
+                        f"got {delimiters!r:.60}")
     return delimiters
 
 
@@ -731,7 +732,9 @@ def build_hint_dataset(problems, searches, *, think_traces, think_answers, instr
                        delimiters: tuple[str, str] = DELIMITERS) -> HintDataset:
     """The Hint Tuning fine-tuning set: each problem's state and its example.
 
-    No-Hint examples answer with the instruct model's own answer, Sparse-Hint ones think the minimal
+    No-Hint examples answer with the instruct model's own answer (under ``state_rule="released"`` a
+    problem is No-Hint because the thinking model solved it, and the instruct model's answer is used all
+    the same, right or wrong, as the released ``merge.py`` does), Sparse-Hint ones think the minimal
     prefix and answer with the instruct model's completion from it (``PrefixSearch.completion``; when
     ``solve`` returned a bool only the completion is unknown and the thinking model's answer stands in),
     Full-Hint ones think the thinking model's whole trace and give its answer (:func:`format_sft`).
