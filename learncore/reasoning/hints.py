@@ -248,7 +248,7 @@ def cumulative_prefixes(parts, *, max_parts: int | None = 40) -> list[str]:
     >>> cumulative_prefixes(["ab", "|c", "|d=x"], max_parts=1)
     ['', 'ab']
     """
-    items = _check_strings(parts, "parts")
+    items = _check_strings(parts, "parts", allow_empty_items=False)
     if max_parts is not None:
         max_parts = check_positive_int(max_parts, "max_parts")
         items = items[:max_parts]
@@ -277,7 +277,8 @@ class PrefixSearch(Result):
     prefix : str or None
         That prefix.
     completion : str or None
-        What the solver returned with it, when ``solve`` returns a ``(solved, completion)`` pair.
+        What the solver generated after that prefix, when ``solve`` returns a ``(solved, completion)``
+        pair (the Sparse-Hint example's answer).
     search : str
         "linear" or "bisect".
     n_prefixes : int
@@ -874,9 +875,7 @@ class TokenReduction(Result):
         pct = int(round(100 * self.conf_level))
         lines = [f"Token reduction 1 - sum(new)/sum(base) over {self.n} paired problems",
                  f"  tokens: base {self.sum_base:g}, new {self.sum_new:g}",
-                 f"  reduction {self.estimate:.4f}; {pct}% paired Fieller {self.kind} set: "
-                 f"[{self.conf_low:.4f}, {self.conf_high:.4f}]"
-                 + ("" if self.kind == "bounded" else " (see kind)")]
+                 f"  reduction {self.estimate:.4f}; {pct}% paired Fieller set: {self._set_text()}"]
         if np.isfinite(self.accuracy_base):
             lines.append(f"  accuracy: base {self.accuracy_base:.4f}, new {self.accuracy_new:.4f}, "
                          f"change {self.accuracy_new - self.accuracy_base:+.4f}")
@@ -886,6 +885,14 @@ class TokenReduction(Result):
                 lines.append("")
                 lines.append(self.accuracy_test.summary())
         return "\n".join(lines)
+
+    def _set_text(self) -> str:
+        if self.kind == "bounded":
+            return f"[{self.conf_low:.4f}, {self.conf_high:.4f}]"
+        if self.kind == "exclusive":
+            return (f"(-inf, {self.conf_low:.4f}] U [{self.conf_high:.4f}, inf) (two rays: the base length's "
+                    f"mean is not clearly above 0)")
+        return "the whole line (the base length's mean is not clearly above 0)"
 
     def to_frame(self) -> pd.DataFrame:
         return pd.DataFrame({"estimate": [self.estimate], "conf_low": [self.conf_low],
