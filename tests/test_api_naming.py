@@ -151,6 +151,11 @@ DATA = {
     # learncore.reasoning.train: the model, its tokenizer, the texts/prompts/problems (and the environment)
     "pretrain": ("model", "tokenizer", "texts"), "sample": ("model", "tokenizer", "prompts"),
     "train_rl": ("model", "tokenizer", "problems", "monoid"), "grpo_advantages": ("rewards", "group_size"),
+    # learncore.reasoning.hints: a trace and its split points; a solver, its problem and the prefixes; the
+    # problems and their searches; paired token counts
+    "split_trace": ("text", "keywords"), "minimal_prefix": ("solve", "problem", "prefixes"),
+    "build_hint_dataset": ("problems", "searches"), "token_reduction": ("len_base", "len_new"),
+    "format_sft": ("problem", "state"),
 }
 
 #: (callable, argument) pairs that mirror an R (or scipy) function's argument name, as the table's

@@ -248,7 +248,7 @@ def cumulative_prefixes(parts, *, max_parts: int | None = 40) -> list[str]:
     >>> cumulative_prefixes(["ab", "|c", "|d=x"], max_parts=1)
     ['', 'ab']
     """
-    items = _check_strings(parts, "parts")
+    items = _check_strings(parts, "parts", allow_empty_items=False)
     if max_parts is not None:
         max_parts = check_positive_int(max_parts, "max_parts")
         items = items[:max_parts]
@@ -277,7 +277,8 @@ class PrefixSearch(Result):
     prefix : str or None
         That prefix.
     completion : str or None
-        What the solver returned with it, when ``solve`` returns a ``(solved, completion)`` pair.
+        What the solver generated after that prefix, when ``solve`` returns a ``(solved, completion)``
+        pair (the Sparse-Hint example's answer).
     search : str
         "linear" or "bisect".
     n_prefixes : int
@@ -295,6 +296,15 @@ class PrefixSearch(Result):
     first_k : int or None
         The first prefix that solves among those checked (the linear scan's answer; with
         ``verified``, the true minimal prefix, which bisection can miss on a non-monotone problem).
+
+    Examples
+    --------
+    >>> from learncore.reasoning import minimal_prefix
+    >>> res = minimal_prefix(lambda problem, prefix: len(prefix) >= 2, "p", ["", "a", "ab", "abc"])
+    >>> res
+    PrefixSearch(k=2, solved=True, search='linear', n_calls=3, monotone=True)
+    >>> res.to_frame()["solved"].tolist()
+    [False, False, True]
     """
 
     problem: str
@@ -565,7 +575,8 @@ def _check_openers(openers: Any) -> dict[str, str]:
 
 def _check_delimiters(delimiters: Any) -> tuple[str, str]:
     if not isinstance(delimiters, tuple) or len(delimiters) != 2 or not all(isinstance(d, str) for d in delimiters):
-        raise TypeError(f"delimiters must be a pair of strings (before, after the thinking part), got {delimiters!r:.60}")
+        raise TypeError(f"delimiters must be a pair of strings (before, after the thinking part), "
+                        f"got {delimiters!r:.60}")
     return delimiters
 
 
@@ -646,6 +657,17 @@ class HintDataset(Result):
         "readme" or "released".
     n_nonmonotone : int
         Problems whose prefix search saw a shorter prefix solve while a longer one failed.
+
+    Examples
+    --------
+    >>> from learncore.reasoning import build_hint_dataset, minimal_prefix
+    >>> searches = [minimal_prefix(lambda p, pre, t=t: len(pre) >= t, "p", ["", "a", "ab"]) for t in (0, 2)]
+    >>> ds = build_hint_dataset(["p", "p"], searches, think_traces=["ab"] * 2, think_answers=["x"] * 2,
+    ...                         instruct_answers=["x", "y"])
+    >>> ds.counts
+    {'no-hint': 1, 'sparse-hint': 1, 'full-hint': 0}
+    >>> ds.to_frame()[["state", "k"]].values.tolist()
+    [['no-hint', 0], ['sparse-hint', 2]]
     """
 
     instruction: tuple
@@ -711,7 +733,9 @@ def build_hint_dataset(problems, searches, *, think_traces, think_answers, instr
                        delimiters: tuple[str, str] = DELIMITERS) -> HintDataset:
     """The Hint Tuning fine-tuning set: each problem's state and its example.
 
-    No-Hint examples answer with the instruct model's own answer, Sparse-Hint ones think the minimal
+    No-Hint examples answer with the instruct model's own answer (under ``state_rule="released"`` a
+    problem is No-Hint because the thinking model solved it, and the instruct model's answer is used all
+    the same, right or wrong, as the released ``merge.py`` does), Sparse-Hint ones think the minimal
     prefix and answer with the instruct model's completion from it (``PrefixSearch.completion``; when
     ``solve`` returned a bool only the completion is unknown and the thinking model's answer stands in),
     Full-Hint ones think the thinking model's whole trace and give its answer (:func:`format_sft`).
@@ -746,10 +770,11 @@ def build_hint_dataset(problems, searches, *, think_traces, think_answers, instr
     --------
     >>> from learncore.reasoning import build_hint_dataset, cumulative_prefixes, minimal_prefix, split_trace
     >>> traces = ["ab|c|d", "abc|ad|e", "abcd|bd|c|b"]
+    >>> problems = ["ab", "abc", "abcd"]
     >>> solve = lambda problem, prefix: prefix.count("|") >= len(problem) - 2   # a fake instruct model
-    >>> searches = [minimal_prefix(solve, t.split("|")[0], cumulative_prefixes(split_trace(t, "|")))
-    ...             for t in traces]
-    >>> ds = build_hint_dataset([t.split("|")[0] for t in traces], searches, think_traces=traces,
+    >>> searches = [minimal_prefix(solve, p, cumulative_prefixes(split_trace(t, "|")))
+    ...             for p, t in zip(problems, traces)]
+    >>> ds = build_hint_dataset(problems, searches, think_traces=traces,
     ...                         think_answers=["d", "e", "b"], instruct_answers=["d", "x", "x"],
     ...                         openers={s: "" for s in ("no-hint", "sparse-hint", "full-hint")},
     ...                         delimiters=("", "="))
@@ -820,6 +845,13 @@ class TokenReduction(Result):
     accuracy_test : HTest or None
         McNemar's test of equal paired accuracy (None without correctness vectors, or with no
         discordant pair: then the accuracies are equal on every problem).
+
+    Examples
+    --------
+    >>> from learncore.reasoning import token_reduction
+    >>> res = token_reduction([100, 90, 120, 80], [50, 60, 40, 70])
+    >>> round(res.estimate, 4), res.kind
+    (0.4359, 'bounded')
     """
 
     estimate: float
@@ -843,9 +875,7 @@ class TokenReduction(Result):
         pct = int(round(100 * self.conf_level))
         lines = [f"Token reduction 1 - sum(new)/sum(base) over {self.n} paired problems",
                  f"  tokens: base {self.sum_base:g}, new {self.sum_new:g}",
-                 f"  reduction {self.estimate:.4f}; {pct}% paired Fieller {self.kind} set: "
-                 f"[{self.conf_low:.4f}, {self.conf_high:.4f}]"
-                 + ("" if self.kind == "bounded" else " (see kind)")]
+                 f"  reduction {self.estimate:.4f}; {pct}% paired Fieller set: {self._set_text()}"]
         if np.isfinite(self.accuracy_base):
             lines.append(f"  accuracy: base {self.accuracy_base:.4f}, new {self.accuracy_new:.4f}, "
                          f"change {self.accuracy_new - self.accuracy_base:+.4f}")
@@ -855,6 +885,14 @@ class TokenReduction(Result):
                 lines.append("")
                 lines.append(self.accuracy_test.summary())
         return "\n".join(lines)
+
+    def _set_text(self) -> str:
+        if self.kind == "bounded":
+            return f"[{self.conf_low:.4f}, {self.conf_high:.4f}]"
+        if self.kind == "exclusive":
+            return (f"(-inf, {self.conf_low:.4f}] U [{self.conf_high:.4f}, inf) (two rays: the base length's "
+                    f"mean is not clearly above 0)")
+        return "the whole line (the base length's mean is not clearly above 0)"
 
     def to_frame(self) -> pd.DataFrame:
         return pd.DataFrame({"estimate": [self.estimate], "conf_low": [self.conf_low],

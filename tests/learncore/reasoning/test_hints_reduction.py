@@ -77,6 +77,7 @@ def test_mcnemar_matches_statcore():
         token_reduction(np.zeros(5), np.ones(5))
 
 
+@pytest.mark.slow
 def test_coverage_of_the_reduction_interval():
     """Tokens drawn with a known mean ratio: the reduction's 95% interval covers 1 - factor."""
     factor = 0.6
@@ -86,3 +87,35 @@ def test_coverage_of_the_reduction_interval():
         return res.conf_low <= 1 - factor <= res.conf_high
 
     assert_coverage(covers, lambda rng: _data(rng, n=40, factor=factor), conf_level=0.95, reps=1000, seed=5)
+
+
+def test_sets_that_are_not_intervals_map_through_one_minus():
+    """A base whose mean is not clearly above 0 gives Fieller's two rays or the whole line; the
+    reduction's set is {1 - r : r in the ratio's set}, checked point by point."""
+    cases = [([5, 0, 0], [1, 1, 1]), ([9, 0, 0, 1], [1, 2, 0, 1]), ([1, 0, 0, 30], [0, 3, 1, 9])]
+    kinds = set()
+    for base, new in cases:
+        res = token_reduction(base, new)
+        ratio = sc.ratio_ci(new, base, paired=True)
+        kinds.add(res.kind)
+        assert res.kind == ratio.kind
+
+        def in_ratio(r):
+            if ratio.kind == "bounded":
+                return ratio.conf_low <= r <= ratio.conf_high
+            if ratio.kind == "exclusive":
+                return r <= ratio.conf_low or r >= ratio.conf_high
+            return True
+
+        def in_reduction(x):
+            if res.kind == "bounded":
+                return res.conf_low <= x <= res.conf_high
+            if res.kind == "exclusive":
+                return x <= res.conf_low or x >= res.conf_high
+            return True
+
+        for x in np.linspace(-20, 20, 4001):
+            assert in_reduction(x) == in_ratio(1 - x), (base, new, x)
+        text = {"bounded": "[", "exclusive": "U [", "unbounded": "the whole line"}[res.kind]
+        assert text in res.summary()
+    assert kinds == {"exclusive", "unbounded"}
