@@ -171,7 +171,10 @@ def hint_tuning(thinking, base, monoid, tok, cfg):
 
     searches = []
     for w, body in zip(words, bodies):
-        prefixes = cumulative_prefixes(split_trace(body, "|")) if body else [""]
+        parts = split_trace(body, "|") if body else []
+        # a model's "||" makes an empty part: the prefixes stop before it
+        parts = parts[:next((i for i, q in enumerate(parts) if q in ("", "|")), len(parts))]
+        prefixes = cumulative_prefixes(parts) if parts else [""]
         searches.append(minimal_prefix(solve, w, prefixes, search="linear", verify=True))
     think_correct = np.array([reward(t, monoid) == 1.0 for t in traces])
     openers = {s: "" for s in ("no-hint", "sparse-hint", "full-hint")}
