@@ -20,6 +20,9 @@
 - :mod:`learncore.slim`: post-hoc width slimming of pretrained networks (the addition transformer,
   MobileNetV2, BERT-style encoders such as MiniLM): the width rule, analytic parameter and FLOP
   counts, slimming curves with the spectra of the features, and sandwich-rule slimmable fine-tuning.
+- :mod:`learncore.reasoning`: reasoning traces end to end on a CPU (issue 35): a rewrite grammar over
+  a finite monoid with auditable steps (valid compound steps, their compression and labels, by a
+  dynamic programme over segmentations), its tokenizer and pretraining corpora.
 
 PyTorch is needed for fitting (install the CPU wheel: ``pip install torch==2.13.0``); importing
 learncore itself does not import torch.

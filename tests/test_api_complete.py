@@ -83,6 +83,12 @@ def _public():
     if moe is not None:
         names.update({f"learncore.moe.{n}": getattr(moe, n) for n in moe.__all__})
     try:
+        import learncore.reasoning as reasoning  # lazy names: the environment is numpy only
+
+        names.update({f"learncore.reasoning.{n}": getattr(reasoning, n) for n in reasoning.__all__})
+    except ImportError:  # pragma: no cover (learncore.reasoning's training modules need torch)
+        pass
+    try:
         import learncore.operators as operators
     except ImportError:  # pragma: no cover (learncore.operators' models need torch)
         return names

@@ -140,6 +140,22 @@ DATA = {
     "MoEAdapter": ("in_features", "out_features"),
     "TokenPurification.scores": ("tokens", "probs"),
     "load_balance_loss": ("probs", "indices"), "batch_hard_triplet_loss": ("embeddings", "labels"),
+    # learncore.reasoning analyses: the samples' correctness and the k values; the traces and their monoid
+    "pass_at_k_curve": ("samples_correct", "ks"), "step_mix": ("traces", "monoid"),
+    "procedure_repertoire": ("traces", "monoid"),
+    # learncore.reasoning (rewrite): a word or trace and its monoid; a monoid's two symbols; the problems' count
+    "primitive_step": ("word", "i", "monoid"), "primitive_chain": ("word", "monoid"),
+    "format_trace": ("words", "answer"), "reward": ("text", "monoid"), "audit_trace": ("text", "monoid"),
+    "audit_step": ("u", "v", "monoid"), "make_problems": ("monoid", "n"), "make_corpus": ("monoid", "n"),
+    "Monoid.mul": ("x", "y"), "Monoid.check_word": ("word", "name"),
+    # learncore.reasoning.train: the model, its tokenizer, the texts/prompts/problems (and the environment)
+    "pretrain": ("model", "tokenizer", "texts"), "sample": ("model", "tokenizer", "prompts"),
+    "train_rl": ("model", "tokenizer", "problems", "monoid"), "grpo_advantages": ("rewards", "group_size"),
+    # learncore.reasoning.hints: a trace and its split points; a solver, its problem and the prefixes; the
+    # problems and their searches; paired token counts
+    "split_trace": ("text", "keywords"), "minimal_prefix": ("solve", "problem", "prefixes"),
+    "build_hint_dataset": ("problems", "searches"), "token_reduction": ("len_base", "len_new"),
+    "format_sft": ("problem", "state"),
 }
 
 #: (callable, argument) pairs that mirror an R (or scipy) function's argument name, as the table's
@@ -167,6 +183,9 @@ OTHER_CONCEPT = {
     ("slim_cost", "model"): "the pretrained network counted (the data)",
     ("slimming_curve", "model"): "the pretrained network slimmed (the data)",
     ("slimmable_finetune", "model"): "the pretrained network fine-tuned (the data)",
+    ("pretrain", "model"): "the language model pretrained (the data)",
+    ("sample", "model"): "the language model sampled (the data)",
+    ("train_rl", "model"): "the language model post-trained (the data)",
     ("parcor_pvalues", "q"): "the dimension of the projections, Shah & Peters' q",
     ("prop_effects_above", "q"): "the effect-size threshold, MetaUtility::prop_stronger's q (Mathur & VanderWeele)",
     ("corrupt", "level"): "the strength of a sensor corruption, not a confidence level",
@@ -178,7 +197,8 @@ REPLICATE_NAMES = {"n_boot", "n_perm", "nboot", "nperm", "n_bootstrap", "n_permu
 
 PACKAGES = ["statcore", "statcore.testing", "statcore.utils", "learncore.learning_rules", "learncore.bayes",
             "learncore.deepgp", "learncore.features", "learncore.hprobz", "learncore.llm_uncertainty",
-            "learncore.operators", "learncore.slim", "learncore.moe"]
+            "learncore.operators", "learncore.slim", "learncore.moe",
+            "learncore.reasoning"]
 
 
 def _table():

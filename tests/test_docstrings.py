@@ -66,6 +66,12 @@ def _public():
     except ImportError:  # pragma: no cover (learncore.moe needs torch)
         return out
     out.update({f"learncore.moe.{n}": getattr(moe, n) for n in moe.__all__})
+    try:
+        import learncore.reasoning as reasoning  # lazy names: the environment is numpy only
+
+        out.update({f"learncore.reasoning.{n}": getattr(reasoning, n) for n in reasoning.__all__})
+    except ImportError:  # pragma: no cover (learncore.reasoning's training modules need torch)
+        pass
     return out
 
 
