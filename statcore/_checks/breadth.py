@@ -23,7 +23,7 @@ def as_topic_shifts(shifts: Any, name: str = "shifts") -> tuple[np.ndarray, tupl
     return arr, labels if labels is not None else tuple(range(arr.size))
 
 
-def as_topic_std_errors(se: Any, k: int, name: str = "se") -> np.ndarray:
+def as_topic_std_errors(se: Any, k: int, name: str = "se", shifts_name: str = "shifts") -> np.ndarray:
     """Positive finite standard errors, one per topic (a scalar is broadcast)."""
     arr = as_float_array(se, name)
     if arr.ndim == 0:
@@ -31,7 +31,8 @@ def as_topic_std_errors(se: Any, k: int, name: str = "se") -> np.ndarray:
     if arr.ndim != 1:
         raise ValueError(f"{name} must be one-dimensional (one standard error per topic), got shape {arr.shape}")
     if arr.size != k:
-        raise ValueError(f"{name} must hold one standard error per topic: {k} expected, got {arr.size}")
+        raise ValueError(f"{name} must hold one standard error per topic: {shifts_name} has {k} topics, "
+                         f"{name} has {arr.size}")
     if np.any(arr <= 0):
         raise ValueError(f"{name} must hold positive standard errors, got {arr[arr <= 0][0]:g}")
     return arr

@@ -217,7 +217,8 @@ def shift_breadth(shifts, se, *, alpha=0.05, method="bh", alternative="greater",
     n_sig = int(sig.sum())
     wil = proportion_ci(n_sig, k, method="wilson", conf_level=conf_level)
     # the meta-analysis on a common power-of-two scale (the share is scale-free; variances must not underflow)
-    scale = 2.0 ** math.floor(math.log2(float(np.max(s))))
+    top = float(np.max(s))
+    scale = 1.0 if 1e-100 < top < 1e100 else 2.0 ** math.floor(math.log2(top))
     ys, ss = signed / scale, s / scale
     if not np.all(np.isfinite(ss * ss)) or np.any(ss * ss == 0):
         raise ValueError("se spans too many orders of magnitude for the meta-analysis (a squared standard error "
@@ -392,7 +393,10 @@ def amplification(ft, fs, *, paired=True, conf_level=0.95):
     paired = check_flag(paired, "paired")
     conf_level = check_probability(conf_level, "conf_level", open_left=True, open_right=True)
     topics, cf, cs = as_topic_samples(ft, fs, paired)
-    per = {"r": [], "lo": [], "hi": [], "kind": [], "dlo": [], "dhi": [], "se": [], "g": [], "mf": [], "ms": []}
+    per = {"r": [], "lo": [], "hi": [], "kind": [], "dlo": [], "dhi": [], "se": [], "g": []}
+    # the pooled moments on a common power-of-two scale per condition (no overflow of a variance)
+    sa = 2.0 ** math.floor(math.log2(max(float(np.max(np.abs(a))) for a in cf) or 1.0))
+    sb = 2.0 ** math.floor(math.log2(max(float(np.max(np.abs(b))) for b in cs)))
     mf, ms, vff, vss, vfs = [], [], [], [], []
     for a, b in zip(cf, cs):
         fi = ratio_ci(a, b, paired=paired, method="fieller", conf_level=conf_level)
@@ -400,14 +404,12 @@ def amplification(ft, fs, *, paired=True, conf_level=0.95):
         for key, v in (("r", fi.estimate), ("lo", fi.conf_low), ("hi", fi.conf_high), ("kind", fi.kind),
                        ("dlo", de.conf_low), ("dhi", de.conf_high), ("se", fi.std_error), ("g", fi.g)):
             per[key].append(v)
-        sa = float(np.max(np.abs(a))) or 1.0
-        sb = float(np.max(np.abs(b)))
         a_, b_ = a / sa, b / sb
-        mf.append(a_.mean() * sa)
-        ms.append(b_.mean() * sb)
-        vff.append(a_.var(ddof=1) / a.size * sa * sa)
-        vss.append(b_.var(ddof=1) / b.size * sb * sb)
-        vfs.append(float(np.dot(a_ - a_.mean(), b_ - b_.mean())) / (a.size - 1) / a.size * sa * sb if paired else 0.0)
+        mf.append(a_.mean())
+        ms.append(b_.mean())
+        vff.append(a_.var(ddof=1) / a.size)
+        vss.append(b_.var(ddof=1) / b.size)
+        vfs.append(float(np.dot(a_ - a_.mean(), b_ - b_.mean())) / (a.size - 1) / a.size if paired else 0.0)
     T = len(topics)
     if T == 1:
         fi = ratio_ci(cf[0], cs[0], paired=paired, method="fieller", conf_level=conf_level)
@@ -419,7 +421,9 @@ def amplification(ft, fs, *, paired=True, conf_level=0.95):
         if den == 0:
             raise ValueError("fs averages exactly 0 over the topics: the pooled ratio is undefined")
         pooled = coef_ratio_ci(np.array([num, den]), V, 0, 1, conf_level=conf_level)
-        est, lo, hi, kind, se = pooled.estimate, pooled.conf_low, pooled.conf_high, pooled.kind, pooled.std_error
+        f = sa / sb
+        est, lo, hi, kind, se = (pooled.estimate * f, pooled.conf_low * f, pooled.conf_high * f, pooled.kind,
+                                 pooled.std_error * f)
         q = float(stats.norm.isf((1 - conf_level) / 2))
         dlo, dhi = est - q * se, est + q * se
     arr = {k: np.asarray(v, float) for k, v in per.items() if k != "kind"}
@@ -427,5 +431,5 @@ def amplification(ft, fs, *, paired=True, conf_level=0.95):
                          delta_conf_low=float(dlo), delta_conf_high=float(dhi), std_error=float(se),
                          topics=tuple(topics), ratios=arr["r"], topic_conf_low=arr["lo"], topic_conf_high=arr["hi"],
                          topic_kind=tuple(per["kind"]), topic_delta_low=arr["dlo"], topic_delta_high=arr["dhi"],
-                         topic_std_error=arr["se"], g=arr["g"], ft_shift=np.asarray(mf, float),
-                         fs_shift=np.asarray(ms, float), paired=paired, conf_level=conf_level)
+                         topic_std_error=arr["se"], g=arr["g"], ft_shift=np.asarray(mf, float) * sa,
+                         fs_shift=np.asarray(ms, float) * sb, paired=paired, conf_level=conf_level)
