@@ -140,6 +140,10 @@ DATA = {
     "MoEAdapter": ("in_features", "out_features"),
     "TokenPurification.scores": ("tokens", "probs"),
     "load_balance_loss": ("probs", "indices"), "batch_hard_triplet_loss": ("embeddings", "labels"),
+    # statcore.protocols (breadth): per-topic shifts and their standard errors; fine-tuned and few-shot shifts
+    "shift_breadth": ("shifts", "se"), "amplification": ("ft", "fs"),
+    # learncore.protocols (stance): the language model and its probes; the paired stances
+    "stance_scores": ("model", "probes"), "stance_shifts": ("base", "tuned", "few_shot"),
 }
 
 #: (callable, argument) pairs that mirror an R (or scipy) function's argument name, as the table's
@@ -167,6 +171,7 @@ OTHER_CONCEPT = {
     ("slim_cost", "model"): "the pretrained network counted (the data)",
     ("slimming_curve", "model"): "the pretrained network slimmed (the data)",
     ("slimmable_finetune", "model"): "the pretrained network fine-tuned (the data)",
+    ("stance_scores", "model"): "the language model whose stance is elicited (the data)",
     ("parcor_pvalues", "q"): "the dimension of the projections, Shah & Peters' q",
     ("prop_effects_above", "q"): "the effect-size threshold, MetaUtility::prop_stronger's q (Mathur & VanderWeele)",
     ("corrupt", "level"): "the strength of a sensor corruption, not a confidence level",
@@ -178,7 +183,8 @@ REPLICATE_NAMES = {"n_boot", "n_perm", "nboot", "nperm", "n_bootstrap", "n_permu
 
 PACKAGES = ["statcore", "statcore.testing", "statcore.utils", "learncore.learning_rules", "learncore.bayes",
             "learncore.deepgp", "learncore.features", "learncore.hprobz", "learncore.llm_uncertainty",
-            "learncore.operators", "learncore.slim", "learncore.moe"]
+            "learncore.operators", "learncore.slim", "learncore.moe",
+            "learncore.protocols"]
 
 
 def _table():

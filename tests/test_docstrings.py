@@ -66,6 +66,11 @@ def _public():
     except ImportError:  # pragma: no cover (learncore.moe needs torch)
         return out
     out.update({f"learncore.moe.{n}": getattr(moe, n) for n in moe.__all__})
+    try:
+        import learncore.protocols as protocols
+    except ImportError:  # pragma: no cover (learncore.protocols needs torch)
+        return out
+    out.update({f"learncore.protocols.{n}": getattr(protocols, n) for n in protocols.__all__})
     return out
 
 
