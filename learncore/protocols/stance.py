@@ -174,7 +174,8 @@ def stance_scores(model, probes, *, options, topic=None, tokenizer=None, append_
     >>> from transformers import GPT2Config, GPT2LMHeadModel
     >>> from learncore.protocols import stance_scores
     >>> torch.manual_seed(0) and None
-    >>> gpt = GPT2LMHeadModel(GPT2Config(vocab_size=50, n_positions=32, n_embd=16, n_layer=1, n_head=2)).eval()
+    >>> gpt = GPT2LMHeadModel(GPT2Config(vocab_size=50, n_positions=32, n_embd=16, n_layer=1, n_head=2,
+    ...                                       bos_token_id=0, eos_token_id=49)).eval()
     >>> res = stance_scores(gpt, [[1, 2, 3], [4, 5]], options=([7], [8, 9]))
     >>> res.stance.shape, bool(abs(res.stance[0] - (res.logp_a[0] - res.logp_b[0])) < 1e-12)
     ((2,), True)
@@ -261,7 +262,7 @@ class StanceShifts(Result):
     --------
     >>> from learncore.protocols import stance_shifts
     >>> res = stance_shifts([0.0, 0.1, 0.0, 0.2], [1.0, 1.3, 0.1, 0.2], topic=["a", "a", "b", "b"])
-    >>> [round(v, 3) for v in res.ft_shift]
+    >>> [round(float(v), 3) for v in res.ft_shift]
     [1.1, 0.05]
     """
 
