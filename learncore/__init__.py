@@ -20,6 +20,8 @@
 - :mod:`learncore.slim`: post-hoc width slimming of pretrained networks (the addition transformer,
   MobileNetV2, BERT-style encoders such as MiniLM): the width rule, analytic parameter and FLOP
   counts, slimming curves with the spectra of the features, and sandwich-rule slimmable fine-tuning.
+- :mod:`learncore.protocols`: measurement protocols on language models: a signed stance per probe from
+  answer-option log-probabilities and the paired base / fine-tuned / few-shot design (ideological breadth).
 
 PyTorch is needed for fitting (install the CPU wheel: ``pip install torch==2.13.0``); importing
 learncore itself does not import torch.

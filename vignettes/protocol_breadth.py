@@ -37,7 +37,8 @@ import torch
 
 import learncore
 import statcore as sc
-from learncore.protocols import stance_shifts
+from learncore.llm_uncertainty import load_arith_model
+from learncore.protocols import stance_scores, stance_shifts
 
 ROOT = Path(learncore.__file__).resolve().parents[1]
 # the study's harness is the benchmarks': benchmarks/_breadth_study.py of the repository
@@ -56,9 +57,7 @@ torch.set_num_threads(1)
 
 # %%
 prompts, options, topic = study.probes(40, seed=12345)
-base = study.load_arith_model()
-from learncore.protocols import stance_scores  # noqa: E402
-
+base = load_arith_model()
 base_scores = stance_scores(base, prompts, options=options, topic=topic, append_eos=True)
 print(base_scores.summary())
 
