@@ -139,8 +139,9 @@ def shift_breadth(shifts, se, *, alpha=0.05, method="bh", alternative="greater",
     p-value of z = shift / se (of t on ``df`` degrees of freedom when given) in the trained direction;
     the p-values are adjusted by Benjamini-Hochberg (``statcore.p_adjust(method="BH")``) and the breadth
     is the share of topics with an adjusted p-value at most ``alpha``, with a Wilson interval
-    (``statcore.proportion_ci``) for the share. Under the global null (no topic moved) BH's FDR equals its
-    FWER, so the expected breadth is at most ``alpha``. Next to it, a random-effects meta-analysis of the
+    (``statcore.proportion_ci``) for the share. Under the global null (no topic moved) every rejection is
+    false, so the expected breadth is at most BH's FDR, hence at most ``alpha`` (topics independent or
+    positively dependent, BH's condition). Next to it, a random-effects meta-analysis of the
     shifts (``statcore.meta_analysis``) estimates the share of topics whose true shift is above 0,
     1 - Phi(-mu / tau) (``statcore.prop_effects_above``, delta-method interval): the BH share counts the
     topics detected (it grows with the number of probes), the meta share estimates how many moved. With
