@@ -23,6 +23,8 @@
 - :mod:`learncore.reasoning`: reasoning traces end to end on a CPU (issue 35): a rewrite grammar over
   a finite monoid with auditable steps (valid compound steps, their compression and labels, by a
   dynamic programme over segmentations), its tokenizer and pretraining corpora.
+- :mod:`learncore.protocols`: measurement protocols on language models: a signed stance per probe from
+  answer-option log-probabilities and the paired base / fine-tuned / few-shot design (ideological breadth).
 
 PyTorch is needed for fitting (install the CPU wheel: ``pip install torch==2.13.0``); importing
 learncore itself does not import torch.

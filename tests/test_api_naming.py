@@ -156,6 +156,10 @@ DATA = {
     "split_trace": ("text", "keywords"), "minimal_prefix": ("solve", "problem", "prefixes"),
     "build_hint_dataset": ("problems", "searches"), "token_reduction": ("len_base", "len_new"),
     "format_sft": ("problem", "state"),
+    # statcore.protocols (breadth): per-topic shifts and their standard errors; fine-tuned and few-shot shifts
+    "shift_breadth": ("shifts", "se"), "amplification": ("ft", "fs"),
+    # learncore.protocols (stance): the language model and its probes; the paired stances
+    "stance_scores": ("model", "probes"), "stance_shifts": ("base", "tuned", "few_shot"),
 }
 
 #: (callable, argument) pairs that mirror an R (or scipy) function's argument name, as the table's
@@ -186,6 +190,7 @@ OTHER_CONCEPT = {
     ("pretrain", "model"): "the language model pretrained (the data)",
     ("sample", "model"): "the language model sampled (the data)",
     ("train_rl", "model"): "the language model post-trained (the data)",
+    ("stance_scores", "model"): "the language model whose stance is elicited (the data)",
     ("parcor_pvalues", "q"): "the dimension of the projections, Shah & Peters' q",
     ("prop_effects_above", "q"): "the effect-size threshold, MetaUtility::prop_stronger's q (Mathur & VanderWeele)",
     ("corrupt", "level"): "the strength of a sensor corruption, not a confidence level",
@@ -198,7 +203,7 @@ REPLICATE_NAMES = {"n_boot", "n_perm", "nboot", "nperm", "n_bootstrap", "n_permu
 PACKAGES = ["statcore", "statcore.testing", "statcore.utils", "learncore.learning_rules", "learncore.bayes",
             "learncore.deepgp", "learncore.features", "learncore.hprobz", "learncore.llm_uncertainty",
             "learncore.operators", "learncore.slim", "learncore.moe",
-            "learncore.reasoning"]
+            "learncore.reasoning", "learncore.protocols"]
 
 
 def _table():

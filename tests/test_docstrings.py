@@ -72,6 +72,11 @@ def _public():
         out.update({f"learncore.reasoning.{n}": getattr(reasoning, n) for n in reasoning.__all__})
     except ImportError:  # pragma: no cover (learncore.reasoning's training modules need torch)
         pass
+    try:
+        import learncore.protocols as protocols
+    except ImportError:  # pragma: no cover (learncore.protocols needs torch)
+        return out
+    out.update({f"learncore.protocols.{n}": getattr(protocols, n) for n in protocols.__all__})
     return out
 
 
