@@ -52,6 +52,7 @@ from .aggregate import *  # noqa: F401,F403  (statcore.aggregate.__all__ is publ
 from .aggregate import __all__ as _aggregate_all
 from .boolean import *  # noqa: F401,F403  (statcore.boolean.__all__ is public at the top level)
 from .boolean import __all__ as _boolean_all
+from .protocols import Discernment, discernment, weight_of_advice  # information discernment (issue 33, section 2)
 
 __version__ = "0.1.0"
 
@@ -85,4 +86,5 @@ __all__ = [
     *_retrieval_all,
     *_aggregate_all,
     *_boolean_all,
+    "weight_of_advice", "discernment", "Discernment",  # information discernment (issue 33, section 2)
 ]

@@ -42,6 +42,7 @@ from .retrieval import *  # noqa: F401,F403
 from .retrieval import __all__ as _retrieval_all
 from .aggregate import *  # noqa: F401,F403
 from .aggregate import __all__ as _aggregate_all
+from .discern import *  # noqa: F401,F403  (statcore.protocols' discernment checks)
 from .public import *  # noqa: F401,F403
 from .public import __all__ as _public_all
 

@@ -1,0 +1,9 @@
+"""Measurement protocols built on statcore's statistics: reusable, clearly labelled operationalisations of
+what a paper measures with a protocol rather than a model.
+
+- Information discernment (our reading of Learn2Discern): :func:`weight_of_advice`, :func:`discernment`
+  (source discernment, truth discernment and popularity reliance, the three axioms as one-sided tests).
+"""
+from ._discern import Discernment, discernment, weight_of_advice
+
+__all__ = ["weight_of_advice", "discernment", "Discernment"]
