@@ -23,11 +23,11 @@ def as_advice_arrays(prior: Any, posterior: Any, claim: Any) -> tuple[np.ndarray
         if np.isinf(a).any():
             raise ValueError(f"{name} contains infinite values; beliefs and claims must be finite numbers")
         arrs[name] = a
-    try:
-        shape = np.broadcast_shapes(*(a.shape for a in arrs.values()))
-    except ValueError:
-        raise ValueError("prior, posterior and claim must have one shape (one value per trial), got shapes "
-                         + ", ".join(f"{k} {v.shape}" for k, v in arrs.items())) from None
+    shapes = {k: a.shape for k, a in arrs.items() if a.ndim > 0}
+    if len(set(shapes.values())) > 1:
+        raise ValueError("prior, posterior and claim must have one shape (one value per trial; a scalar is "
+                         "repeated), got shapes " + ", ".join(f"{k} {v}" for k, v in shapes.items()))
+    shape = next(iter(shapes.values())) if shapes else ()
     p, q, c = (np.broadcast_to(arrs[k], shape) for k in ("prior", "posterior", "claim"))
     same = (c == p)
     if same.any():

@@ -24,7 +24,7 @@ import pandas as pd
 from scipy import stats
 
 from .._checks import (InputWrapper, as_advice_arrays, as_discern_data, check_flag, check_positive_int,
-                       check_probability, public_function)
+                       check_probability, pow2_scale, public_function)
 from .._r.rformat import format_table
 from .._result import HTest, Result
 
@@ -380,11 +380,7 @@ def discernment(woa, reliability, improvement, popularity, *, cluster, alpha=0.0
     corr = pd.DataFrame({"estimate": [est[q] for q in QUANTITIES], "std_error": boot.std(axis=0, ddof=1),
                          "conf_low": lo, "conf_high": hi}, index=pd.Index(QUANTITIES))
 
-    coefs, vcov = _regression(arrays, codes, conf_level)
-    from ..effects import coef_ratio_ci
-
-    reliance = coef_ratio_ci(coefs["estimate"], vcov, "popularity", "reliability", df=float(J - 1),
-                             conf_level=conf_level)
+    coefs, reliance = _regression(arrays, codes, conf_level)
     axioms = {}
     for q in ("source", "truth"):
         count = int(np.sum(boot[:, QUANTITIES.index(q)] <= 0))
@@ -408,21 +404,38 @@ def discernment(woa, reliability, improvement, popularity, *, cluster, alpha=0.0
     return Discernment(corr, coefs, reliance, axioms, alpha, conf_level, int(B), int(n), int(J), n_bad, kept)
 
 
-def _regression(arrays: dict, codes: np.ndarray, conf_level: float) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """OLS of woa on reliability, popularity and improvement with CR2 errors (Satterthwaite df)."""
+def _regression(arrays: dict, codes: np.ndarray, conf_level: float) -> tuple[pd.DataFrame, pd.DataFrame, Any]:
+    """OLS of woa on reliability, popularity and improvement with CR2 errors (Satterthwaite df), and the
+    reliance ratio. Every column is first divided by a power of two near its size (exact), so that data
+    of any magnitude neither overflow nor underflow; the answers are scaled back."""
+    import dataclasses
+
     import statsmodels.api as sm
 
     from ..clustered import cluster_vcov, coef_test
+    from ..effects import coef_ratio_ci
 
-    X = pd.DataFrame({"const": 1.0, "reliability": arrays["reliability"], "popularity": arrays["popularity"],
-                      "improvement": arrays["improvement"]})
+    names = ("reliability", "popularity", "improvement")
+    sc_y = float(pow2_scale(arrays["woa"], axis=None))
+    scales = np.array([1.0] + [float(pow2_scale(arrays[k], axis=None)) for k in names])
+    X = pd.DataFrame({"const": 1.0, **{k: arrays[k] / s for k, s in zip(names, scales[1:])}})
     if np.linalg.matrix_rank(X.to_numpy()) < 4:
         raise ValueError("reliability, popularity and improvement are collinear (one is a linear function of the "
                          "others); the regression cannot separate them")
-    fit = sm.OLS(arrays["woa"], X).fit()
+    fit = sm.OLS(arrays["woa"] / sc_y, X).fit()
     v = cluster_vcov(fit, codes, kind="CR2")
     tab = coef_test(fit, vcov=v).table.copy()
-    q = stats.t.ppf(0.5 + conf_level / 2, tab["df"].to_numpy())
-    tab["conf_low"] = tab["estimate"] - q * tab["std_error"]
-    tab["conf_high"] = tab["estimate"] + q * tab["std_error"]
-    return tab, v.vcov
+    ratio = coef_ratio_ci(tab["estimate"], v.values, 2, 1, df=float(codes.max()), conf_level=conf_level)
+    c = scales[1] / scales[2]   # beta_pop / beta_rel on the original scales
+    ratio = dataclasses.replace(ratio, estimate=ratio.estimate * c, conf_low=ratio.conf_low * c,
+                                conf_high=ratio.conf_high * c, std_error=ratio.std_error * c)
+    f = sc_y / scales
+    with np.errstate(over="ignore"):
+        tab["estimate"] = tab["estimate"] * f
+        tab["std_error"] = tab["std_error"] * f
+        q = stats.t.ppf(0.5 + conf_level / 2, tab["df"].to_numpy())
+        tab["conf_low"] = tab["estimate"] - q * tab["std_error"]
+        tab["conf_high"] = tab["estimate"] + q * tab["std_error"]
+    if not np.all(np.isfinite(tab.to_numpy())):
+        raise ValueError("woa: the regression's coefficients overflow float64 on the scale of the data")
+    return tab, ratio
