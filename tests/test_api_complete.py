@@ -83,6 +83,12 @@ def _public():
     if moe is not None:
         names.update({f"learncore.moe.{n}": getattr(moe, n) for n in moe.__all__})
     try:
+        import learncore.protocols as protocols
+    except ImportError:  # pragma: no cover (learncore.protocols needs torch)
+        protocols = None
+    if protocols is not None:
+        names.update({f"learncore.protocols.{n}": getattr(protocols, n) for n in protocols.__all__})
+    try:
         import learncore.operators as operators
     except ImportError:  # pragma: no cover (learncore.operators' models need torch)
         return names

@@ -140,6 +140,11 @@ DATA = {
     "MoEAdapter": ("in_features", "out_features"),
     "TokenPurification.scores": ("tokens", "probs"),
     "load_balance_loss": ("probs", "indices"), "batch_hard_triplet_loss": ("embeddings", "labels"),
+    # statcore.protocols (information discernment): the trial vectors
+    "weight_of_advice": ("prior", "posterior", "claim"),
+    "discernment": ("woa", "reliability", "improvement", "popularity"),
+    # learncore.protocols (belief elicitation): the model, its prompts and the trials
+    "belief_trials": ("model", "questions", "sources"),
 }
 
 #: (callable, argument) pairs that mirror an R (or scipy) function's argument name, as the table's
@@ -167,6 +172,7 @@ OTHER_CONCEPT = {
     ("slim_cost", "model"): "the pretrained network counted (the data)",
     ("slimming_curve", "model"): "the pretrained network slimmed (the data)",
     ("slimmable_finetune", "model"): "the pretrained network fine-tuned (the data)",
+    ("belief_trials", "model"): "the language model whose beliefs are elicited (the data)",
     ("parcor_pvalues", "q"): "the dimension of the projections, Shah & Peters' q",
     ("prop_effects_above", "q"): "the effect-size threshold, MetaUtility::prop_stronger's q (Mathur & VanderWeele)",
     ("corrupt", "level"): "the strength of a sensor corruption, not a confidence level",
@@ -179,6 +185,7 @@ REPLICATE_NAMES = {"n_boot", "n_perm", "nboot", "nperm", "n_bootstrap", "n_permu
 PACKAGES = ["statcore", "statcore.testing", "statcore.utils", "learncore.learning_rules", "learncore.bayes",
             "learncore.deepgp", "learncore.features", "learncore.hprobz", "learncore.llm_uncertainty",
             "learncore.operators", "learncore.slim", "learncore.moe"]
+PACKAGES.append("learncore.protocols")
 
 
 def _table():

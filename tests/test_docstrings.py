@@ -54,6 +54,11 @@ def _public():
         return out
     out.update({f"learncore.deepgp.{n}": getattr(deepgp, n) for n in deepgp.__all__})
     try:
+        import learncore.protocols as protocols
+    except ImportError:  # pragma: no cover (learncore.protocols needs torch)
+        return out
+    out.update({f"learncore.protocols.{n}": getattr(protocols, n) for n in protocols.__all__})
+    try:
         import learncore.operators as operators
     except ImportError:  # pragma: no cover (learncore.operators' models need torch)
         return out

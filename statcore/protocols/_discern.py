@@ -302,8 +302,8 @@ def discernment(woa, reliability, improvement, popularity, *, cluster, alpha=0.0
     reliability : array_like
         The reliability of the trial's source (any scale on which larger is more reliable).
     improvement : array_like
-        How much closer to the truth the claim is than the prior (a gain, |prior - truth| - |claim -
-        truth|, or 1/0 for closer/not closer).
+        How much closer to the truth the claim is than the prior (a gain, abs(prior - truth) - abs(claim -
+        truth), or 1/0 for closer/not closer).
     popularity : array_like
         The popularity of the trial's source.
     cluster : array_like
