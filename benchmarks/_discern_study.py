@@ -6,7 +6,8 @@ theta ~ N(0, 1); the agent's prior mean is m = theta + s0 N(0, 1) (prior s.d. s0
 c = theta + s N(0, 1), its error s.d. s drawn uniformly on [0.5 s0, 3 s0] for each trial, its popularity
 uniform on [0, 1], independent of s. The Bayesian agent's posterior is m + w (c - m), w = s0^2 / (s0^2 +
 s^2) exactly; the popularity-biased agent's weight is w + gamma * popularity, plus response noise
-noise * (u_question + e_trial) (u, e standard normal) when ``noise > 0``. Reliability is 1 / s,
+noise * (u_question + e_trial) (u, e standard normal) when ``noise > 0``. With ``pop_corr`` = c > 0
+popularity is (1 - c) U + c (3 - s / s0) / 2.5: tied to reliability (the caveat of the popularity test). Reliability is 1 / s,
 improvement |m - theta| - |c - theta| (how much closer to the truth the claim is than the prior).
 """
 from __future__ import annotations
@@ -16,7 +17,7 @@ import statcore as sc
 
 
 def simulate(rng: np.random.Generator, n_questions: int, *, n_sources: int = 4, gamma: float = 0.0,
-             noise: float = 0.0, s0: float = 1.0) -> dict:
+             noise: float = 0.0, s0: float = 1.0, pop_corr: float = 0.0) -> dict:
     """One data set of the design above: woa, reliability, improvement, popularity, cluster and the
     Bayesian weight (the truth of the source-discernment check)."""
     n = n_questions * n_sources
@@ -26,6 +27,8 @@ def simulate(rng: np.random.Generator, n_questions: int, *, n_sources: int = 4, 
     s = s0 * rng.uniform(0.5, 3.0, n)
     claim = theta + s * rng.normal(size=n)
     pop = rng.uniform(size=n)
+    if pop_corr:   # popularity tied to reliability: a mix of the source's reliability rank and noise
+        pop = (1 - pop_corr) * pop + pop_corr * (3.0 - s / s0) / 2.5
     w_bayes = s0 ** 2 / (s0 ** 2 + s ** 2)
     w = w_bayes + gamma * pop
     if noise > 0:

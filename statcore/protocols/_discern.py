@@ -427,8 +427,8 @@ def _regression(arrays: dict, codes: np.ndarray, conf_level: float) -> tuple[pd.
     tab = coef_test(fit, vcov=v).table.copy()
     ratio = coef_ratio_ci(tab["estimate"], v.values, 2, 1, df=float(codes.max()), conf_level=conf_level)
     c = scales[1] / scales[2]   # beta_pop / beta_rel on the original scales
-    ratio = dataclasses.replace(ratio, estimate=ratio.estimate * c, conf_low=ratio.conf_low * c,
-                                conf_high=ratio.conf_high * c, std_error=ratio.std_error * c)
+    ratio = dataclasses.replace(ratio, estimate=float(ratio.estimate * c), conf_low=float(ratio.conf_low * c),
+                                conf_high=float(ratio.conf_high * c), std_error=float(ratio.std_error * c))
     f = sc_y / scales
     with np.errstate(over="ignore"):
         tab["estimate"] = tab["estimate"] * f
