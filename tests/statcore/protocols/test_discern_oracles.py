@@ -138,3 +138,17 @@ def test_reliance_ratio_recovers_bias():
     assert res.reliance.contains(0.4)
     assert res.coefficients.loc["popularity", "estimate"] == pytest.approx(0.2, abs=0.03)
     assert not res.passes["popularity"]
+
+
+def test_pandas_in_series_out_and_frame_columns():
+    import pandas as pd
+
+    d = simulate(np.random.default_rng(2), 12, noise=0.05)
+    df = pd.DataFrame({k: d[k] for k in ("woa", "reliability", "improvement", "popularity", "cluster")},
+                      index=[f"t{i}" for i in range(48)])
+    prior = pd.Series(np.arange(48.0), index=df.index)
+    w = sc.weight_of_advice(prior, prior + 0.5, prior + 2.0)
+    assert isinstance(w, pd.Series) and list(w.index) == list(df.index) and np.allclose(w, 0.25)
+    a = sc.discernment(df.woa, df.reliability, df.improvement, df.popularity, cluster=df.cluster, B=49, seed=0)
+    b = analyse(d, B=49, seed=0)
+    assert a == b
