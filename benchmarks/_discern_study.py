@@ -39,7 +39,7 @@ def simulate(rng: np.random.Generator, n_questions: int, *, n_sources: int = 4, 
     return dict(woa=woa, reliability=1.0 / s, improvement=gain, popularity=pop, cluster=q, w_bayes=w_bayes)
 
 
-def analyse(data: dict, *, B: int = 19, seed=0, alpha: float = 0.05) -> sc.Discernment:
+def analyse(data: dict, *, B: int = 19, seed=0, alpha: float = 0.05, reliability_df: int = 1) -> sc.Discernment:
     """statcore.discernment on one simulated data set."""
     return sc.discernment(data["woa"], data["reliability"], data["improvement"], data["popularity"],
-                          cluster=data["cluster"], B=B, seed=seed, alpha=alpha)
+                          cluster=data["cluster"], B=B, seed=seed, alpha=alpha, reliability_df=reliability_df)

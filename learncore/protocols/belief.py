@@ -38,6 +38,8 @@ class BeliefTrials(Result):
         The candidate numeric answers.
     answer_tokens : tuple of int
         Their token ids.
+    template, advice : str
+        The prior's and the posterior's prompt templates.
 
     Examples
     --------
@@ -55,6 +57,8 @@ class BeliefTrials(Result):
     trials: Any
     values: tuple
     answer_tokens: tuple
+    template: str = "{question}"
+    advice: str = "{claim} {question}"
 
     def _repr_parts(self):
         t = self.trials
@@ -320,4 +324,4 @@ def belief_trials(model, questions, sources, *, tokenizer=None, values=tuple(ran
     trials["prior"], trials["posterior"] = pri[q, 0], post[:, 0]
     trials["prior_std_dev"], trials["posterior_std_dev"] = pri[q, 1], post[:, 1]
     trials["prior_mass"], trials["posterior_mass"] = pri[q, 2], post[:, 2]
-    return BeliefTrials(trials, tuple(float(v) for v in vals), tuple(int(i) for i in answer_ids))
+    return BeliefTrials(trials, tuple(float(v) for v in vals), tuple(int(i) for i in answer_ids), template, advice)

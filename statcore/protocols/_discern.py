@@ -171,9 +171,10 @@ class Discernment(Result):
         The OLS of the weight of advice on reliability, popularity and improvement: ``estimate``,
         ``std_error`` (CR2, clustered by question), ``statistic``, ``df`` (Satterthwaite), ``p_value``
         (two-sided), ``conf_low``, ``conf_high``.
-    reliance : RatioCI
+    reliance : RatioCI or None
         The reliance ratio beta_popularity / beta_reliability with Fieller's set under the CR2
-        covariance (t quantile with n_clusters - 1 degrees of freedom).
+        covariance (t quantile with n_clusters - 1 degrees of freedom); None with ``reliability_df > 1``
+        (no single reliability slope).
     axioms : dict of HTest
         "source" (H1: rho_source > 0), "truth" (H1: rho_truth > 0): percentile cluster-bootstrap tests;
         "popularity" (H1: beta_popularity > 0, the CR2 t test): rejecting it means the popularity axiom
@@ -235,9 +236,10 @@ class Discernment(Result):
         t = self.coefficients
         lines.append(format_table(list(t.index), {k: t[k].to_numpy() for k in t.columns}))
         r = self.reliance
-        lines += ["", f"reliance ratio beta_popularity / beta_reliability = {r.estimate:.4g}, Fieller {pct} "
-                      f"set [{r.conf_low:.4g}, {r.conf_high:.4g}] ({r.kind})", "",
-                  f"axioms at alpha = {self.alpha:g} (our reading of Learn2Discern):"]
+        if r is not None:
+            lines += ["", f"reliance ratio beta_popularity / beta_reliability = {r.estimate:.4g}, Fieller {pct} "
+                          f"set [{r.conf_low:.4g}, {r.conf_high:.4g}] ({r.kind})"]
+        lines += ["", f"axioms at alpha = {self.alpha:g} (our reading of Learn2Discern):"]
         for k, v in self.passes.items():
             lines.append(f"  {k:<10} p = {self.axioms[k].p_value:.4g}  {'passes' if v else 'fails'}")
         return "\n".join(lines)
@@ -270,8 +272,8 @@ class Discernment(Result):
 # ----------------------------------------------------------------------------------------------
 
 @public_function(data=("woa", "reliability", "improvement", "popularity"), nan_policy=("raise", "omit"))
-def discernment(woa, reliability, improvement, popularity, *, cluster, alpha=0.05, conf_level=0.95, B=999,
-                seed=None, nan_policy="raise"):
+def discernment(woa, reliability, improvement, popularity, *, cluster, reliability_df=1, alpha=0.05,
+                conf_level=0.95, B=999, seed=None, nan_policy="raise"):
     """Source discernment, truth discernment and popularity reliance of belief updates, with the three
     discernment axioms as one-sided tests (our reading of Learn2Discern).
 
@@ -308,6 +310,14 @@ def discernment(woa, reliability, improvement, popularity, *, cluster, alpha=0.0
         The popularity of the trial's source.
     cluster : array_like
         The question of each trial (labels): the unit of the bootstrap and of the CR2 errors; at least 3.
+    reliability_df : int
+        How reliability enters the regression: 1, linearly (the reliance ratio is then reported); k > 1, as
+        a cubic regression spline with k basis functions of reliability mapped to [0, 1] (u; u, u^2; u, u^2,
+        u^3; then truncated cubes (u - t)^3_+ at k - 3 quantile knots; columns ``reliability_s1`` ...), so
+        that the popularity test asks about reliance beyond a smooth function of reliability. A weight that
+        is non-linear in reliability, with popularity correlated with reliability, makes the linear test
+        reject for an agent that does not rely on popularity at all (benchmarks/README.md); the spline
+        removes that bias.
     alpha : float
         The level of the three axiom tests.
     conf_level : float
@@ -355,7 +365,8 @@ def discernment(woa, reliability, improvement, popularity, *, cluster, alpha=0.0
     if alpha > 0.5:
         raise ValueError(f"alpha must be an error rate in (0, 0.5], got {alpha:g}")
     conf_level = check_probability(conf_level, "conf_level", open_left=True, open_right=True)
-    B = check_positive_int(B, "B", minimum=1)
+    B = check_positive_int(B, "B", minimum=2)
+    reliability_df = check_positive_int(reliability_df, "reliability_df")
     arrays, codes, J, kept = as_discern_data(woa, reliability, improvement, popularity, cluster, nan_policy)
     n = codes.size
     from .._resampling import root_seed, run_resamples
@@ -380,7 +391,7 @@ def discernment(woa, reliability, improvement, popularity, *, cluster, alpha=0.0
     corr = pd.DataFrame({"estimate": [est[q] for q in QUANTITIES], "std_error": boot.std(axis=0, ddof=1),
                          "conf_low": lo, "conf_high": hi}, index=pd.Index(QUANTITIES))
 
-    coefs, reliance = _regression(arrays, codes, conf_level)
+    coefs, reliance = _regression(arrays, codes, conf_level, reliability_df)
     axioms = {}
     for q in ("source", "truth"):
         count = int(np.sum(boot[:, QUANTITIES.index(q)] <= 0))
@@ -404,10 +415,12 @@ def discernment(woa, reliability, improvement, popularity, *, cluster, alpha=0.0
     return Discernment(corr, coefs, reliance, axioms, alpha, conf_level, int(B), int(n), int(J), n_bad, kept)
 
 
-def _regression(arrays: dict, codes: np.ndarray, conf_level: float) -> tuple[pd.DataFrame, pd.DataFrame, Any]:
-    """OLS of woa on reliability, popularity and improvement with CR2 errors (Satterthwaite df), and the
-    reliance ratio. Every column is first divided by a power of two near its size (exact), so that data
-    of any magnitude neither overflow nor underflow; the answers are scaled back."""
+def _regression(arrays: dict, codes: np.ndarray, conf_level: float, reliability_df: int = 1
+                ) -> tuple[pd.DataFrame, Any]:
+    """OLS of woa on reliability (a linear spline with ``reliability_df`` pieces), popularity and improvement
+    with CR2 errors (Satterthwaite df), and the reliance ratio (linear reliability only). Every column is
+    first divided by a power of two near its size (exact), so that data of any magnitude neither overflow
+    nor underflow; the answers are scaled back."""
     import dataclasses
 
     import statsmodels.api as sm
@@ -415,20 +428,42 @@ def _regression(arrays: dict, codes: np.ndarray, conf_level: float) -> tuple[pd.
     from ..clustered import cluster_vcov, coef_test
     from ..effects import coef_ratio_ci
 
-    names = ("reliability", "popularity", "improvement")
+    rel = arrays["reliability"]
     sc_y = float(pow2_scale(arrays["woa"], axis=None))
-    scales = np.array([1.0] + [float(pow2_scale(arrays[k], axis=None)) for k in names])
-    X = pd.DataFrame({"const": 1.0, **{k: arrays[k] / s for k, s in zip(names, scales[1:])}})
-    if np.linalg.matrix_rank(X.to_numpy()) < 4:
+    cols = {"const": (np.ones_like(rel), 1.0)}
+    for k in ("reliability", "popularity", "improvement"):
+        cols[k] = (arrays[k], float(pow2_scale(arrays[k], axis=None)))
+    knots = []
+    if reliability_df > 1:   # a cubic regression spline (truncated-power basis on reliability mapped to [0, 1])
+        lo, hi = float(rel.min()), float(rel.max())
+        u = (rel - lo) / (hi - lo)
+        extra = [u ** 2, u ** 3][:reliability_df - 1]
+        knots = list(np.unique(np.quantile(u, np.arange(1, reliability_df - 2) / (reliability_df - 2)))) \
+            if reliability_df > 3 else []
+        extra += [np.maximum(u - kn, 0.0) ** 3 for kn in knots]
+        for j, h in enumerate(extra, start=1):
+            cols[f"reliability_s{j}"] = (h, 1.0)
+        knots = extra   # the extra columns (a non-empty list: no single reliability slope)
+    X = pd.DataFrame({k: v / s for k, (v, s) in cols.items()})
+    if np.linalg.matrix_rank(X.to_numpy()) < X.shape[1]:
         raise ValueError("reliability, popularity and improvement are collinear (one is a linear function of the "
-                         "others); the regression cannot separate them")
+                         "others"
+                         + (", or reliability_df is too large for the distinct reliabilities" if len(knots) else "")
+                         + "); the regression cannot separate them")
+    if X.shape[1] >= codes.size:
+        raise ValueError(f"reliability_df={reliability_df} leaves no residual degrees of freedom with {codes.size} "
+                         "trials")
     fit = sm.OLS(arrays["woa"] / sc_y, X).fit()
     v = cluster_vcov(fit, codes, kind="CR2")
     tab = coef_test(fit, vcov=v).table.copy()
-    ratio = coef_ratio_ci(tab["estimate"], v.values, 2, 1, df=float(codes.max()), conf_level=conf_level)
-    c = scales[1] / scales[2]   # beta_pop / beta_rel on the original scales
-    ratio = dataclasses.replace(ratio, estimate=float(ratio.estimate * c), conf_low=float(ratio.conf_low * c),
-                                conf_high=float(ratio.conf_high * c), std_error=float(ratio.std_error * c))
+    scales = np.array([s for _, s in cols.values()])
+    ratio = None
+    if not len(knots):
+        ratio = coef_ratio_ci(tab["estimate"].to_numpy(), v.values, 2, 1, df=float(codes.max()),
+                              conf_level=conf_level)
+        c = scales[1] / scales[2]   # beta_pop / beta_rel on the original scales
+        ratio = dataclasses.replace(ratio, estimate=float(ratio.estimate * c), conf_low=float(ratio.conf_low * c),
+                                    conf_high=float(ratio.conf_high * c), std_error=float(ratio.std_error * c))
     f = sc_y / scales
     with np.errstate(over="ignore"):
         tab["estimate"] = tab["estimate"] * f

@@ -152,3 +152,34 @@ def test_pandas_in_series_out_and_frame_columns():
     a = sc.discernment(df.woa, df.reliability, df.improvement, df.popularity, cluster=df.cluster, B=49, seed=0)
     b = analyse(d, B=49, seed=0)
     assert a == b
+
+
+def simulate_tied(rng, n_questions):
+    """The Bayesian agent with popularity tied to reliability: (1 - c) U + c (3 - s) / 2.5, c = 1/2."""
+    d = simulate(rng, n_questions)
+    s = 1.0 / d["reliability"]
+    d["popularity"] = 0.5 * d["popularity"] + 0.5 * (3.0 - s) / 2.5
+    return d
+
+
+@pytest.mark.slow
+def test_spline_reliability_keeps_size_when_popularity_tracks_reliability():
+    """The Bayesian weight 1 / (1 + s^2) is not linear in 1 / s: with popularity tied to reliability the
+    linear test rejects (the caveat), the cubic spline (reliability_df=4) holds the level."""
+    def test(d, rng):
+        return sc.discernment(d["woa"], d["reliability"], d["improvement"], d["popularity"], cluster=d["cluster"],
+                              B=9, seed=0, reliability_df=4).axioms["popularity"]
+
+    assert_size(test, lambda rng: simulate_tied(rng, 20), alpha=0.05, reps=150, seed=404)
+    d = simulate_tied(np.random.default_rng(1), 80)
+    assert not analyse(d).passes["popularity"]                  # the linear test's bias, at 80 questions
+
+
+def test_spline_columns_and_no_reliance_ratio():
+    d = simulate(np.random.default_rng(4), 15, noise=0.05)
+    res = sc.discernment(d["woa"], d["reliability"], d["improvement"], d["popularity"], cluster=d["cluster"],
+                         B=19, seed=0, reliability_df=5)
+    assert list(res.coefficients.index) == ["const", "reliability", "popularity", "improvement",
+                                            "reliability_s1", "reliability_s2", "reliability_s3",
+                                            "reliability_s4"]
+    assert res.reliance is None and "reliance ratio" not in res.summary()
