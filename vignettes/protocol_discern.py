@@ -115,6 +115,15 @@ fig.tight_layout()
 fig.savefig(FIG / "protocol_discern_power.png", dpi=110)
 
 # %% [markdown]
+# Here popularity is independent of reliability. When it tracks reliability, the default regression
+# (linear in reliability) reads the Bayesian weight's curvature in 1 / s as reliance on popularity and fails
+# the Bayesian agent; `reliability_df=4` (a cubic spline of reliability) holds the level again:
+
+# %%
+tied = study.simulate(np.random.default_rng(11), 80, pop_corr=0.5)
+print({k: study.analyse(tied, B=99, seed=0, reliability_df=k).passes["popularity"] for k in (1, 4)})
+
+# %% [markdown]
 # ## 3. Our own model: the shipped addition transformer
 #
 # The questions are single-digit sums ("3+4="); the numeric answers are the digit tokens 0 .. 9, and a
