@@ -9,9 +9,8 @@ the source's claim followed by the question. The trials then go to :func:`statco
 """
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping
 
 import numpy as np
 import pandas as pd
