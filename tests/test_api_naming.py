@@ -160,6 +160,11 @@ DATA = {
     "shift_breadth": ("shifts", "se"), "amplification": ("ft", "fs"),
     # learncore.protocols (stance): the language model and its probes; the paired stances
     "stance_scores": ("model", "probes"), "stance_shifts": ("base", "tuned", "few_shot"),
+    # statcore.protocols (information discernment): the trial vectors
+    "weight_of_advice": ("prior", "posterior", "claim"),
+    "discernment": ("woa", "reliability", "improvement", "popularity"),
+    # learncore.protocols (belief elicitation): the model, its prompts and the trials
+    "belief_trials": ("model", "questions", "sources"),
 }
 
 #: (callable, argument) pairs that mirror an R (or scipy) function's argument name, as the table's
@@ -191,6 +196,7 @@ OTHER_CONCEPT = {
     ("sample", "model"): "the language model sampled (the data)",
     ("train_rl", "model"): "the language model post-trained (the data)",
     ("stance_scores", "model"): "the language model whose stance is elicited (the data)",
+    ("belief_trials", "model"): "the language model whose beliefs are elicited (the data)",
     ("parcor_pvalues", "q"): "the dimension of the projections, Shah & Peters' q",
     ("prop_effects_above", "q"): "the effect-size threshold, MetaUtility::prop_stronger's q (Mathur & VanderWeele)",
     ("corrupt", "level"): "the strength of a sensor corruption, not a confidence level",

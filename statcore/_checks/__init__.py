@@ -44,11 +44,13 @@ from .aggregate import *  # noqa: F401,F403
 from .aggregate import __all__ as _aggregate_all
 from .breadth import *  # noqa: F401,F403
 from .breadth import __all__ as _breadth_all
+from .discern import *  # noqa: F401,F403
+from .discern import __all__ as _discern_all
 from .public import *  # noqa: F401,F403
 from .public import __all__ as _public_all
 
 __all__ = [*_core_all, *_multitest_all, *_modelsel_all, *_cit_all, *_coupling_all, *_ebayes_all, *_indep_all, *_conformal_all,
            *_progress_all, *_twosample_all, *_roc_all, *_uncertainty_all, *_effects_all, *_clustered_all,
            *_spectral_all, *_knockoffs_all, *_retrieval_all, *_aggregate_all,
-           *_breadth_all,
+           *_breadth_all, *_discern_all,
            *_public_all]
