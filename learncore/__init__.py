@@ -20,6 +20,9 @@
 - :mod:`learncore.slim`: post-hoc width slimming of pretrained networks (the addition transformer,
   MobileNetV2, BERT-style encoders such as MiniLM): the width rule, analytic parameter and FLOP
   counts, slimming curves with the spectra of the features, and sandwich-rule slimmable fine-tuning.
+- :mod:`learncore.stereo`: stereo depth accuracy where it matters (HumanStereo's absolute inlier ratio,
+  landmark 3-D error and IPD error next to delta_1 and RMSE), with compiled block matching and census
+  semi-global matching, a synthetic face rig and scikit-image's Middlebury motorcycle pair (numpy + numba).
 
 PyTorch is needed for fitting (install the CPU wheel: ``pip install torch==2.13.0``); importing
 learncore itself does not import torch.
