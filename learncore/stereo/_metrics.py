@@ -131,7 +131,7 @@ def inlier_ratio(depth, depth_gt, *, tau=10.0, block=None, conf_level=0.95, B=99
     >>> gt = np.full((32, 32), 600.0)
     >>> res = inlier_ratio(gt + rng.normal(0, 8, gt.shape), gt, tau=10.0, block=(8, 8), B=199, seed=1)
     >>> round(res.estimate, 3)
-    0.791
+    0.804
     """
     tau = check_tau(tau)
     conf_level = check_probability(conf_level, "conf_level", open_left=True, open_right=True)
@@ -362,7 +362,7 @@ def landmark_error(points, points_gt):
     --------
     >>> from learncore.stereo import landmark_error
     >>> res = landmark_error([[0.0, 0.0, 501.0], [32.0, 0.0, 500.0]], [[0.0, 0.0, 500.0], [30.0, 0.0, 500.0]])
-    >>> res.estimate
+    >>> round(res.estimate, 9)
     1.5
     """
     p = _as_points(points, "points")
