@@ -25,6 +25,9 @@
   dynamic programme over segmentations), its tokenizer and pretraining corpora.
 - :mod:`learncore.protocols`: measurement protocols on language models: a signed stance per probe from
   answer-option log-probabilities and the paired base / fine-tuned / few-shot design (ideological breadth).
+- :mod:`learncore.stereo`: stereo depth accuracy where it matters (HumanStereo's absolute inlier ratio,
+  landmark 3-D error and IPD error next to delta_1 and RMSE), with compiled block matching and census
+  semi-global matching, a synthetic face rig and scikit-image's Middlebury motorcycle pair (numpy + numba).
 
 PyTorch is needed for fitting (install the CPU wheel: ``pip install torch==2.13.0``); importing
 learncore itself does not import torch.
