@@ -76,33 +76,52 @@ class ReasoningLM(nn.Module):
         """The logits with ``<pad>`` and ``<bos>`` excluded (the policy samples and scores)."""
         return logits.masked_fill(self.excluded, _EXCLUDED)
 
-    def run(self, ids: torch.Tensor, cache: list | None = None) -> tuple[torch.Tensor, list]:
-        """Logits of ``ids`` following the positions held in ``cache`` (None: from position 0), and the
-        cache extended by them: a list of (keys, values) per block, each (batch, heads, length, d_head)."""
+    def run(self, ids: torch.Tensor, cache: "KVCache | None" = None) -> torch.Tensor:
+        """Logits of ``ids``; with a ``cache``, ``ids`` follow the positions it holds, and their keys and
+        values are written into it (the incremental pass of the sampler)."""
         net = self.net
         B, L = ids.shape
-        start = 0 if cache is None else cache[0][0].shape[2]
+        start = 0 if cache is None else cache.length
+        if start + L > self.max_len:
+            raise ValueError(f"ids: {start + L} positions, more than max_len={self.max_len}")
         x = net.tok(ids) + net.pos(torch.arange(start, start + L, device=ids.device))
-        new = []
         for i, b in enumerate(net.blocks):
             width = b.n_head * b.d_head
             q, k, v = b.qkv(b.ln1(x)).split(width, dim=-1)
             shape = (B, L, b.n_head, b.d_head)
             q, k, v = (t.view(shape).transpose(1, 2) for t in (q, k, v))
             if cache is not None:
-                k = torch.cat([cache[i][0], k], dim=2)
-                v = torch.cat([cache[i][1], v], dim=2)
-            new.append((k, v))
-            if cache is None:
+                cache.k[i][:, :, start:start + L] = k
+                cache.v[i][:, :, start:start + L] = v
+                if start:
+                    k, v = cache.k[i][:, :, :start + L], cache.v[i][:, :, :start + L]
+            if start == 0:
                 a = F.scaled_dot_product_attention(q, k, v, is_causal=True, scale=b.attn_scale)
-            elif L == 1:  # the new token sees every cached position
-                a = F.scaled_dot_product_attention(q, k, v, scale=b.attn_scale)
+            elif L == 1:  # the new token sees every cached position (a plain product: faster than SDPA here)
+                scale = b.attn_scale if b.attn_scale is not None else 1 / math.sqrt(b.d_head)
+                a = torch.softmax((q @ k.transpose(-1, -2)) * scale, dim=-1) @ v
             else:
                 allowed = torch.ones(L, start + L, dtype=torch.bool, device=ids.device).tril(start)
                 a = F.scaled_dot_product_attention(q, k, v, attn_mask=allowed, scale=b.attn_scale)
             x = x + b.proj(a.transpose(1, 2).reshape(B, L, width))
             x = x + b.out(F.gelu(b.fc(b.ln2(x))))
-        return net.head(net.ln_f(x)), new
+        if cache is not None:
+            cache.length = start + L
+        return net.head(net.ln_f(x))
+
+
+class KVCache:
+    """Keys and values of every block of a :class:`ReasoningLM` for a batch: buffers of shape (batch, heads,
+    max_len, d_head), of which the first ``length`` positions are filled."""
+
+    def __init__(self, model: ReasoningLM, batch: int, device):
+        dt = next(model.parameters()).dtype
+        self.k, self.v = [], []
+        for b in model.net.blocks:
+            shape = (batch, b.n_head, model.max_len, b.d_head)
+            self.k.append(torch.empty(shape, dtype=dt, device=device))
+            self.v.append(torch.empty(shape, dtype=dt, device=device))
+        self.length = 0
 
 
 def _check_tokenizer(tokenizer: Any, name: str = "tokenizer") -> Any:
@@ -335,13 +354,12 @@ def _generate(model: ReasoningLM, ids: torch.Tensor, steps: int, temperature: fl
     B = ids.shape[0]
     done = torch.zeros(B, dtype=torch.bool)
     seq = ids
-    cache = None
+    cache = KVCache(model, B, ids.device) if use_cache else None
     if use_cache and steps:
-        logits, cache = model.run(ids)
-        last = logits[:, -1]
+        last = model.run(ids, cache)[:, -1]
     for t in range(steps):
         if not use_cache:
-            last = model.run(seq)[0][:, -1]
+            last = model.run(seq)[:, -1]
         tok = _draw(model.policy_logits(last), temperature, gen)
         tok = torch.where(done, torch.full_like(tok, pad), tok)
         seq = torch.cat([seq, tok[:, None]], dim=1)
@@ -349,8 +367,7 @@ def _generate(model: ReasoningLM, ids: torch.Tensor, steps: int, temperature: fl
         if bool(done.all()):
             break
         if use_cache and t < steps - 1:
-            logits, cache = model.run(tok[:, None], cache)
-            last = logits[:, -1]
+            last = model.run(tok[:, None], cache)[:, -1]
     return seq
 
 

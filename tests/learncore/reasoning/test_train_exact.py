@@ -11,7 +11,7 @@ torch.set_num_threads(1)
 
 from learncore.reasoning import grpo_advantages, make_model  # noqa: E402
 from learncore.reasoning.rewrite import Monoid, RewriteTokenizer  # noqa: E402
-from learncore.reasoning.train import _grpo_loss, _pg_loss, _token_logprobs  # noqa: E402
+from learncore.reasoning.train import KVCache, _grpo_loss, _pg_loss, _token_logprobs  # noqa: E402
 
 M = Monoid.cyclic(5)
 TOK = RewriteTokenizer(M)
@@ -141,17 +141,17 @@ def test_kl_penalty_is_the_k3_estimator():
 def test_kv_cache_matches_the_full_pass(model):
     ids = torch.tensor([TOK.encode("1234|334|14", bos=True), TOK.encode("4321|031|41", bos=True)])
     full = model(ids)
-    np.testing.assert_allclose(model.run(ids)[0].detach().numpy(), full.detach().numpy(), rtol=0, atol=1e-5)
+    np.testing.assert_allclose(model.run(ids).detach().numpy(), full.detach().numpy(), rtol=0, atol=1e-5)
     with torch.no_grad():
-        logits, cache = model.run(ids[:, :5])
-        parts = [logits]
+        cache = KVCache(model, 2, "cpu")
+        parts = [model.run(ids[:, :5], cache)]
         for j in range(5, 9):
-            logits, cache = model.run(ids[:, j:j + 1], cache)
-            parts.append(logits)
-        logits, cache = model.run(ids[:, 9:], cache)   # a block of several new tokens after the cache
-        parts.append(logits)
+            parts.append(model.run(ids[:, j:j + 1], cache))
+        parts.append(model.run(ids[:, 9:], cache))   # a block of several new tokens after the cache
     np.testing.assert_allclose(torch.cat(parts, 1).numpy(), full.detach().numpy(), rtol=0, atol=1e-5)
-    assert cache[0][0].shape == (2, 4, ids.shape[1], 8)
+    assert cache.length == ids.shape[1] and cache.k[0].shape == (2, 4, model.max_len, 8)
+    with torch.no_grad(), pytest.raises(ValueError, match="max_len"):
+        model.run(ids[:, :1].repeat(1, model.max_len - ids.shape[1] + 1), cache)
 
 
 def test_sequence_logprobs_against_prefix_by_prefix(model):
