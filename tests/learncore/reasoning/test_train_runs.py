@@ -78,7 +78,7 @@ def test_pretraining_teaches_the_chain():
     # a longer pretraining (the default width) on full chains of Z_5 words of length 2-3: greedy decoding
     # solves most held-out words (all of them with these seeds)
     model = make_model(TOK, d_model=64, n_layers=2, max_len=32, seed=0)
-    net = pretrain(model, TOK, make_corpus(M, 1000, kind="full", lengths=[2, 3], seed=0), steps=250,
+    net = pretrain(model, TOK, make_corpus(M, 1000, kind="full", lengths=[2, 3], seed=0), steps=500,
                    batch_size=32, lr=3e-3, seed=0)
     words = make_problems(M, 50, lengths=[2, 3], seed=9)
     texts = sample(net, TOK, [w + "|" for w in words], max_new_tokens=12, temperature=0, seed=0)
