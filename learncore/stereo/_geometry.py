@@ -147,6 +147,8 @@ def back_project(depth, *, f, cx, cy, pixels=None):
     p = as_float_array(pixels, "pixels")
     if p.ndim != 2 or p.shape[1] != 2:
         raise ValueError(f"pixels must be an (n, 2) array of (u, v) positions, got shape {p.shape}")
+    if p.shape[0] == 0:
+        raise ValueError("pixels is empty; pass at least one (u, v) position, or pixels=None for the whole map")
     u, v = p[:, 0], p[:, 1]
     zs = _bilinear(z, u, v)
     return np.stack([(u - cx) * zs / f, (v - cy) * zs / f, zs], axis=-1)
