@@ -108,7 +108,8 @@ def back_project(depth, *, f, cx, cy, pixels=None):
     Parameters
     ----------
     depth : array_like
-        The (H, W) depth map (NaN where missing).
+        The (H, W) depth map (NaN where missing; +inf, a point at infinity from d + doffs = 0, is missing
+        too, as in :func:`inlier_ratio`).
     f : float
         The focal length in pixels.
     cx, cy : float
@@ -138,7 +139,8 @@ def back_project(depth, *, f, cx, cy, pixels=None):
         raise ValueError(f"f must be positive (pixels), got {f}")
     cx = check_finite_real(cx, "cx")
     cy = check_finite_real(cy, "cy")
-    z = as_depth(depth, "depth")
+    z = as_depth(depth, "depth", allow_inf=True)
+    z = np.where(np.isinf(z), np.nan, z)
     if z.ndim != 2:
         raise ValueError(f"depth must be a 2-D depth map, got shape {z.shape}")
     if pixels is None:

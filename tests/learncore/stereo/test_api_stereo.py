@@ -40,7 +40,7 @@ BAD_INPUT_SPECS = {
                             nan_result_ok={("depth", "nan")}),
     "back_project": S(back_project, dict(depth=DEPTH_MAP, f=250.0, cx=3.5, cy=2.5, pixels=[[1.0, 1.0], [2.5, 3.0]]),
                       data=("depth", "pixels"), paired=False,
-                      ok={("depth", "nan"), ("pixels", "none"), ("pixels", "nan")},
+                      ok={("depth", "nan"), ("depth", "inf"), ("pixels", "none"), ("pixels", "nan")},
                       nan_result_ok={("pixels", "nan"), ("pixels", "huge")}),  # outside the image: NaN
     "block_match": S(block_match, dict(left=LEFT, right=RIGHT, max_disparity=6, window=3), data=("left", "right")),
     "semi_global_match": S(semi_global_match, dict(left=LEFT, right=RIGHT, max_disparity=6, census=(3, 3)),
