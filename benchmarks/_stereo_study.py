@@ -105,7 +105,7 @@ def plot_error_maps(scene, disps, path=None, vmax=50.0):
     fig, axes = plt.subplots(1, n, figsize=(3.0 * n, 2.6), constrained_layout=True)
     axes[0].imshow(scene.left, cmap="gray")
     axes[0].set_title("left image", fontsize=9)
-    cmap = plt.get_cmap("magma").copy()
+    cmap = plt.get_cmap("magma", 10).copy()  # 10 bins of vmax / 10 mm: readable, and a small png
     cmap.set_bad("0.85")
     im = None
     for ax, (name, d) in zip(axes[1:], disps.items()):
@@ -118,9 +118,21 @@ def plot_error_maps(scene, disps, path=None, vmax=50.0):
         ax.axis("off")
     fig.colorbar(im, ax=axes[1:].tolist(), shrink=0.8, label=f"abs depth error (mm, clipped at {vmax:g})")
     if path is not None:
-        fig.savefig(path, dpi=80)
+        save_small_png(fig, path, dpi=80)
         plt.close(fig)
     return fig
+
+
+def save_small_png(fig, path, dpi=80, colors=64):
+    """A png with a palette of ``colors`` colours (an error map's noise does not compress in RGBA)."""
+    import io
+
+    from PIL import Image
+
+    buf = io.BytesIO()
+    fig.savefig(buf, dpi=dpi, format="png")
+    buf.seek(0)
+    Image.open(buf).convert("RGB").quantize(colors=colors).save(path, optimize=True)
 
 
 def plot_ir_curves(curves, deltas=None, path=None):
