@@ -170,15 +170,17 @@ def rig_subjects(n, seed=0):
     return [(int(s), float(i), float(d)) for s, i, d in zip(seeds, ipd, dist)]
 
 
-def rig_study(n_subjects=20, baselines=(5.0, 10.0, 20.0, 40.0), shape=(160, 200), seed=0, methods=None, progress=None):
+def rig_study(n_subjects=20, baselines=(5.0, 10.0, 20.0, 40.0), shape=(160, 200), f=400.0, seed=0, methods=None,
+              progress=None):
     """Each subject at each baseline, each matcher: the true and estimated IPD (the pupils' true pixels
     lifted by the matcher's depth), the IPD error, L3DE over the 10 landmarks and IR(2 mm) on the head
-    (pixels nearer than the background plane). One row per (subject, baseline, matcher)."""
+    (pixels nearer than the background plane). One row per (subject, baseline, matcher). ``shape`` and
+    ``f`` scaled together keep the field of view (every landmark inside the image)."""
     methods = matchers() if methods is None else methods
     rows = []
     for k, (s, ipd, dist) in enumerate(rig_subjects(n_subjects, seed)):
         for B in baselines:
-            scene = face_rig(ipd=ipd, baseline=B, distance=dist, shape=shape, seed=s)
+            scene = face_rig(ipd=ipd, baseline=B, distance=dist, shape=shape, f=f, seed=s)
             m = int(np.ceil(np.nanmax(scene.disparity))) + 8
             head = scene.depth < np.nanmax(scene.depth) - 1.0
             gt = np.where(head, scene.depth, np.nan)
