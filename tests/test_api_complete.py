@@ -95,6 +95,12 @@ def _public():
     if protocols is not None:
         names.update({f"learncore.protocols.{n}": getattr(protocols, n) for n in protocols.__all__})
     try:
+        import learncore.stereo as stereo  # numpy and numba only
+    except ImportError:  # pragma: no cover (learncore.stereo needs numba)
+        stereo = None
+    if stereo is not None:
+        names.update({f"learncore.stereo.{n}": getattr(stereo, n) for n in stereo.__all__})
+    try:
         import learncore.operators as operators
     except ImportError:  # pragma: no cover (learncore.operators' models need torch)
         return names

@@ -165,6 +165,10 @@ DATA = {
     "discernment": ("woa", "reliability", "improvement", "popularity"),
     # learncore.protocols (belief elicitation): the model, its prompts and the trials
     "belief_trials": ("model", "questions", "sources"),
+    # learncore.stereo: the rectified pair; an estimate and its truth
+    "block_match": ("left", "right"), "semi_global_match": ("left", "right"), "opencv_sgbm": ("left", "right"),
+    "inlier_ratio": ("depth", "depth_gt"), "depth_accuracy": ("disparity", "disparity_gt"),
+    "landmark_error": ("points", "points_gt"), "ipd_error": ("pupils", "pupils_gt"),
 }
 
 #: (callable, argument) pairs that mirror an R (or scipy) function's argument name, as the table's
@@ -210,6 +214,7 @@ PACKAGES = ["statcore", "statcore.testing", "statcore.utils", "learncore.learnin
             "learncore.deepgp", "learncore.features", "learncore.hprobz", "learncore.llm_uncertainty",
             "learncore.operators", "learncore.slim", "learncore.moe",
             "learncore.reasoning", "learncore.protocols"]
+PACKAGES += ["learncore.stereo"]
 
 
 def _table():

@@ -17,6 +17,12 @@ CLASS_CHECKS = {"GL08", "EX01"}
 
 def _public():
     out = {f"statcore.{n}": getattr(statcore, n) for n in statcore.__all__}
+    try:
+        import learncore.stereo as stereo  # numpy and numba only (no torch)
+    except ImportError:  # pragma: no cover (learncore.stereo needs numba)
+        stereo = None
+    if stereo is not None:
+        out.update({f"learncore.stereo.{n}": getattr(stereo, n) for n in stereo.__all__})
     import statcore.utils as utils
 
     out.update({f"statcore.utils.{n}": getattr(utils, n) for n in utils.__all__})

@@ -108,7 +108,8 @@ def back_project(depth, *, f, cx, cy, pixels=None):
     Parameters
     ----------
     depth : array_like
-        The (H, W) depth map (NaN where missing).
+        The (H, W) depth map (NaN where missing; +inf, a point at infinity from d + doffs = 0, is missing
+        too, as in :func:`inlier_ratio`).
     f : float
         The focal length in pixels.
     cx, cy : float
@@ -138,7 +139,8 @@ def back_project(depth, *, f, cx, cy, pixels=None):
         raise ValueError(f"f must be positive (pixels), got {f}")
     cx = check_finite_real(cx, "cx")
     cy = check_finite_real(cy, "cy")
-    z = as_depth(depth, "depth")
+    z = as_depth(depth, "depth", allow_inf=True)
+    z = np.where(np.isinf(z), np.nan, z)
     if z.ndim != 2:
         raise ValueError(f"depth must be a 2-D depth map, got shape {z.shape}")
     if pixels is None:
@@ -147,6 +149,8 @@ def back_project(depth, *, f, cx, cy, pixels=None):
     p = as_float_array(pixels, "pixels")
     if p.ndim != 2 or p.shape[1] != 2:
         raise ValueError(f"pixels must be an (n, 2) array of (u, v) positions, got shape {p.shape}")
+    if p.shape[0] == 0:
+        raise ValueError("pixels is empty; pass at least one (u, v) position, or pixels=None for the whole map")
     u, v = p[:, 0], p[:, 1]
     zs = _bilinear(z, u, v)
     return np.stack([(u - cx) * zs / f, (v - cy) * zs / f, zs], axis=-1)

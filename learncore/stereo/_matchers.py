@@ -201,7 +201,8 @@ def opencv_sgbm(left, right, *, max_disparity=64, window=5, p1=None, p2=None, lr
     Returns
     -------
     numpy.ndarray
-        (H, W) float64 disparities (OpenCV's fixed point / 16), NaN where OpenCV gives none.
+        (H, W) float64 disparities (OpenCV's fixed point / 16), NaN where OpenCV gives none: always in
+        the first ``max_disparity`` columns (rounded up to 16), which OpenCV leaves unmatched.
 
     References
     ----------

@@ -122,7 +122,7 @@ def face_rig(*, ipd=64.0, baseline=60.0, distance=450.0, shape=(160, 200), f=400
     distance : float
         The depth of the nose tip (mm).
     shape : (int, int)
-        Image rows and columns.
+        Image rows and columns (16 to 4096 each).
     f : float
         Focal length (pixels).
     noise : float
@@ -161,6 +161,8 @@ def face_rig(*, ipd=64.0, baseline=60.0, distance=450.0, shape=(160, 200), f=400
     H, W = check_positive_int(shape[0], "shape[0]"), check_positive_int(shape[1], "shape[1]")
     if H < 16 or W < 16:
         raise ValueError(f"shape must be at least 16 x 16, got {(H, W)}")
+    if H > 4096 or W > 4096:
+        raise ValueError(f"shape must be at most 4096 x 4096 (a rendered rig, not a camera sensor), got {(H, W)}")
     rng = check_seed(seed)
     scale = 1.0 + rng.uniform(-0.08, 0.08, 3)
     a, b, c = 75.0 * scale[0], 100.0 * scale[1], 90.0 * scale[2]
