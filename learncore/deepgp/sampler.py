@@ -22,9 +22,16 @@ def rbf_gram(Z: torch.Tensor, r: float, sigma: float) -> torch.Tensor:
 
 
 def _root_eigh(K: torch.Tensor) -> tuple[torch.Tensor, float]:
-    """A square root A (A A^T = K, eigenvalues below 0 clipped) and the most negative eigenvalue."""
+    """A square root A (A A^T = K) and the most negative eigenvalue.
+
+    Eigenvalues at or below eigh's rounding level, ``n * eps * max|w|`` (numpy's ``matrix_rank``
+    tolerance), are set to 0: they are rounding, and their square roots (about 1e-8 sigma) would
+    otherwise keep coincident images apart by rounding noise amplified to sqrt(eps).
+    """
     w, V = torch.linalg.eigh(K)
-    return V * w.clamp_min(0.0).sqrt().unsqueeze(-2), float(w.min().clamp_max(0.0))
+    tol = K.shape[-1] * torch.finfo(K.dtype).eps * w.abs().amax(dim=-1, keepdim=True)
+    root = torch.where(w > tol, w, torch.zeros_like(w)).sqrt()
+    return V * root.unsqueeze(-2), float(w.min().clamp_max(0.0))
 
 
 def _root_cholesky(K: torch.Tensor, jitter: float) -> tuple[torch.Tensor, float]:
@@ -187,7 +194,8 @@ def sample_deep_gp(X, *, depth, r, sigma=1.0, n_samples=1, method="eigh", jitter
     -----
     The numerical floor: once two images agree to about 1e-8 sigma their Gram rows are equal in
     float64 (exp(-u) rounds to 1 for u below 1e-16), the eigendecomposition treats them as one
-    point, and their next images differ by rounding only (about 1e-16 sigma, often exactly 0).
+    point (eigenvalues below ``n * eps * max eigenvalue`` are set to 0, as numpy's ``matrix_rank``
+    counts them), and their next images differ by rounding only (about 1e-16 sigma, often exactly 0).
     Distances of the exact prior below about 1e-8 sigma are therefore not resolved; above the
     bandwidth threshold (:func:`bandwidth_threshold`) every distance falls to this floor within a
     few hundred layers, while :func:`distance_chain` follows the exact distance further down.
