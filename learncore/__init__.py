@@ -22,9 +22,13 @@
   counts, slimming curves with the spectra of the features, and sandwich-rule slimmable fine-tuning.
 - :mod:`learncore.reasoning`: reasoning traces end to end on a CPU (issue 35): a rewrite grammar over
   a finite monoid with auditable steps (valid compound steps, their compression and labels, by a
-  dynamic programme over segmentations), its tokenizer and pretraining corpora.
+  dynamic programme over segmentations), its tokenizer and pretraining corpora, a small causal
+  transformer with pretraining, sampling and RL post-training (GRPO, REINFORCE, rejection fine-tuning),
+  pass@k curves, step mixes and procedure repertoires, and Hint Tuning (minimal hint prefixes, hint
+  states, the SFT dataset and the paired token reduction).
 - :mod:`learncore.protocols`: measurement protocols on language models: a signed stance per probe from
-  answer-option log-probabilities and the paired base / fine-tuned / few-shot design (ideological breadth).
+  answer-option log-probabilities and the paired base / fine-tuned / few-shot design (ideological breadth),
+  and belief trials (prior, advice, posterior per question and source) for information discernment.
 - :mod:`learncore.stereo`: stereo depth accuracy where it matters (HumanStereo's absolute inlier ratio,
   landmark 3-D error and IPD error next to delta_1 and RMSE), with compiled block matching and census
   semi-global matching, a synthetic face rig and scikit-image's Middlebury motorcycle pair (numpy + numba).
